@@ -1,0 +1,54 @@
+/**
+ * Errors are values at the edges: each carries the exit code it maps to (DESIGN §10), and a message
+ * a user can act on. The CLI maps them to exit codes in one place.
+ */
+
+export const EXIT = {
+  ok: 0,
+  problemFound: 1,
+  usage: 2,
+  unreachable: 3,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export class GeolabError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.usage,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad usage: a wrong flag, a missing argument, a value out of range. */
+export class UsageError extends GeolabError {
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}
+
+/** Input that cannot be read or used: names the file, line and field when they are known. */
+export class InputError extends GeolabError {
+  constructor(
+    message: string,
+    readonly where: { file?: string; line?: number; field?: string } = {},
+  ) {
+    super(formatWhere(where) + message, EXIT.usage);
+  }
+}
+
+/** A service (environment, model endpoint) could not be reached. */
+export class ServiceError extends GeolabError {
+  constructor(message: string) {
+    super(message, EXIT.unreachable);
+  }
+}
+
+export function formatWhere(where: { file?: string; line?: number; field?: string }): string {
+  const place = [where.file, where.line].filter((p) => p !== undefined).join(':');
+  const parts = [place, where.field ? `field ${where.field}` : ''].filter(Boolean);
+  return parts.length ? parts.join(', ') + ': ' : '';
+}

@@ -1,0 +1,63 @@
+/** Great-circle geometry on a spherical Earth. The one haversine of the project. */
+
+/** Mean Earth radius (IUGG), the value the GeoGuesser environment scores with. */
+export const EARTH_RADIUS_KM = 6371.0088;
+
+const RAD = Math.PI / 180;
+
+export interface LatLon {
+  lat: number;
+  lon: number;
+}
+
+/** Great-circle distance in kilometres (haversine). */
+export function haversineKm(latA: number, lonA: number, latB: number, lonB: number): number {
+  const dLat = (latB - latA) * RAD;
+  const dLon = (lonB - lonA) * RAD;
+  const h =
+    Math.sin(dLat / 2) ** 2 + Math.cos(latA * RAD) * Math.cos(latB * RAD) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Initial bearing from A to B in degrees clockwise from true north, in [0, 360). */
+export function initialBearingDeg(latA: number, lonA: number, latB: number, lonB: number): number {
+  const phiA = latA * RAD;
+  const phiB = latB * RAD;
+  const dLon = (lonB - lonA) * RAD;
+  const y = Math.sin(dLon) * Math.cos(phiB);
+  const x = Math.cos(phiA) * Math.sin(phiB) - Math.sin(phiA) * Math.cos(phiB) * Math.cos(dLon);
+  return normalizeDeg(Math.atan2(y, x) / RAD);
+}
+
+export const COMPASS_8 = ['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW'] as const;
+export type Compass8 = (typeof COMPASS_8)[number];
+
+/** The 8-point compass word for a bearing: each word covers 45 degrees centred on its direction. */
+export function compass8(bearingDeg: number): Compass8 {
+  return COMPASS_8[Math.round(normalizeDeg(bearingDeg) / 45) % 8] as Compass8;
+}
+
+/** The point reached by travelling `distanceKm` from a start along an initial bearing. */
+export function destinationPoint(lat: number, lon: number, bearingDeg: number, distanceKm: number): LatLon {
+  const delta = distanceKm / EARTH_RADIUS_KM;
+  const theta = bearingDeg * RAD;
+  const phi1 = lat * RAD;
+  const lambda1 = lon * RAD;
+  const sinPhi2 = Math.sin(phi1) * Math.cos(delta) + Math.cos(phi1) * Math.sin(delta) * Math.cos(theta);
+  const phi2 = Math.asin(Math.max(-1, Math.min(1, sinPhi2)));
+  const lambda2 =
+    lambda1 +
+    Math.atan2(Math.sin(theta) * Math.sin(delta) * Math.cos(phi1), Math.cos(delta) - Math.sin(phi1) * sinPhi2);
+  return { lat: phi2 / RAD, lon: normalizeLon(lambda2 / RAD) };
+}
+
+/** An angle in degrees mapped into [0, 360). */
+export function normalizeDeg(deg: number): number {
+  const d = deg % 360;
+  return d < 0 ? d + 360 : d === 360 ? 0 : d;
+}
+
+/** A longitude mapped into [-180, 180). */
+export function normalizeLon(lon: number): number {
+  return normalizeDeg(lon + 180) - 180;
+}
