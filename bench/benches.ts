@@ -1,0 +1,129 @@
+/** The benches, one per figure; each sets up its own data and measures only the work named. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseGuess } from '../src/core/parse-guess.js';
+import { locate } from '../src/geo/index.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { openDatabase } from '../src/store/db.js';
+import { importTaskFile } from '../src/store/task-sets.js';
+import { loadTaskFile } from '../src/tasks/load.js';
+import { timeAsync, timeBatches, type Bench } from './harness.js';
+
+/** Deterministic pseudo-random numbers so every run measures the same inputs. */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+const GUESS_REPLIES = [
+  'The signs are Cyrillic and the road lines white. <guess>44.7866, 20.4489</guess>',
+  '{"action": "guess", "lat": -33.92, "lon": 18.42}',
+  'I think this is Paris: lat: 48.8584, lon: 2.2945',
+  "Final answer 48°51'29.6\"N 2°17'40.2\"E",
+  'Probably around 35.68 N, 139.69 E given the vegetation.',
+  'My guess is -34.6037 / -58.3816',
+];
+
+/** A synthetic pool of `n` tasks written as JSONL. */
+function writePool(n: number): string {
+  const rand = lcg(7);
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const lat = -50 + rand() * 110;
+    const lon = -180 + rand() * 360;
+    const frames = Array.from({ length: 4 }, (_, f) => ({
+      image_id: `p${i}f${f}`,
+      lat: lat + f * 1e-4,
+      lon,
+      compass_angle: rand() * 360,
+      captured_at: '2024-06',
+      is_pano: true,
+    }));
+    lines.push(
+      JSON.stringify({
+        task_index: i,
+        task_id: `pool-${i}`,
+        country: 'France',
+        sequence_id: `s${i}`,
+        provider: 'synthetic',
+        start_frame: 1,
+        frames,
+        attribution: { creator_username: `u${i % 50}`, creator_id: String(i % 50), licence: 'CC0-1.0', source: 'bench' },
+        meta: { quality_score: rand() },
+      }),
+    );
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'geolab-bench-')), 'pool.jsonl');
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+function cliStartMs(args: string[]): Promise<number> {
+  const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
+  return timeAsync(async () => execFileSync(process.execPath, [bin, ...args], { stdio: 'ignore' }), 5).then(
+    (r) => r.median_ms,
+  );
+}
+
+export const benches: Bench[] = [
+  {
+    name: 'geo.locate',
+    unit: 'points',
+    run() {
+      const rand = lcg(42);
+      const points = Array.from({ length: 20_000 }, () => [-60 + rand() * 130, -180 + rand() * 360] as const);
+      locate(0, 0); // the lazy load is not what this figure measures
+      return timeBatches((i) => {
+        const p = points[i % points.length] as readonly [number, number];
+        return locate(p[0], p[1]);
+      }, 20_000);
+    },
+  },
+  {
+    name: 'core.parse_guess',
+    unit: 'replies',
+    run: () => timeBatches((i) => parseGuess(GUESS_REPLIES[i % GUESS_REPLIES.length] as string), 50_000),
+  },
+  {
+    name: 'tasks.load_10k',
+    unit: 'files',
+    async run() {
+      const file = writePool(10_000);
+      const r = await timeAsync(() => loadTaskFile(file, { onTask: () => {} }), 5);
+      return { ...r, tasks_per_s: Math.round((10_000 * 1000) / r.median_ms) };
+    },
+  },
+  {
+    name: 'store.import_10k',
+    unit: 'files',
+    async run() {
+      const file = writePool(10_000);
+      const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-'));
+      let k = 0;
+      const r = await timeAsync(async () => {
+        const db = openDatabase(join(dir, `ws${k++}.db`));
+        await importTaskFile(db, file, 'pool');
+        db.close();
+      }, 5);
+      return { ...r, tasks_per_s: Math.round((10_000 * 1000) / r.median_ms) };
+    },
+  },
+  {
+    name: 'cli.start',
+    unit: 'starts',
+    async run() {
+      if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('cli.start needs `npm run build` first');
+      const version = await cliStartMs(['--version']);
+      const locateMs = await cliStartMs(['geo', 'locate', '--json', '-33.92', '18.42']);
+      const bare = await timeAsync(async () => execFileSync(process.execPath, ['-e', '0']), 5);
+      return {
+        median_ms: version,
+        per_s: Math.round(1000 / version),
+        geo_locate_ms: locateMs,
+        bare_node_ms: bare.median_ms,
+      };
+    },
+  },
+];

@@ -1,0 +1,112 @@
+/**
+ * Commander wiring only: every action loads its command module on demand, so a command that draws no
+ * TUI never imports ink, React, SQLite or geography data it does not use.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { EXIT, GeolabError } from '../core/errors.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+export function buildProgram(): Command {
+  const program = new Command('geolab')
+    .description('Terminal workbench for the GeoGuesser reinforcement-learning environment')
+    .version(VERSION, '-V, --version')
+    .option('-w, --workspace <dir>', 'workspace directory (default: $GEOLAB_HOME, else the user data dir)')
+    .option('--json', 'machine-readable output')
+    .showHelpAfterError('(run with --help for usage)')
+    .action(async (opts: GlobalOptions) => (await import('./commands/home.js')).home(opts));
+
+  const geo = program.command('geo').description('offline geography');
+  geo
+    .command('locate')
+    .description('country, subregion, continent and nearest major city of a point; `-` reads "lat,lon" lines from stdin')
+    .argument('<lat|->', 'latitude, or - to read lat,lon lines from stdin')
+    .argument('[lon]', 'longitude')
+    .option('--json', 'one JSON object per point')
+    .action(async (lat: string, lon: string | undefined, opts: { json?: boolean }, cmd: Command) =>
+      (await import('./commands/geo.js')).locateCommand(lat, lon, withGlobals(opts, cmd)),
+    );
+
+  program
+    .command('score')
+    .description('score a guess distance on a reward curve')
+    .option('--distance-km <km>', 'great-circle distance of the guess', number('--distance-km'))
+    .option('--cost <cost>', 'action cost spent in the episode', number('--cost'), 0)
+    .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture', 'reference']).default('game'))
+    .addOption(new Option('--mode <mode>', 'how cost is charged').choices(['subtract', 'multiply']).default('subtract'))
+    .option('--no-guess', 'score an episode that ended without a usable guess')
+    .option('--json', 'JSON output')
+    .action(async (opts, cmd: Command) => (await import('./commands/score.js')).scoreCommand(withGlobals(opts, cmd)));
+
+  const tasks = program.command('tasks').description('task files: validate, inspect, import');
+  tasks
+    .command('validate')
+    .description('check a task file: errors make it unusable (exit 1), warnings are worth a look')
+    .argument('<file>', 'task JSONL file')
+    .option('--panos <dir>', 'panorama cache directory: report frames with no <image_id>.jpg')
+    .option('--json', 'JSON output')
+    .action(async (file: string, opts, cmd: Command) =>
+      (await import('./commands/tasks.js')).validateCommand(file, withGlobals(opts, cmd)),
+    );
+  tasks
+    .command('stats')
+    .description('tasks, frames, countries, contributors and capture months of a task file')
+    .argument('<file>', 'task JSONL file')
+    .option('--json', 'JSON output')
+    .action(async (file: string, opts, cmd: Command) =>
+      (await import('./commands/tasks.js')).statsCommand(file, withGlobals(opts, cmd)),
+    );
+  tasks
+    .command('import')
+    .description('load a task file into the workspace as a named task set (transactional, idempotent)')
+    .argument('<file>', 'task JSONL file')
+    .requiredOption('--name <name>', 'task set name')
+    .option('--replace', 'overwrite a task set of that name holding another file')
+    .option('--json', 'JSON output')
+    .action(async (file: string, opts, cmd: Command) =>
+      (await import('./commands/tasks.js')).importCommand(file, withGlobals(opts, cmd)),
+    );
+  return program;
+}
+
+export interface GlobalOptions {
+  workspace?: string;
+  json?: boolean;
+}
+
+/** Merges the program-wide options into a subcommand's own, so `--json` works before or after it. */
+function withGlobals<T extends object>(opts: T, cmd: Command): T & GlobalOptions {
+  return { ...(cmd.optsWithGlobals() as GlobalOptions), ...opts };
+}
+
+function number(flag: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError(`${flag} expects a number, got "${value}"`);
+    return parsed;
+  };
+}
+
+/** Runs the CLI and returns the exit code (DESIGN §10); errors are mapped to codes here only. */
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (err instanceof GeolabError) {
+      process.stderr.write(`geolab: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`geolab: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,58 @@
+/** A workspace: its directory, its database, and the demo task set seeded on first use. */
+import { existsSync, mkdirSync } from 'node:fs';
+import { DEMO_TASKS_FILE } from '../paths.js';
+import { openDatabase, type Db } from './db.js';
+import { importTaskFile, listTaskSets } from './task-sets.js';
+import { workspaceDir, workspacePaths } from './workspace.js';
+
+export const DEMO_SET = 'demo';
+
+export interface Workspace {
+  dir: string;
+  paths: ReturnType<typeof workspacePaths>;
+  db: Db;
+  /** True when this call created the database. */
+  created: boolean;
+  close(): void;
+}
+
+/** Opens (creating when needed) the workspace; a new one gets the demo task set. */
+export async function openWorkspace(explicitDir?: string, options: { seedDemo?: boolean } = {}): Promise<Workspace> {
+  const dir = workspaceDir(explicitDir);
+  const paths = workspacePaths(dir);
+  const created = !existsSync(paths.database);
+  mkdirSync(dir, { recursive: true });
+  const db = openDatabase(paths.database);
+  if ((options.seedDemo ?? true) && listTaskSets(db).length === 0) {
+    await importTaskFile(db, DEMO_TASKS_FILE, DEMO_SET);
+  }
+  return { dir, paths, db, created, close: () => db.close() };
+}
+
+export interface WorkspaceSummary {
+  dir: string;
+  schema_version: number;
+  task_sets: { name: string; tasks: number; frames: number }[];
+  tasks: number;
+  splits: number;
+  episodes: number;
+  eval_runs: number;
+  training_runs: number;
+  open_findings: number;
+}
+
+export function summarize(ws: Workspace): WorkspaceSummary {
+  const count = (sql: string) => (ws.db.prepare(sql).get() as { n: number }).n;
+  const sets = listTaskSets(ws.db);
+  return {
+    dir: ws.dir,
+    schema_version: ws.db.pragma('user_version', { simple: true }) as number,
+    task_sets: sets.map((s) => ({ name: s.name, tasks: s.n_tasks, frames: s.n_frames })),
+    tasks: sets.reduce((sum, s) => sum + s.n_tasks, 0),
+    splits: count('SELECT COUNT(*) AS n FROM splits'),
+    episodes: count('SELECT COUNT(*) AS n FROM episodes'),
+    eval_runs: count('SELECT COUNT(*) AS n FROM eval_runs'),
+    training_runs: count('SELECT COUNT(*) AS n FROM training_runs'),
+    open_findings: count('SELECT COUNT(*) AS n FROM audit_findings WHERE accepted_reason IS NULL'),
+  };
+}

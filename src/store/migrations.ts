@@ -1,0 +1,120 @@
+/**
+ * Versioned schema of the workspace database. Each migration runs once, in order, inside one
+ * transaction with the bump of `user_version`; never edit a released migration, add a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: task sets, splits, episodes and turns, images, audit findings, eval and training runs.
+  `
+  CREATE TABLE task_sets (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    source_path TEXT NOT NULL,
+    source_sha256 TEXT NOT NULL,
+    n_tasks INTEGER NOT NULL,
+    n_frames INTEGER NOT NULL,
+    imported_at TEXT NOT NULL
+  );
+  CREATE TABLE tasks (
+    set_id INTEGER NOT NULL REFERENCES task_sets(id) ON DELETE CASCADE,
+    task_index INTEGER NOT NULL,
+    task_id TEXT NOT NULL,
+    country TEXT,
+    sequence_id TEXT,
+    n_frames INTEGER NOT NULL,
+    start_lat REAL NOT NULL,
+    start_lon REAL NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (set_id, task_index),
+    UNIQUE (set_id, task_id)
+  );
+  CREATE INDEX tasks_country ON tasks(set_id, country);
+
+  CREATE TABLE splits (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    set_id INTEGER NOT NULL REFERENCES task_sets(id) ON DELETE CASCADE,
+    pool_set_id INTEGER REFERENCES task_sets(id) ON DELETE SET NULL,
+    manifest_json TEXT,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE images (
+    sha256 TEXT PRIMARY KEY,
+    mime TEXT NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    bytes INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE eval_runs (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    root TEXT,
+    config_json TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE episodes (
+    episode_id TEXT PRIMARY KEY,
+    run_id TEXT REFERENCES eval_runs(id) ON DELETE SET NULL,
+    recorded_at TEXT NOT NULL,
+    model_name TEXT,
+    split TEXT NOT NULL,
+    task_index INTEGER NOT NULL,
+    sample INTEGER NOT NULL DEFAULT 0,
+    task_id TEXT,
+    country TEXT,
+    verdict TEXT,
+    distance_km REAL,
+    reward REAL,
+    train_reward REAL,
+    turns_used INTEGER,
+    error TEXT,
+    record_json TEXT NOT NULL
+  );
+  CREATE INDEX episodes_recorded ON episodes(recorded_at DESC);
+  CREATE INDEX episodes_run_task ON episodes(run_id, split, task_index, sample);
+
+  CREATE TABLE turns (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id) ON DELETE CASCADE,
+    turn INTEGER NOT NULL,
+    status TEXT,
+    action_json TEXT,
+    image_sha256 TEXT REFERENCES images(sha256),
+    feedback TEXT,
+    reward REAL,
+    done INTEGER NOT NULL DEFAULT 0,
+    messages_json TEXT,
+    turn_json TEXT NOT NULL,
+    PRIMARY KEY (episode_id, turn)
+  );
+
+  CREATE TABLE audit_findings (
+    id INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL UNIQUE,
+    episode_id TEXT,
+    turn INTEGER,
+    message_index INTEGER,
+    kind TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    span TEXT NOT NULL,
+    context TEXT NOT NULL,
+    evidence TEXT NOT NULL,
+    accepted_reason TEXT,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE training_runs (
+    id TEXT PRIMARY KEY,
+    config_json TEXT NOT NULL,
+    command TEXT NOT NULL,
+    pid INTEGER,
+    log_path TEXT,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    ended_at TEXT
+  );
+  `,
+];
