@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/global-setup.ts'],
     reporters: report ? ['default', 'json'] : ['default'],
     outputFile: report ? { json: report } : undefined,
   },

@@ -16,6 +16,9 @@ export function buildProgram(): Command {
     .option('-w, --workspace <dir>', 'workspace directory (default: $GEOLAB_HOME, else the user data dir)')
     .option('--json', 'machine-readable output')
     .showHelpAfterError('(run with --help for usage)')
+    // Set before the subcommands are added, which copy these settings: usage errors throw to run().
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .action(async (opts: GlobalOptions) => (await import('./commands/home.js')).home(opts));
 
   const geo = program.command('geo').description('offline geography');
@@ -92,15 +95,13 @@ function number(flag: string) {
 /** Runs the CLI and returns the exit code (DESIGN §10); errors are mapped to codes here only. */
 export async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
-  program.exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
-      return EXIT.usage;
+      // Help and --version exit 0; help shown for a missing subcommand and every parse error is usage.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof GeolabError) {
       process.stderr.write(`geolab: ${err.message}\n`);

@@ -1,6 +1,6 @@
 /** `geolab score`: one distance on one reward curve, the same words as the environment server. */
 import { UsageError } from '../../core/errors.js';
-import { scoreGuess, type Curve, type CostMode } from '../../core/scoring.js';
+import { scoreGuess, type Curve, type RewardMode } from '../../core/scoring.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table } from '../output.js';
 
@@ -8,7 +8,7 @@ interface ScoreOptions extends GlobalOptions {
   distanceKm?: number;
   cost: number;
   curve: Curve;
-  mode: CostMode;
+  mode: RewardMode;
   guess: boolean;
 }
 

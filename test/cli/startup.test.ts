@@ -1,0 +1,51 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BIN, geolab } from '../helpers/cli.js';
+import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
+
+/** Runs the binary with a module hook that logs every module URL it loads. */
+function loadedModules(args: string[]): string[] {
+  const dir = tempDir();
+  const log = join(dir, 'modules.log');
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});`);
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GEOLAB_HOME: dir },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+describe('CLI start-up', () => {
+  it('prints its version and help', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(geolab(['--version']).stdout.trim()).toBe(pkg.version);
+    const help = geolab(['--help']);
+    expect(help.code).toBe(0);
+    for (const cmd of ['geo', 'score', 'tasks']) expect(help.stdout).toContain(cmd);
+  });
+
+  it('an unknown command or option is bad usage (exit 2)', () => {
+    expect(geolab(['frobnicate']).code).toBe(2);
+    expect(geolab(['score', '--bogus']).code).toBe(2);
+  });
+
+  it('commands that draw no TUI never load ink, React or SQLite they do not need', () => {
+    const file = writeJsonl([makeTask(0)]);
+    for (const args of [['geo', 'locate', '-33.92', '18.42'], ['score', '--distance-km', '5'], ['tasks', 'validate', file]]) {
+      const modules = loadedModules(args);
+      expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
+      expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
+    }
+  });
+});
