@@ -1,0 +1,190 @@
+/**
+ * The episode record (DESIGN §1.2, schema_version 2), shared with the public eval harness: geolab
+ * writes it and imports the harness's runs. Real harness output varies by version and provider, so
+ * almost every field is optional and nullable, and every object keeps keys it does not know (the
+ * full message list, image files, ...). What a record cannot do without: schema_version 2, an
+ * episode_id, and the task's split and index, which key it to its task.
+ */
+import { z } from 'zod';
+
+export const EPISODE_SCHEMA_VERSION = 2;
+
+const maybe = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+const count = z.int().nonnegative();
+const latLon = z.tuple([z.number().min(-90).max(90), z.number().min(-180).max(180)]);
+
+const schemaVersion = z.literal(EPISODE_SCHEMA_VERSION, {
+  error: (issue) => `expected ${EPISODE_SCHEMA_VERSION}, got ${JSON.stringify(issue.input)} (this reader understands schema_version 2 only)`,
+});
+
+export const episodeTaskSchema = z.looseObject({
+  split: z.string(),
+  index: count,
+  /** Which of the k attempts (pass@k) on this task. */
+  sample: maybe(count),
+  task_id: maybe(z.string()),
+  country: maybe(z.string()),
+  sequence_id: maybe(z.string()),
+  captured_at: maybe(z.string()),
+  attribution: maybe(z.looseObject({})),
+});
+
+export const episodeConfigSchema = z.looseObject({
+  mode: maybe(z.string()),
+  prompt_version: maybe(z.string()),
+  max_turns: maybe(count),
+  retries: maybe(count),
+  base_url: maybe(z.string()),
+});
+
+/** The model adapter's identity. */
+export const modelIdentitySchema = z.looseObject({
+  provider: maybe(z.string()),
+  model: maybe(z.string()),
+  base_url: maybe(z.string()),
+  temperature: maybe(z.number()),
+  max_tokens: maybe(count),
+});
+
+export const cameraSchema = z.looseObject({
+  heading_deg: maybe(z.number()),
+  pitch_deg: maybe(z.number()),
+  fov_deg: maybe(z.number()),
+  frame_index: maybe(count),
+});
+
+/** What the model did on one turn, as recorded by the harness. */
+export const turnModelSchema = z.looseObject({
+  reply: maybe(z.string()),
+  reasoning: maybe(z.string()),
+  finish_reason: maybe(z.string()),
+  // A count or a provider's usage object, depending on the adapter; totals live in the outcome.
+  tokens: z.unknown().optional(),
+  latency_s: maybe(z.number().nonnegative()),
+  attempts: maybe(count),
+  errors: maybe(z.array(z.unknown())),
+});
+
+export const turnSchema = z.looseObject({
+  turn: count,
+  status: maybe(z.string()),
+  camera_before: maybe(cameraSchema),
+  camera_after: maybe(cameraSchema),
+  /** Harness form: {"action": "look", "heading_deg": 90}; "reset" on turn 0, "forced_guess" when forced. */
+  action: maybe(z.looseObject({ action: z.string() })),
+  pins: maybe(z.array(latLon)),
+  image_kind: maybe(z.enum(['view', 'map', 'none'])),
+  image_sha256: maybe(z.string()),
+  feedback: maybe(z.string()),
+  action_cost: maybe(z.number()),
+  steps_remaining: maybe(count),
+  moved_meters: maybe(z.number().nonnegative()),
+  total_moved_meters: maybe(z.number().nonnegative()),
+  available_tools: maybe(z.array(z.string())),
+  reward: maybe(z.number()),
+  done: maybe(z.boolean()),
+  model: maybe(turnModelSchema),
+  prompt: maybe(z.string()),
+  image_path: maybe(z.string()),
+});
+
+export const outcomeSchema = z.looseObject({
+  /** The environment's game curve. */
+  reward: maybe(z.number()),
+  /** The reference curve (DESIGN §3). */
+  train_reward: maybe(z.number()),
+  distance_km: maybe(z.number().nonnegative()),
+  parsed_ok: maybe(z.boolean()),
+  guess: maybe(latLon),
+  guess_country: maybe(z.string()),
+  // Free text rather than the Verdict union: older harness versions worded verdicts differently.
+  verdict: maybe(z.string()),
+  country_hit: maybe(z.boolean()),
+  region_hit: maybe(z.boolean()),
+  score_before_cost: maybe(z.number()),
+  n_looks: maybe(count),
+  n_maps: maybe(count),
+  n_pins: maybe(count),
+  n_moves: maybe(count),
+  truth: maybe(latLon),
+  action_cost: maybe(z.number()),
+  total_moved_meters: maybe(z.number().nonnegative()),
+  forced_guess: maybe(z.boolean()),
+  turns_used: maybe(count),
+  turns_ok: maybe(count),
+  turns_unparseable: maybe(count),
+  turns_provider_error: maybe(count),
+  wall_clock_s: maybe(z.number().nonnegative()),
+  model_latency_s: maybe(z.number().nonnegative()),
+  tokens_in: maybe(count),
+  tokens_out: maybe(count),
+});
+
+export const completedEpisodeSchema = z.looseObject({
+  schema_version: schemaVersion,
+  episode_id: z.string(),
+  recorded_at: maybe(z.string()),
+  model_name: maybe(z.string()),
+  model: maybe(modelIdentitySchema),
+  task: episodeTaskSchema,
+  config: maybe(episodeConfigSchema),
+  turns: z.array(turnSchema).optional(),
+  outcome: outcomeSchema,
+});
+
+/** An episode the harness could not finish: the error is kept instead of turns and an outcome. */
+export const failedEpisodeSchema = z.looseObject({
+  schema_version: schemaVersion,
+  episode_id: z.string(),
+  model_name: maybe(z.string()),
+  task: episodeTaskSchema,
+  config: maybe(episodeConfigSchema),
+  error: z.string(),
+  traceback: maybe(z.string()),
+});
+
+export type EpisodeTask = z.infer<typeof episodeTaskSchema>;
+export type EpisodeConfig = z.infer<typeof episodeConfigSchema>;
+export type Camera = z.infer<typeof cameraSchema>;
+export type Turn = z.infer<typeof turnSchema>;
+export type Outcome = z.infer<typeof outcomeSchema>;
+export type CompletedEpisode = z.infer<typeof completedEpisodeSchema>;
+export type FailedEpisode = z.infer<typeof failedEpisodeSchema>;
+
+export interface EpisodeIssue {
+  /** Dotted field path with array indices, e.g. `turns[2].pins[0]`; empty for the record itself. */
+  path: string;
+  message: string;
+}
+
+export type ParsedEpisode =
+  | { ok: true; kind: 'completed'; record: CompletedEpisode }
+  | { ok: true; kind: 'failed'; record: FailedEpisode }
+  | { ok: false; error: string; issues: EpisodeIssue[] };
+
+/**
+ * Validates one parsed JSON line. A record without an outcome but with an error is a failed
+ * episode; anything else must be a completed one, so a broken record is reported against the
+ * completed shape (naming the missing outcome) rather than against a union of both.
+ */
+export function parseEpisodeRecord(value: unknown): ParsedEpisode {
+  if (isObject(value) && !('outcome' in value) && 'error' in value) {
+    const failed = failedEpisodeSchema.safeParse(value);
+    return failed.success ? { ok: true, kind: 'failed', record: failed.data } : invalid(failed.error);
+  }
+  const completed = completedEpisodeSchema.safeParse(value);
+  return completed.success ? { ok: true, kind: 'completed', record: completed.data } : invalid(completed.error);
+}
+
+function invalid(error: z.ZodError): ParsedEpisode {
+  const issues = error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+  return { ok: false, error: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), issues };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');
+}
