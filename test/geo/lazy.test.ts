@@ -1,0 +1,14 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const loadedCountryCoder = (): boolean =>
+  Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('country-coder'));
+
+describe('src/geo loads its data lazily', () => {
+  it('loads no data set at import, only at the first lookup', async () => {
+    const geo = await import('../../src/geo/index.js');
+    expect(loadedCountryCoder()).toBe(false);
+    expect(geo.countryAt(50.0755, 14.4378).country).toBe('Czechia');
+    expect(loadedCountryCoder()).toBe(true);
+  });
+});
