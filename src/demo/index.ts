@@ -1,0 +1,14 @@
+/** The demo dataset: its task index, its synthetic panoramas and the lazy cache that holds them. */
+import { fileURLToPath } from 'node:url';
+
+export { demoPanoramaPath, ensureAllDemoPanoramas, ensureDemoPanorama, type EnsureAllOptions } from './cache.js';
+export { PANORAMA_HEIGHT, PANORAMA_WIDTH, columnOfAzimuth, renderDemoPanorama, rowOfElevation } from './panorama.js';
+export {
+  COUNTRY_CLUES, DemoSceneError, demoScene, noonSun, solarDeclinationDeg,
+  type CountryClues, type PanoramaFrame, type PanoramaTask, type Scene, type SunPosition,
+} from './scenes.js';
+export { DEMO_SITES, type Climate, type DemoSite } from './sites.js';
+export { DEMO_ATTRIBUTION, buildDemoTasks, toJsonl, type DemoFrame, type DemoTask } from './tasks.js';
+
+/** datasets/demo/tasks.jsonl; the same relative path from src/demo and from the built dist/demo. */
+export const DEMO_TASKS_PATH = fileURLToPath(new URL('../../datasets/demo/tasks.jsonl', import.meta.url));
