@@ -115,3 +115,15 @@ describe('geolab tasks import', () => {
     expect(summary.task_sets).toContainEqual({ name: 'pool', tasks: 2, frames: 4 });
   });
 });
+
+describe('the demo dataset', () => {
+  it('validates with no errors and no warnings (labels agree with accurate borders)', () => {
+    const file = join(import.meta.dirname, '..', '..', 'datasets', 'demo', 'tasks.jsonl');
+    const r = geolab(['tasks', 'validate', file, '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { tasks: number; errors: unknown[]; warnings: unknown[] };
+    expect(out.tasks).toBeGreaterThanOrEqual(24);
+    expect(out.errors).toEqual([]);
+    expect(out.warnings).toEqual([]);
+  });
+});
