@@ -1,5 +1,4 @@
 /** The demo dataset: its task index, its synthetic panoramas and the lazy cache that holds them. */
-import { fileURLToPath } from 'node:url';
 
 export { demoPanoramaPath, ensureAllDemoPanoramas, ensureDemoPanorama, type EnsureAllOptions } from './cache.js';
 export { PANORAMA_HEIGHT, PANORAMA_WIDTH, columnOfAzimuth, renderDemoPanorama, rowOfElevation } from './panorama.js';
@@ -11,4 +10,3 @@ export { DEMO_SITES, type Climate, type DemoSite } from './sites.js';
 export { DEMO_ATTRIBUTION, buildDemoTasks, toJsonl, type DemoFrame, type DemoTask } from './tasks.js';
 
 /** datasets/demo/tasks.jsonl; the same relative path from src/demo and from the built dist/demo. */
-export const DEMO_TASKS_PATH = fileURLToPath(new URL('../../datasets/demo/tasks.jsonl', import.meta.url));

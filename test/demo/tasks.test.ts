@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { driveSide, iso1A2Code } from '@rapideditor/country-coder';
 import { describe, expect, it } from 'vitest';
 import { destinationPoint, haversineKm, initialBearingDeg } from '../../src/core/geodesy.js';
-import { DEMO_TASKS_PATH } from '../../src/demo/index.js';
+import { DEMO_TASKS_FILE } from '../../src/paths.js';
 import { COUNTRY_CLUES } from '../../src/demo/scenes.js';
 import { buildDemoTasks, toJsonl } from '../../src/demo/tasks.js';
 import { LEFT_DRIVING, readDemoTasks, readDemoTasksText } from './pixels.js';
@@ -35,7 +35,7 @@ const tasks = readDemoTasks();
 describe('datasets/demo/tasks.jsonl', () => {
   it('is exactly what the seeded builder makes, at the path the package exports', () => {
     expect(readDemoTasksText()).toBe(toJsonl(buildDemoTasks()));
-    expect(readFileSync(DEMO_TASKS_PATH, 'utf8')).toBe(readDemoTasksText());
+    expect(readFileSync(DEMO_TASKS_FILE, 'utf8')).toBe(readDemoTasksText());
   });
 
   it('follows the public task schema', () => {
