@@ -9,6 +9,8 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
+import { envMapBenches } from './env-map.js';
+import { envStepBenches } from './env-steps.js';
 import { timeAsync, timeBatches, type Bench } from './harness.js';
 
 /** Deterministic pseudo-random numbers so every run measures the same inputs. */
@@ -126,4 +128,6 @@ export const benches: Bench[] = [
       };
     },
   },
+  ...envMapBenches,
+  ...envStepBenches,
 ];

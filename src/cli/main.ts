@@ -43,6 +43,25 @@ export function buildProgram(): Command {
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/score.js')).scoreCommand(withGlobals(opts, cmd)));
 
+  const env = program.command('env').description('the embedded GeoGuesser environment');
+  env
+    .command('serve')
+    .description('serve the environment over HTTP and WebSocket (OpenEnv protocol); the demo splits by default')
+    .option('--tasks <SPLIT=FILE...>', 'serve task files as splits, e.g. --tasks train=a.jsonl eval=b.jsonl')
+    .option('--panos <dir>', 'panorama cache directory (default: the workspace\'s panos/)')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', integer('--port'), 8000)
+    .option('--max-sessions <n>', 'concurrent sessions before CAPACITY_REACHED', integer('--max-sessions'), 64)
+    .option('--max-steps <n>', 'action budget per episode', integer('--max-steps'), 24)
+    .option('--view-size <px>', 'side of the square view images', integer('--view-size'), 640)
+    .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture']).default('game'))
+    .addOption(new Option('--mode <mode>', 'how cost is charged').choices(['subtract', 'multiply']).default('subtract'))
+    .option('--show-identity', 'put task identity in per-turn metadata (never for training or eval)')
+    .option('--idle-timeout <s>', 'end sessions idle this many seconds (0: never)', number('--idle-timeout'), 600)
+    .option('--workers <n>', 'render worker threads (default: one per core)', integer('--workers'))
+    .option('--json', 'print the listening address as JSON')
+    .action(async (opts, cmd: Command) => (await import('./commands/env.js')).serveCommand(withGlobals(opts, cmd)));
+
   const tasks = program.command('tasks').description('task files: validate, inspect, import');
   tasks
     .command('validate')
@@ -82,6 +101,14 @@ export interface GlobalOptions {
 /** Merges the program-wide options into a subcommand's own, so `--json` works before or after it. */
 function withGlobals<T extends object>(opts: T, cmd: Command): T & GlobalOptions {
   return { ...(cmd.optsWithGlobals() as GlobalOptions), ...opts };
+}
+
+function integer(flag: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} expects an integer, got "${value}"`);
+    return parsed;
+  };
 }
 
 function number(flag: string) {

@@ -25,18 +25,21 @@ const ROWS = 180 / CELL_DEG;
 const KM_PER_DEG = (Math.PI * EARTH_RADIUS_KM) / 180;
 const RAD = Math.PI / 180;
 
-/** world-atlas TopoJSON without its arcs, which `readOutlines` decodes itself. */
-interface Topology {
+/** world-atlas TopoJSON without its arcs, which `readCountryArcs` decodes itself. */
+export interface Topology {
   transform: { scale: [number, number]; translate: [number, number] };
   objects: { countries: { geometries: { arcs: unknown[]; properties: { name: string } }[] } };
 }
 
 /** Arc a's points are points[2 * arcStart[a] .. 2 * arcStart[a + 1]), lon/lat pairs. */
-interface Outlines {
+export interface CountryArcs {
   readonly topology: Topology;
   readonly arcStart: Int32Array;
   readonly points: Float64Array;
 }
+
+/** The Natural Earth scales world-atlas ships admin-0 countries at. */
+export type OutlineScale = '110m' | '50m' | '10m';
 
 interface Index {
   /** Edge endpoints x1, y1, x2, y2 (lon/lat degrees), four numbers per edge. */
@@ -60,17 +63,18 @@ export function loadOutlines(): void {
 }
 
 function getIndex(): Index {
-  index ??= buildIndex(readOutlines());
+  index ??= buildIndex(readCountryArcs('10m'));
   return index;
 }
 
 /**
- * Reads countries-10m.json. Its top-level "arcs" (nearly all of the 3.6 MB: delta-encoded integer
- * points) are scanned straight into typed arrays; JSON.parse only sees the rest. That takes about
- * a tenth of the time JSON.parse takes to build half a million little arrays.
+ * Reads world-atlas countries-<scale>.json (the map renderer draws all three scales). Its top-level
+ * "arcs" (nearly all of the 3.6 MB at 10m: delta-encoded integer points) are scanned straight into
+ * typed arrays; JSON.parse only sees the rest. That takes about a tenth of the time JSON.parse takes
+ * to build half a million little arrays.
  */
-function readOutlines(): Outlines {
-  const buf = readFileSync(createRequire(import.meta.url).resolve('world-atlas/countries-10m.json'));
+export function readCountryArcs(scale: OutlineScale): CountryArcs {
+  const buf = readFileSync(createRequire(import.meta.url).resolve(`world-atlas/countries-${scale}.json`));
   const open = buf.lastIndexOf('"arcs":') + '"arcs":'.length;
   const deltas = new Int32Array(buf.length >> 1);
   const arcEnds: number[] = [];
@@ -132,7 +136,7 @@ function centreLat(r: number): number {
   return -90 + (r + 0.5) * CELL_DEG;
 }
 
-function buildIndex(outlines: Outlines): Index {
+function buildIndex(outlines: CountryArcs): Index {
   const countries = allCountries();
   const ownerOf = new Map(countries.map((c, i) => [c, i]));
   const { edges, edgeOwner } = collectEdges(outlines, ownerOf);
@@ -142,7 +146,10 @@ function buildIndex(outlines: Outlines): Index {
 }
 
 /** Every outline edge once, tagged with its country, cut at the antimeridian. */
-function collectEdges(outlines: Outlines, ownerOf: ReadonlyMap<Country, number>): Pick<Index, 'edges' | 'edgeOwner'> {
+function collectEdges(
+  outlines: CountryArcs,
+  ownerOf: ReadonlyMap<Country, number>,
+): Pick<Index, 'edges' | 'edgeOwner'> {
   const { topology, arcStart, points } = outlines;
   const crossesAntimeridian = (i: number): boolean => Math.abs((points[i + 2] as number) - (points[i] as number)) > 180;
   // Which arcs outline which country. An arc used twice by one country separates two of its own

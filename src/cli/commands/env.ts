@@ -1,0 +1,85 @@
+/** `geolab env serve`: the embedded environment as an OpenEnv server. */
+import { EXIT, UsageError } from '../../core/errors.js';
+import { workspaceDir, workspacePaths } from '../../store/workspace.js';
+import type { GlobalOptions } from '../main.js';
+import { printJson, printLine, warn } from '../output.js';
+
+export interface ServeOptions extends GlobalOptions {
+  tasks?: string[];
+  panos?: string;
+  host: string;
+  port: number;
+  maxSessions: number;
+  maxSteps: number;
+  viewSize: number;
+  curve: 'game' | 'mixture';
+  mode: 'subtract' | 'multiply';
+  showIdentity?: boolean;
+  idleTimeout: number;
+  workers?: number;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export async function serveCommand(opts: ServeOptions): Promise<void> {
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) throw new UsageError('--port must be 0..65535');
+  if (!Number.isInteger(opts.maxSessions) || opts.maxSessions < 1) throw new UsageError('--max-sessions must be an integer >= 1');
+  if (!Number.isInteger(opts.maxSteps) || opts.maxSteps < 1) throw new UsageError('--max-steps must be an integer >= 1');
+  if (!Number.isInteger(opts.viewSize) || opts.viewSize < 64 || opts.viewSize > 2048) {
+    throw new UsageError('--view-size must be an integer in 64..2048');
+  }
+  if (opts.idleTimeout < 0) throw new UsageError('--idle-timeout must be >= 0 seconds');
+
+  const { createEnvironment } = await import('../../env/environment.js');
+  const { startServer } = await import('../../env/server.js');
+  const { demoSplits, loadSplitFiles } = await import('../../env/task-splits.js');
+  const splits = opts.tasks?.length ? await loadSplitFiles(opts.tasks) : await demoSplits();
+  const panoramasDir = opts.panos ?? workspacePaths(workspaceDir(opts.workspace)).panoramas;
+  const env = createEnvironment({
+    splits,
+    panoramasDir,
+    demo: !opts.tasks?.length,
+    workers: opts.workers,
+    config: {
+      maxSteps: opts.maxSteps,
+      viewSizePx: opts.viewSize,
+      curve: opts.curve,
+      mode: opts.mode,
+      showIdentity: opts.showIdentity ?? false,
+    },
+  });
+  const server = await startServer(env, {
+    host: opts.host,
+    port: opts.port,
+    maxSessions: opts.maxSessions,
+    idleTimeoutS: opts.idleTimeout,
+  });
+  if (!LOOPBACK.has(opts.host)) warn(`geolab: listening on ${opts.host}: the environment is reachable from the network`);
+  const info = {
+    url: server.url,
+    ws: server.url.replace(/^http/, 'ws') + '/ws',
+    splits: Object.fromEntries([...splits].map(([name, tasks]) => [name, tasks.length])),
+    panoramas: panoramasDir,
+    max_sessions: opts.maxSessions,
+    max_steps: opts.maxSteps,
+  };
+  if (opts.json) printJson(info);
+  else {
+    printLine(`geolab environment on ${info.url} (WebSocket ${info.ws})`);
+    printLine(`splits: ${Object.entries(info.splits).map(([n, k]) => `${n} (${k})`).join(', ')}; panoramas in ${panoramasDir}`);
+    printLine('Ctrl-C stops it.');
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void Promise.all([server.close(), env.close()]).then(() => {
+        process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.ok;
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

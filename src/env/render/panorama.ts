@@ -1,0 +1,116 @@
+/**
+ * The agent's view (DESIGN §2.2): a square JPEG (q85, no metadata) reprojected from the frame's
+ * equirectangular panorama. Decoded panoramas stay in a byte-capped LRU so a look or pan at a
+ * known panorama skips the JPEG decode; rendered views are never cached (DESIGN §11).
+ */
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import { EnvError, type Camera, type PanoramaRef, type ViewRenderer } from '../types.js';
+import { ByteLru } from './lru.js';
+import type { PanoramaSource } from './panorama-source.js';
+import { checkViewArgs, reproject, type RgbImage } from './reproject.js';
+import { ViewPool, toShared } from './view-pool.js';
+
+const JPEG_QUALITY = 85;
+/** At this field of view or narrower the full-resolution original is used when there is one (DESIGN §1.1). */
+export const ORIG_MAX_FOV_DEG = 45;
+/** Room for 80 standard panoramas (6 MiB each) or a few full-resolution originals. */
+export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
+/** Views are for models and people: larger ones only cost memory. */
+export const MAX_VIEW_PX = 4096;
+
+export interface PanoramaRendererOptions {
+  /** Byte cap of the decoded-panorama LRU (raw RGB bytes); default 512 MiB. */
+  cacheBytes?: number;
+  /**
+   * Worker threads that reproject (default 0: on the calling thread). A server with concurrent
+   * sessions wants one per core; call close() when done.
+   */
+  workers?: number;
+}
+
+export class PanoramaRenderer implements ViewRenderer {
+  private readonly decoded: ByteLru<RgbImage>;
+  /** Decodes in flight, so concurrent requests for one panorama share one decode. */
+  private readonly decoding = new Map<string, Promise<RgbImage>>();
+  private readonly pool: ViewPool | undefined;
+
+  constructor(
+    readonly source: PanoramaSource,
+    { cacheBytes = DEFAULT_CACHE_BYTES, workers = 0 }: PanoramaRendererOptions = {},
+  ) {
+    this.decoded = new ByteLru(cacheBytes);
+    this.pool = workers > 0 ? new ViewPool(workers) : undefined;
+  }
+
+  async renderView(pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
+    if (!Number.isInteger(sizePx) || sizePx < 1 || sizePx > MAX_VIEW_PX) {
+      throw new RangeError(`view size must be an integer from 1 to ${MAX_VIEW_PX} px, got ${sizePx}`);
+    }
+    const image = await this.panorama(pano.imageId, camera.fovDeg <= ORIG_MAX_FOV_DEG);
+    // The centre column faces compassAngle, so true heading H sits H - compassAngle to its right (DESIGN §2.1).
+    const yawDeg = camera.headingDeg - pano.compassAngle;
+    const { pitchDeg, fovDeg } = camera;
+    checkViewArgs(image, yawDeg, pitchDeg, fovDeg, sizePx); // here, so a worker never sees a bad request
+    const rgb = this.pool
+      ? await this.pool.run({ pano: image, yawDeg, pitchDeg, fovDeg, sizePx })
+      : reproject(image, yawDeg, pitchDeg, fovDeg, sizePx);
+    // sharp encodes on libuv's pool, off the main thread, and writes no EXIF/XMP unless asked.
+    // Without optimised Huffman tables the file is about 6% larger, the pixels the same and the
+    // encode twice as fast.
+    return sharp(rgb, { raw: { width: sizePx, height: sizePx, channels: 3 } })
+      .jpeg({ quality: JPEG_QUALITY, optimiseCoding: false })
+      .toBuffer();
+  }
+
+  /** The decoded panorama for an image id, from the LRU or decoded once however many ask at a time. */
+  async panorama(imageId: string, orig: boolean): Promise<RgbImage> {
+    const path = await this.source.resolve(imageId, { orig });
+    const cached = this.decoded.get(path);
+    if (cached) return cached;
+    let pending = this.decoding.get(path);
+    if (!pending) {
+      pending = decode(path)
+        .then((decoded) => {
+          const image = this.pool ? toShared(decoded) : decoded;
+          this.decoded.set(path, image, image.data.byteLength);
+          return image;
+        })
+        .finally(() => this.decoding.delete(path));
+      this.decoding.set(path, pending);
+    }
+    return pending;
+  }
+
+  /** Bytes of decoded panoramas held. */
+  get cachedBytes(): number {
+    return this.decoded.bytes;
+  }
+
+  /** Forgets every decoded panorama (the next look decodes again). */
+  clearCache(): void {
+    this.decoded.clear();
+  }
+
+  /** Stops the worker threads, if any; views asked for afterwards fail. */
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+}
+
+/**
+ * Raw RGB of a JPEG. The file is read here rather than handed to sharp by name so that libvips'
+ * own operation cache cannot keep a second decoded copy behind the LRU's back.
+ */
+async function decode(path: string): Promise<RgbImage> {
+  try {
+    const { data, info } = await sharp(await readFile(path))
+      .toColourspace('srgb')
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data, width: info.width, height: info.height };
+  } catch (error) {
+    throw new EnvError('EXECUTION_ERROR', `cannot decode panorama ${path}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Reprojection on worker threads, so concurrent sessions use every core (DESIGN §11) and the main
+ * thread stays free for the protocol. Panoramas are shared, not copied: their pixels must live in
+ * a SharedArrayBuffer (see toShared). JPEG encoding stays with sharp, which already works off the
+ * main thread.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { RgbImage } from './reproject.js';
+
+export interface ViewJob {
+  pano: RgbImage;
+  yawDeg: number;
+  pitchDeg: number;
+  fovDeg: number;
+  sizePx: number;
+}
+
+export type ViewReply = { rgb: Uint8Array } | { error: string };
+
+interface Pending {
+  job: ViewJob;
+  resolve: (rgb: Uint8Array) => void;
+  reject: (error: Error) => void;
+}
+
+/** A panorama whose pixels every worker can read in place. */
+export function toShared(image: RgbImage): RgbImage {
+  const data = new Uint8Array(new SharedArrayBuffer(image.data.byteLength));
+  data.set(image.data);
+  return { data, width: image.width, height: image.height };
+}
+
+export class ViewPool {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Pending>();
+  private readonly queue: Pending[] = [];
+  /** Workers that have answered at least once: only those are replaced when they die. */
+  private readonly proven = new WeakSet<Worker>();
+  private failure: Error | undefined;
+
+  constructor(readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`worker count must be a positive integer, got ${size}`);
+    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
+  }
+
+  run(job: ViewJob): Promise<Uint8Array> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.fail(new Error('the view renderer was closed'));
+    const workers = [...this.idle, ...this.busy.keys()];
+    this.idle.length = 0;
+    this.busy.clear();
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+
+  private dispatch(): void {
+    while (this.idle.length > 0 && this.queue.length > 0) {
+      const worker = this.idle.pop()!;
+      const pending = this.queue.shift()!;
+      this.busy.set(worker, pending);
+      worker.ref(); // an answer is awaited: keep the process alive until it comes
+      worker.postMessage(pending.job);
+    }
+  }
+
+  private spawn(): Worker {
+    const worker = startWorker();
+    worker.unref(); // an idle pool must not keep the process alive
+    worker.on('message', (reply: ViewReply) => {
+      const pending = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.proven.add(worker);
+      worker.unref();
+      this.idle.push(worker);
+      if ('rgb' in reply) pending?.resolve(reply.rgb);
+      else pending?.reject(new Error(reply.error));
+      this.dispatch();
+    });
+    worker.on('error', (error) => {
+      this.busy.get(worker)?.reject(error);
+      this.busy.delete(worker);
+      const at = this.idle.indexOf(worker);
+      if (at >= 0) this.idle.splice(at, 1);
+      if (this.failure) return;
+      // A worker that never answered failed to start (e.g. a broken install): starting another
+      // would fail the same way, over and over. Fail the pool once it has no worker left.
+      if (this.proven.has(worker)) this.idle.push(this.spawn());
+      else if (this.idle.length + this.busy.size === 0) this.fail(new Error(`view worker failed to start: ${error.message}`));
+      this.dispatch();
+    });
+    return worker;
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const pending of this.queue.splice(0)) pending.reject(this.failure);
+  }
+}
+
+/**
+ * The compiled worker next to this file in dist/; from the TypeScript sources (vitest, tsx) the
+ * .ts worker through tsx's loader, which a worker has to register itself: Node 20 does not apply
+ * an `--import` hook in execArgv to a worker's entry module.
+ */
+function startWorker(): Worker {
+  const compiled = new URL('./view-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const source = new URL('./view-worker.ts', import.meta.url).href;
+  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, {
+    eval: true,
+  });
+}
