@@ -39,7 +39,7 @@ async function timeMs(fn: () => Promise<unknown>): Promise<number> {
 
 export const envMapBenches: Bench[] = [
   {
-    name: 'env.map',
+    name: 'env.map_render',
     unit: 'maps',
     async run() {
       const painter = new MapPainter();
@@ -73,7 +73,7 @@ export const envMapBenches: Bench[] = [
     },
   },
   {
-    name: 'env.reveal',
+    name: 'env.reveal_render',
     unit: 'maps',
     async run() {
       const painter = new MapPainter();

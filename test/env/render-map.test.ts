@@ -14,6 +14,7 @@ import {
   type MapRequest,
 } from '../../src/env/render/map.js';
 import { imagePoint, MERCATOR_MAX_LAT, type MapView } from '../../src/env/render/map-view.js';
+import { townsWithin } from '../../src/geo/cities.js';
 import type { MapRenderer } from '../../src/env/types.js';
 
 type Rgb = readonly [number, number, number];
@@ -260,5 +261,23 @@ describe('renderReveal', () => {
     expect(image.count(rect.x, rect.y, rect.x + rect.width, rect.y + rect.height, MAP_THEME.guess)).toBe(0);
     const pin = at(view, 41, -3);
     expect(image.share(pin.x + 7, pin.y, MAP_THEME.pin, 1)).toBeGreaterThan(0.5);
+  });
+});
+
+describe('townsWithin (the towns of the 10m maps)', () => {
+  it('answers the most populous places in a box first, as GeoNames spells them', () => {
+    const box = { south: 35.5, west: -6.5, north: 36.5, east: -4.5 };
+    const towns = townsWithin(box, 50_000, 5);
+    expect(towns.map((t) => t.name)).toEqual(['Tangier', 'Tétouan', 'Algeciras', 'San Fernando', 'Ceuta']);
+    const populations = towns.map((t) => t.population);
+    expect(populations).toEqual([...populations].sort((a, b) => b - a));
+    expect(townsWithin(box, 1_000_000, 5)).toEqual([]);
+  });
+
+  it('reads a box across the antimeridian on both sides', () => {
+    const towns = townsWithin({ south: -20, west: 170, north: -10, east: -170 }, 0, 1000);
+    expect(towns.some((t) => t.lon > 170)).toBe(true);
+    expect(towns.some((t) => t.lon < -170)).toBe(true);
+    expect(towns.every((t) => t.lon >= 170 || t.lon <= -170)).toBe(true);
   });
 });

@@ -41,11 +41,6 @@ export interface OutlineStyle {
 
 const byScale = new Map<OutlineScale, Outlines>();
 
-/** Reads a scale now rather than on the first map that needs it. */
-export function loadOutlineScale(scale: OutlineScale): void {
-  outlinesAt(scale);
-}
-
 function outlinesAt(scale: OutlineScale): Outlines {
   let outlines = byScale.get(scale);
   if (!outlines) {
@@ -146,7 +141,10 @@ class ChunkBuilder {
   }
 }
 
-/** Projected edges, reused between maps: x1, y1, x2, y2 in panel pixels. */
+/**
+ * Projected edges, x1, y1, x2, y2 in panel pixels, reused from map to map: a map is drawn
+ * synchronously, so two maps never hold it at once.
+ */
 let edges = new Float64Array(4 * 16384);
 
 /**

@@ -42,8 +42,8 @@ export interface RevealRequest {
 
 export const MAP_WIDTH = 768;
 export const MAP_HEIGHT = 384;
-export const ZOOM_RECT: Rect = { x: 0, y: 0, width: 512, height: 384 };
-export const WORLD_RECT: Rect = { x: 518, y: 6, width: 244, height: 122 };
+const ZOOM_RECT: Rect = { x: 0, y: 0, width: 512, height: 384 };
+const WORLD_RECT: Rect = { x: 518, y: 6, width: 244, height: 122 };
 const CAPTION_RECT: Rect = { x: 518, y: 138, width: 244, height: 240 };
 
 /** Semantic colours of the maps. */
@@ -296,9 +296,9 @@ function drawTowns(canvas: Canvas, view: MapView, spanDeg: number, placer: Place
   }
 }
 
-/** Radius of a numbered pin in the zoom panel: two digits need a little more room. */
+/** Radius of a numbered pin in the zoom panel: room for its digits and 3 px around them. */
 function pinRadius(index: number): number {
-  return index >= 10 ? 12 : 10;
+  return Math.max(10, (GLYPH_WIDTH * String(index).length) / 2 + 3);
 }
 
 /** The pins that show in the zoom panel (wholly or partly), at their image pixels. */
