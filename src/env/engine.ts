@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { truthOf, type Task } from '../core/tasks.js';
 import { parseAction, parseResetRequest } from './actions.js';
+import { defaultSplit } from './task-splits.js';
 import { applyAction, startEpisode, type Drawing, type EpisodeData } from './episode-rules.js';
 import { finalMetadata, observationOf, stateOf, turnMetadata, type EpisodeState, type Image } from './episode-wire.js';
 import * as say from './feedback.js';
@@ -143,7 +144,7 @@ export class Episode {
   private chooseSplit(requested: string | undefined): [string, readonly Task[]] {
     const { splits } = this.deps;
     const names = [...splits.keys()];
-    const name = requested ?? (splits.has('train') ? 'train' : names[0]);
+    const name = requested ?? defaultSplit(splits);
     if (name === undefined) throw new EnvError('VALIDATION_ERROR', 'the environment serves no splits');
     const tasks = splits.get(name);
     if (!tasks) throw new EnvError('VALIDATION_ERROR', `unknown split "${name}": expected one of ${names.join(', ')}`);

@@ -14,6 +14,7 @@ import { EnvError, type EnvErrorCode, type ResetRequest, type StepResult } from 
 
 /** What the server needs of an episode (the engine's Episode). */
 export interface ServedEpisode {
+  /** Validates its own data: the server passes the client's through untouched. */
   reset(request: ResetRequest): Promise<StepResult>;
   step(action: unknown): Promise<StepResult>;
   state(): unknown;
@@ -145,7 +146,7 @@ async function answerMessage<E extends ServedEpisode>(
   try {
     switch (message.type) {
       case 'reset':
-        return send(ws, { type: 'observation', data: await session.episode.reset(resetRequest(message.data)) });
+        return send(ws, { type: 'observation', data: await session.episode.reset(message.data as ResetRequest) });
       case 'step':
         return send(ws, { type: 'observation', data: await session.episode.step(message.data) });
       case 'state':
@@ -236,13 +237,13 @@ async function handleHttp<E extends ServedEpisode>(
     case '/sessions': {
       const session = pool.open('http');
       if (!session) return sendError(res, 503, 'CAPACITY_REACHED', `the server is at its cap of ${pool.maxSessions} sessions`);
-      const ok = await sendStep(res, () => session.episode.reset(resetRequest(body)), { session_id: session.id });
+      const ok = await sendStep(res, () => session.episode.reset(body as ResetRequest), { session_id: session.id });
       if (!ok) pool.close(session.id);
       return;
     }
     case '/reset':
       // Stateless like upstream: a fresh episode answers and is dropped.
-      await sendStep(res, () => env.newEpisode().reset(resetRequest(body)));
+      await sendStep(res, () => env.newEpisode().reset(body as ResetRequest));
       return;
     case '/step':
       return sendError(
@@ -334,12 +335,6 @@ function sendError(res: ServerResponse, status: number, code: EnvErrorCode, mess
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function resetRequest(data: unknown): ResetRequest {
-  if (data === undefined || data === null) return {};
-  if (!isObject(data)) throw new EnvError('VALIDATION_ERROR', 'reset data must be an object {split?, index?|seed?, episode_id?}');
-  return data as ResetRequest;
-}
 
 function asEnvError(err: unknown): EnvError {
   return err instanceof EnvError ? err : new EnvError('EXECUTION_ERROR', messageOf(err));

@@ -48,12 +48,9 @@ function renumber(tasks: readonly Task[]): Task[] {
   return tasks.map((task, i) => ({ ...task, task_index: i }));
 }
 
-/** The split a reset without one uses: `train` when served, else the first. */
-export function defaultSplit(splits: Splits): string {
-  if (splits.has('train')) return 'train';
-  const first = splits.keys().next();
-  if (first.done) throw new UsageError('the environment serves no splits');
-  return first.value;
+/** The split a reset without one uses: `train` when served, else the first (none when empty). */
+export function defaultSplit(splits: Splits): string | undefined {
+  return splits.has('train') ? 'train' : splits.keys().next().value;
 }
 
 /** The served splits as the Task API lists them. */
