@@ -10,6 +10,7 @@ import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
 import { envMapBenches } from './env-map.js';
+import { envRenderBenches } from './env-render.js';
 import { envStepBenches } from './env-steps.js';
 import { timeAsync, timeBatches, type Bench } from './harness.js';
 
@@ -128,6 +129,7 @@ export const benches: Bench[] = [
       };
     },
   },
+  ...envRenderBenches,
   ...envMapBenches,
   ...envStepBenches,
 ];

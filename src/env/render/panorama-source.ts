@@ -25,7 +25,7 @@ export class PanoramaSource {
     options: PanoramaSourceOptions = {},
   ) {
     for (const task of options.demoTasks ?? []) {
-      task.frames.forEach((frame, frameIndex) => this.demoFrames.set(String(frame.image_id), { task, frameIndex }));
+      task.frames.forEach((frame, frameIndex) => this.demoFrames.set(frame.image_id, { task, frameIndex }));
     }
   }
 

@@ -14,7 +14,7 @@ import { ViewPool, toShared } from './view-pool.js';
 const JPEG_QUALITY = 85;
 /** At this field of view or narrower the full-resolution original is used when there is one (DESIGN §1.1). */
 export const ORIG_MAX_FOV_DEG = 45;
-/** Room for 80 standard panoramas (6 MiB each) or a few full-resolution originals. */
+/** Room for about 85 standard panoramas (6 MiB each) or a few full-resolution originals. */
 export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
 /** Views are for models and people: larger ones only cost memory. */
 export const MAX_VIEW_PX = 4096;

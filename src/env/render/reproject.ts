@@ -30,7 +30,7 @@ const FRACTION_MASK = ONE - 1;
 /** Two 8-bit channels 16 bits apart in one int32 (and the rounding half for each). */
 const LANES = 0xff00ff;
 const LANE_HALF = (ONE / 2) * 0x10001;
-const MAX_WIDTH = 1 << 22;
+const MAX_SIDE = 1 << 22;
 
 /**
  * atan(a) for 0 <= a <= 1: an odd polynomial fitted near-minimax on [0, 1], |error| <= 1.2e-5 rad,
@@ -46,9 +46,31 @@ function atanUnit(a: number): number {
  * `pitchDeg` (positive up) and field of view `fovDeg` (horizontal = vertical), as sizePx x sizePx RGB.
  */
 export function reproject(pano: RgbImage, yawDeg: number, pitchDeg: number, fovDeg: number, sizePx: number): Uint8Array<ArrayBuffer> {
+  // Unpooled (its own ArrayBuffer, so a worker can transfer it) and not zero-filled: every byte is written.
+  const out = Buffer.allocUnsafeSlow(sizePx * sizePx * 3);
+  reprojectRows(pano, yawDeg, pitchDeg, fovDeg, sizePx, out, 0, sizePx);
+  return out;
+}
+
+/**
+ * Rows [rowStart, rowEnd) of the view into `out` (sizePx * sizePx * 3 bytes): workers each draw a
+ * band of one view into shared memory, so a single view uses every core.
+ */
+export function reprojectRows(
+  pano: RgbImage,
+  yawDeg: number,
+  pitchDeg: number,
+  fovDeg: number,
+  sizePx: number,
+  out: Uint8Array,
+  rowStart: number,
+  rowEnd: number,
+): void {
   checkViewArgs(pano, yawDeg, pitchDeg, fovDeg, sizePx);
+  if (out.length !== sizePx * sizePx * 3 || !(0 <= rowStart && rowStart <= rowEnd && rowEnd <= sizePx)) {
+    throw new RangeError(`rows ${rowStart}..${rowEnd} or an output of ${out.length} bytes do not fit a ${sizePx} px view`);
+  }
   const { data, width: w, height: h } = pano;
-  const out = new Uint8Array(sizePx * sizePx * 3);
   const us = new Int32Array(sizePx);
   const vs = new Int32Array(sizePx);
   const focal = (0.5 * sizePx) / Math.tan((fovDeg * DEG) / 2);
@@ -65,7 +87,7 @@ export function reproject(pano: RgbImage, yawDeg: number, pitchDeg: number, fovD
   const vTop = (h / 2 - 0.5) * ONE + 0.5;
   const half = (sizePx + 1) >> 1;
 
-  for (let row = 0; row < sizePx; row++) {
+  for (let row = rowStart; row < rowEnd; row++) {
     const y = sizePx / 2 - 0.5 - row;
     const y2 = y * cosP + focal * sinP;
     const z2 = focal * cosP - y * sinP;
@@ -94,15 +116,15 @@ export function reproject(pano: RgbImage, yawDeg: number, pitchDeg: number, fovD
     }
     sampleRow(data, w, h, us, vs, out, row * sizePx * 3);
   }
-  return out;
 }
 
 /** Throws a RangeError naming the first argument reproject cannot work with. */
 export function checkViewArgs(pano: RgbImage, yawDeg: number, pitchDeg: number, fovDeg: number, sizePx: number): void {
   const { data, width: w, height: h } = pano;
-  // The fixed-point column (three turns at most) must fit an int32.
-  if (!Number.isInteger(w) || !Number.isInteger(h) || w < 1 || h < 1 || w > MAX_WIDTH || data.length !== w * h * 3) {
-    throw new RangeError(`panorama data (${data.length} bytes) is not ${w}x${h} RGB with a width up to ${MAX_WIDTH}`);
+  // Fixed-point coordinates (up to three turns) and byte offsets must fit an int32.
+  const sized = Number.isInteger(w) && Number.isInteger(h) && w >= 1 && h >= 1 && w <= MAX_SIDE && h <= MAX_SIDE;
+  if (!sized || data.length !== w * h * 3 || data.length >= 2 ** 31) {
+    throw new RangeError(`panorama data (${data.length} bytes) is not ${w}x${h} RGB, or larger than ${MAX_SIDE} px or 2 GiB`);
   }
   if (!Number.isInteger(sizePx) || sizePx < 1) throw new RangeError(`view size must be a positive integer, got ${sizePx}`);
   if (!(fovDeg > 0 && fovDeg < 180)) throw new RangeError(`field of view must be in (0, 180) degrees, got ${fovDeg}`);
@@ -112,12 +134,13 @@ export function checkViewArgs(pano: RgbImage, yawDeg: number, pitchDeg: number, 
 /**
  * Bilinear samples at fixed-point source positions (us[k], vs[k]) into consecutive output pixels.
  * Red and blue travel together as r | b << 16 (and the top and bottom greens likewise), so one
- * multiply weighs two channels; 7-bit weights keep 255 << 16 times a weight inside an int32, the
- * range V8 computes without falling back to doubles.
+ * multiply weighs two channels; 7-bit weights keep 255 << 16 times a weight inside an int32, and
+ * Math.imul multiplies int32s without the overflow check that `*` needs.
  */
 function sampleRow(data: Uint8Array, w: number, h: number, us: Int32Array, vs: Int32Array, out: Uint8Array, o: number): void {
   const rowBytes = w * 3;
-  for (let k = 0; k < us.length; k++, o += 3) {
+  const n = us.length;
+  for (let k = 0; k < n; k++, o += 3) {
     const u = us[k]!;
     const v = vs[k]!;
     const x0 = u >> FRACTION_BITS;
@@ -126,17 +149,17 @@ function sampleRow(data: Uint8Array, w: number, h: number, us: Int32Array, vs: I
     const fy = v & FRACTION_MASK;
     const gx = ONE - fx;
     const gy = ONE - fy;
-    const i00 = y0 * rowBytes + x0 * 3;
-    const i01 = x0 + 1 === w ? y0 * rowBytes : i00 + 3;
+    const i00 = Math.imul(y0, rowBytes) + Math.imul(x0, 3);
+    const i01 = x0 + 1 === w ? Math.imul(y0, rowBytes) : i00 + 3;
     const down = y0 + 1 < h ? rowBytes : 0;
     const i10 = i00 + down;
     const i11 = i01 + down;
-    const rbTop = ((((data[i00]! | (data[i00 + 2]! << 16)) * gx + (data[i01]! | (data[i01 + 2]! << 16)) * fx + LANE_HALF) >> FRACTION_BITS) & LANES);
-    const rbBottom = ((((data[i10]! | (data[i10 + 2]! << 16)) * gx + (data[i11]! | (data[i11 + 2]! << 16)) * fx + LANE_HALF) >> FRACTION_BITS) & LANES);
-    const gTopBottom = ((((data[i00 + 1]! | (data[i10 + 1]! << 16)) * gx + (data[i01 + 1]! | (data[i11 + 1]! << 16)) * fx + LANE_HALF) >> FRACTION_BITS) & LANES);
-    const rb = (rbTop * gy + rbBottom * fy + LANE_HALF) >> FRACTION_BITS;
+    const rbTop = ((Math.imul(data[i00]! | (data[i00 + 2]! << 16), gx) + Math.imul(data[i01]! | (data[i01 + 2]! << 16), fx) + LANE_HALF) >> FRACTION_BITS) & LANES;
+    const rbBottom = ((Math.imul(data[i10]! | (data[i10 + 2]! << 16), gx) + Math.imul(data[i11]! | (data[i11 + 2]! << 16), fx) + LANE_HALF) >> FRACTION_BITS) & LANES;
+    const gTopBottom = ((Math.imul(data[i00 + 1]! | (data[i10 + 1]! << 16), gx) + Math.imul(data[i01 + 1]! | (data[i11 + 1]! << 16), fx) + LANE_HALF) >> FRACTION_BITS) & LANES;
+    const rb = (Math.imul(rbTop, gy) + Math.imul(rbBottom, fy) + LANE_HALF) >> FRACTION_BITS;
     out[o] = rb;
-    out[o + 1] = ((gTopBottom & 0xff) * gy + (gTopBottom >> 16) * fy + ONE / 2) >> FRACTION_BITS;
+    out[o + 1] = (Math.imul(gTopBottom & 0xff, gy) + Math.imul(gTopBottom >> 16, fy) + ONE / 2) >> FRACTION_BITS;
     out[o + 2] = rb >> 16;
   }
 }

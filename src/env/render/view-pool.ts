@@ -1,8 +1,9 @@
 /**
- * Reprojection on worker threads, so concurrent sessions use every core (DESIGN §11) and the main
- * thread stays free for the protocol. Panoramas are shared, not copied: their pixels must live in
- * a SharedArrayBuffer (see toShared). JPEG encoding stays with sharp, which already works off the
- * main thread.
+ * Reprojection on worker threads: each view is cut into one band of rows per worker, drawn in
+ * parallel into shared memory, so a single view uses every core and concurrent sessions keep them
+ * all busy (DESIGN §11), while the main thread stays free for the protocol. Panoramas are shared,
+ * not copied: their pixels must live in a SharedArrayBuffer (see toShared). JPEG encoding stays
+ * with sharp, which already works off the main thread.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +18,18 @@ export interface ViewJob {
   sizePx: number;
 }
 
-export type ViewReply = { rgb: Uint8Array } | { error: string };
+/** One worker's share of a view: rows [rowStart, rowEnd) drawn into the shared `out`. */
+export interface BandJob extends ViewJob {
+  out: Uint8Array;
+  rowStart: number;
+  rowEnd: number;
+}
+
+export type BandReply = { ok: true } | { error: string };
 
 interface Pending {
-  job: ViewJob;
-  resolve: (rgb: Uint8Array) => void;
+  job: BandJob;
+  resolve: () => void;
   reject: (error: Error) => void;
 }
 
@@ -45,16 +53,28 @@ export class ViewPool {
     for (let i = 0; i < size; i++) this.idle.push(this.spawn());
   }
 
-  run(job: ViewJob): Promise<Uint8Array> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
-      this.dispatch();
-    });
+  /** The view's RGB pixels, drawn in one band per worker. */
+  async run(job: ViewJob): Promise<Uint8Array> {
+    if (this.failure) throw this.failure;
+    const out = new Uint8Array(new SharedArrayBuffer(job.sizePx * job.sizePx * 3));
+    const bands = Math.min(this.size, job.sizePx);
+    await Promise.all(
+      Array.from({ length: bands }, (_, b) => {
+        const rowStart = Math.floor((b * job.sizePx) / bands);
+        const rowEnd = Math.floor(((b + 1) * job.sizePx) / bands);
+        return new Promise<void>((resolve, reject) => {
+          this.queue.push({ job: { ...job, out, rowStart, rowEnd }, resolve, reject });
+          this.dispatch();
+        });
+      }),
+    );
+    return out;
   }
 
+  /** Stops the workers; views queued or in flight are rejected. */
   async close(): Promise<void> {
     this.fail(new Error('the view renderer was closed'));
+    for (const pending of this.busy.values()) pending.reject(this.failure!);
     const workers = [...this.idle, ...this.busy.keys()];
     this.idle.length = 0;
     this.busy.clear();
@@ -74,13 +94,13 @@ export class ViewPool {
   private spawn(): Worker {
     const worker = startWorker();
     worker.unref(); // an idle pool must not keep the process alive
-    worker.on('message', (reply: ViewReply) => {
+    worker.on('message', (reply: BandReply) => {
       const pending = this.busy.get(worker);
       this.busy.delete(worker);
       this.proven.add(worker);
       worker.unref();
       this.idle.push(worker);
-      if ('rgb' in reply) pending?.resolve(reply.rgb);
+      if ('ok' in reply) pending?.resolve();
       else pending?.reject(new Error(reply.error));
       this.dispatch();
     });

@@ -1,21 +1,20 @@
 /**
- * Worker-thread side of ViewPool: reprojects views of panoramas that live in shared memory and
- * hands the pixels back without copying.
+ * Worker-thread side of ViewPool: draws a band of rows of a view of a panorama that lives in shared
+ * memory, into an output that is shared too, so nothing is copied either way.
  */
 import { parentPort } from 'node:worker_threads';
-import { reproject } from './reproject.js';
-import type { ViewJob, ViewReply } from './view-pool.js';
+import { reprojectRows } from './reproject.js';
+import type { BandJob, BandReply } from './view-pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('view-worker.js runs only as a worker thread (see ViewPool)');
 
-port.on('message', ({ pano, yawDeg, pitchDeg, fovDeg, sizePx }: ViewJob) => {
-  let rgb: Uint8Array<ArrayBuffer>;
+port.on('message', ({ pano, yawDeg, pitchDeg, fovDeg, sizePx, out, rowStart, rowEnd }: BandJob) => {
   try {
-    rgb = reproject(pano, yawDeg, pitchDeg, fovDeg, sizePx);
+    reprojectRows(pano, yawDeg, pitchDeg, fovDeg, sizePx, out, rowStart, rowEnd);
   } catch (error) {
-    port.postMessage({ error: (error as Error).message } satisfies ViewReply);
+    port.postMessage({ error: (error as Error).message } satisfies BandReply);
     return;
   }
-  port.postMessage({ rgb } satisfies ViewReply, [rgb.buffer]);
+  port.postMessage({ ok: true } satisfies BandReply);
 });
