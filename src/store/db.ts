@@ -6,6 +6,7 @@ import { GeolabError } from '../core/errors.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
+export type Statement = Database.Statement;
 
 export function openDatabase(file: string, migrations: readonly string[] = MIGRATIONS): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });

@@ -117,4 +117,14 @@ export const MIGRATIONS: readonly string[] = [
     ended_at TEXT
   );
   `,
+  // 2: the episode list (filters, sorts, text search) must stay instant at 100k episodes. Episode
+  // rows are wide (record_json), so one covering index of the list's columns, in the default order,
+  // serves every filter and sort by scanning it instead of the table; it replaces episodes_recorded.
+  `
+  DROP INDEX episodes_recorded;
+  CREATE INDEX episodes_list ON episodes(
+    recorded_at, episode_id, model_name, split, task_index, sample, task_id, country, verdict,
+    distance_km, reward, turns_used, error
+  );
+  `,
 ];

@@ -1,0 +1,159 @@
+/**
+ * `geolab episodes list | import`, through the command functions (the commander wiring in main.ts
+ * maps --limit, --model, --split, --country, --verdict, --skip-invalid and --json onto them).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { importCommand, listCommand } from '../../src/cli/commands/episodes.js';
+import { InputError, UsageError } from '../../src/core/errors.js';
+import { completedRecord, failedRecord } from '../helpers/episodes.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+let stdout = '';
+let stderr = '';
+beforeEach(() => {
+  stdout = '';
+  stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+});
+afterEach(() => vi.restoreAllMocks());
+
+function episodesFile(lines: (object | string)[]): string {
+  const file = join(tempDir(), 'episodes.jsonl');
+  writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return file;
+}
+
+const EPISODES = [
+  completedRecord({
+    id: '3f9a21c0-0001',
+    index: 17,
+    model: 'alpha',
+    country: 'Austria',
+    verdict: 'close',
+    distanceKm: 14.04,
+    reward: 0.9123,
+    recordedAt: '2026-01-01T00:00:01Z',
+  }),
+  completedRecord({
+    id: '7b00aa11-0002',
+    index: 3,
+    model: 'beta',
+    split: 'train',
+    country: 'Chile',
+    verdict: 'far',
+    distanceKm: 2500,
+    reward: 0.1,
+    recordedAt: '2026-01-01T00:00:02Z',
+  }),
+  failedRecord({ id: 'c0ffee00-0003', index: 5, model: 'beta', recordedAt: '2026-01-01T00:00:03Z' }),
+];
+
+async function seeded(): Promise<string> {
+  const workspace = tempDir();
+  await importCommand(episodesFile(EPISODES), { workspace, json: true });
+  stdout = '';
+  return workspace;
+}
+
+describe('geolab episodes list', () => {
+  it('says so when there are no episodes', async () => {
+    await listCommand({ workspace: tempDir() });
+    expect(stdout).toBe('no episodes yet\n');
+  });
+
+  it('prints an aligned table, newest first, with short ids', async () => {
+    await listCommand({ workspace: await seeded() });
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^episode\s+model\s+split\s+task\s+country\s+verdict\s+distance_km\s+reward$/);
+    expect(lines[1]).toMatch(/^c0ffee00\s+beta\s+eval\s+5\s+-\s+failed\s+-\s+-$/);
+    expect(lines[2]).toMatch(/^7b00aa11\s+beta\s+train\s+3\s+Chile\s+far\s+2500\.0\s+0\.100$/);
+    expect(lines[3]).toMatch(/^3f9a21c0\s+alpha\s+eval\s+17\s+Austria\s+close\s+14\.0\s+0\.912$/);
+    // Aligned: every column starts at the same offset on each line.
+    const columnStart = (line: string, i: number) => [...line.matchAll(/\S+/g)][i]?.index;
+    for (let column = 0; column < 8; column++) expect(new Set(lines.map((l) => columnStart(l, column))).size).toBe(1);
+  });
+
+  it('prints one JSON array with full ids', async () => {
+    await listCommand({ workspace: await seeded(), json: true });
+    const rows = JSON.parse(stdout) as Record<string, unknown>[];
+    expect(rows.map((r) => r.episode_id)).toEqual(['c0ffee00-0003', '7b00aa11-0002', '3f9a21c0-0001']);
+    expect(rows[2]).toEqual({
+      episode_id: '3f9a21c0-0001',
+      recorded_at: '2026-01-01T00:00:01.000Z',
+      model: 'alpha',
+      split: 'eval',
+      task_index: 17,
+      country: 'Austria',
+      verdict: 'close',
+      distance_km: 14.04,
+      reward: 0.9123,
+    });
+  });
+
+  it('filters by model, split, country and verdict, and limits', async () => {
+    const workspace = await seeded();
+    const ids = async (opts: Parameters<typeof listCommand>[0]) => {
+      stdout = '';
+      await listCommand({ workspace, json: true, ...opts });
+      return (JSON.parse(stdout) as { episode_id: string }[]).map((r) => r.episode_id.slice(0, 4));
+    };
+    expect(await ids({ model: 'beta' })).toEqual(['c0ff', '7b00']);
+    expect(await ids({ split: 'train' })).toEqual(['7b00']);
+    expect(await ids({ country: 'Austria' })).toEqual(['3f9a']);
+    expect(await ids({ verdict: 'far' })).toEqual(['7b00']);
+    expect(await ids({ limit: 1 })).toEqual(['c0ff']);
+    expect(await ids({ limit: 0 })).toHaveLength(3);
+    stdout = '';
+    await listCommand({ workspace, limit: 2 });
+    expect(stdout).toContain('2 of 3 episodes');
+    stdout = '';
+    await listCommand({ workspace, country: 'Peru' });
+    expect(stdout).toBe('no episodes match\n');
+    await expect(listCommand({ workspace, limit: -1 })).rejects.toThrow(UsageError);
+  });
+});
+
+describe('geolab episodes import', () => {
+  it('imports a file and says how many episodes it brought in', async () => {
+    const workspace = tempDir();
+    const file = episodesFile(EPISODES);
+    await importCommand(file, { workspace });
+    expect(stdout).toBe(`${file}: imported 3 episode(s) into ${workspace}\n`);
+  });
+
+  it('reports JSON, and the same counts when run again', async () => {
+    const workspace = tempDir();
+    const file = episodesFile(EPISODES);
+    await importCommand(file, { workspace, json: true });
+    const first = stdout;
+    stdout = '';
+    await importCommand(file, { workspace, json: true });
+    expect(stdout).toBe(first);
+    expect(JSON.parse(stdout)).toEqual({ file, lines: 3, imported: 3, skipped: 0, invalid: [], images: 0, workspace });
+  });
+
+  it('stops at an invalid line with exit code 2, or skips it and lists it with --skip-invalid', async () => {
+    const workspace = tempDir();
+    const file = episodesFile([EPISODES[0] as object, '{oops', EPISODES[1] as object]);
+    const error = await importCommand(file, { workspace }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).exitCode).toBe(2);
+    expect((error as Error).message).toMatch(new RegExp(`^${file}:2: not valid JSON`));
+
+    await importCommand(file, { workspace, skipInvalid: true });
+    expect(stdout).toContain('imported 2 episode(s), skipped 1 invalid line(s)');
+    expect(stderr).toMatch(new RegExp(`^${file}:2: skipped: not valid JSON`));
+  });
+
+  it('refuses a file it cannot read with exit code 2', async () => {
+    const missing = join(tempDir(), 'missing.jsonl');
+    await expect(importCommand(missing, { workspace: tempDir() })).rejects.toMatchObject({ exitCode: 2 });
+  });
+});

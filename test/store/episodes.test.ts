@@ -1,0 +1,252 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { CompletedEpisode } from '../../src/core/episode.js';
+import { GeolabError, UsageError } from '../../src/core/errors.js';
+import { countEpisodes, EpisodeFieldError, listEpisodes, loadEpisode, saveEpisode, type EpisodeQuery } from '../../src/store/episodes.js';
+import { ensureEvalRun } from '../../src/store/eval-runs.js';
+import { storeImage } from '../../src/store/images.js';
+import { openWorkspace, type Workspace } from '../../src/store/index.js';
+import { completedEpisode, completedRecord, failedRecord, type EpisodeFixture, type EpisodeOptions } from '../helpers/episodes.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+const open: Workspace[] = [];
+async function workspace(): Promise<Workspace> {
+  const ws = await openWorkspace(tempDir(), { seedDemo: false });
+  open.push(ws);
+  return ws;
+}
+afterEach(() => open.splice(0).forEach((ws) => ws.close()));
+
+function storeImages(ws: Workspace, fixture: EpisodeFixture): void {
+  for (const { bytes, mime } of fixture.images.values()) storeImage(ws, bytes, mime as 'image/jpeg' | 'image/png');
+}
+
+const count = (ws: Workspace, table: string) => ws.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+
+describe('saveEpisode and loadEpisode', () => {
+  it('round-trips a completed episode with its turns, images and messages', async () => {
+    const ws = await workspace();
+    const fixture = await completedEpisode({ index: 3 });
+    storeImages(ws, fixture);
+    saveEpisode(ws.db, fixture.record);
+    expect(loadEpisode(ws.db, fixture.record.episode_id)).toEqual(fixture.record);
+  });
+
+  it('keeps the list columns on the episode row and each piece of the record once', async () => {
+    const ws = await workspace();
+    const fixture = await completedEpisode({ index: 3, country: 'Chile', verdict: 'far', distanceKm: 800, reward: 0.2 });
+    storeImages(ws, fixture);
+    saveEpisode(ws.db, fixture.record);
+    const row = ws.db.prepare('SELECT * FROM episodes').get() as Record<string, unknown>;
+    expect(row).toMatchObject({
+      episode_id: 'ep-eval-3-s0',
+      run_id: null,
+      recorded_at: '2026-01-01T00:00:00.000Z',
+      model_name: 'qwen3.5-4b',
+      split: 'eval',
+      task_index: 3,
+      sample: 0,
+      task_id: 'demo-3',
+      country: 'Chile',
+      verdict: 'far',
+      distance_km: 800,
+      reward: 0.2,
+      train_reward: 0.2,
+      turns_used: 3,
+      error: null,
+    });
+    expect(JSON.parse(row.record_json as string)).not.toHaveProperty('turns');
+
+    const turns = ws.db.prepare('SELECT * FROM turns ORDER BY turn').all() as Record<string, unknown>[];
+    expect(turns.map((t) => t.turn)).toEqual([0, 1, 2, 3]);
+    const recordTurns = fixture.record.turns ?? [];
+    expect(turns.map((t) => t.image_sha256)).toEqual(recordTurns.map((t) => t.image_sha256 ?? null));
+    expect(turns.map((t) => t.done)).toEqual([0, 0, 0, 1]);
+    expect(JSON.parse(turns[2]?.action_json as string)).toEqual({ action: 'pin', lat: 47.2, lon: 10.3 });
+    expect(turns[0]?.messages_json).toBeNull();
+    expect(JSON.parse(turns[1]?.messages_json as string)).toEqual((recordTurns[1] as Record<string, unknown>).messages);
+    expect(JSON.parse(turns[1]?.turn_json as string)).not.toHaveProperty('messages');
+    expect(turns[3]).toMatchObject({ feedback: '800 km away.', reward: 0.2, status: 'ok' });
+  });
+
+  it('saves a failed episode with its error and no turns', async () => {
+    const ws = await workspace();
+    const record = failedRecord({ index: 2, recordedAt: '2026-02-01T10:00:00+00:00' });
+    saveEpisode(ws.db, record);
+    expect(loadEpisode(ws.db, record.episode_id)).toEqual(record);
+    expect(listEpisodes(ws.db)).toEqual([
+      {
+        episode_id: 'ep-eval-2-failed',
+        recorded_at: '2026-02-01T10:00:00.000Z',
+        model_name: 'qwen3.5-4b',
+        split: 'eval',
+        task_index: 2,
+        sample: 0,
+        country: null,
+        verdict: null,
+        distance_km: null,
+        reward: null,
+        turns_used: null,
+        error: 'ServiceError: model endpoint unreachable',
+      },
+    ]);
+  });
+
+  it('writes nothing when a turn references an image the store does not have', async () => {
+    const ws = await workspace();
+    const fixture = await completedEpisode();
+    const [first] = fixture.images.values();
+    if (first) storeImage(ws, first.bytes, 'image/jpeg'); // only the first of three images
+    let error: unknown;
+    try {
+      saveEpisode(ws.db, fixture.record);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(EpisodeFieldError);
+    expect((error as EpisodeFieldError).field).toBe('turns[1].image_sha256');
+    expect((error as Error).message).toMatch(/not in the image store/);
+    expect(count(ws, 'episodes')).toBe(0);
+    expect(count(ws, 'turns')).toBe(0);
+  });
+
+  it('keeps the saved version when a replacement fails', async () => {
+    const ws = await workspace();
+    const fixture = await completedEpisode();
+    storeImages(ws, fixture);
+    saveEpisode(ws.db, fixture.record);
+    const broken = { ...fixture.record, turns: [...(fixture.record.turns ?? []), { turn: 1, status: 'ok' }] };
+    expect(() => saveEpisode(ws.db, broken)).toThrow(/turn 1 appears twice/);
+    expect(loadEpisode(ws.db, fixture.record.episode_id)).toEqual(fixture.record);
+  });
+
+  it('can save turns whose images live elsewhere without linking them', async () => {
+    const ws = await workspace();
+    const record = completedRecord({}, { view0: 'a'.repeat(64) });
+    saveEpisode(ws.db, record, { missingImages: 'unlink' });
+    expect(ws.db.prepare('SELECT image_sha256 FROM turns WHERE turn = 0').pluck().get()).toBeNull();
+    expect((loadEpisode(ws.db, record.episode_id) as CompletedEpisode).turns?.[0]?.image_sha256).toBe('a'.repeat(64));
+  });
+
+  it('replaces an episode saved again under the same id', async () => {
+    const ws = await workspace();
+    const record = completedRecord({ reward: 0.5 });
+    saveEpisode(ws.db, record);
+    saveEpisode(ws.db, record);
+    expect(count(ws, 'episodes')).toBe(1);
+    expect(count(ws, 'turns')).toBe(4);
+
+    const shorter = completedRecord({ reward: 0.7, turns: 3 });
+    saveEpisode(ws.db, shorter);
+    expect(count(ws, 'episodes')).toBe(1);
+    expect(count(ws, 'turns')).toBe(3);
+    expect(loadEpisode(ws.db, record.episode_id)).toEqual(shorter);
+    expect(listEpisodes(ws.db)[0]?.reward).toBe(0.7);
+  });
+
+  it('keeps the run of an episode saved again without one', async () => {
+    const ws = await workspace();
+    ensureEvalRun(ws.db, { id: 'run-1', root: '/runs/run-1' });
+    saveEpisode(ws.db, completedRecord(), { runId: 'run-1' });
+    saveEpisode(ws.db, completedRecord());
+    expect(listEpisodes(ws.db, { runId: 'run-1' })).toHaveLength(1);
+  });
+});
+
+describe('listEpisodes', () => {
+  async function seeded(): Promise<Workspace> {
+    const ws = await workspace();
+    const save = (options: EpisodeOptions) => saveEpisode(ws.db, completedRecord(options));
+    const at = (second: number) => `2026-01-01T00:00:0${second}Z`;
+    save({ id: 'e1', index: 1, recordedAt: at(1), model: 'alpha', country: 'Austria', verdict: 'close', reward: 0.9, distanceKm: 10 });
+    save({ id: 'e2', index: 2, recordedAt: at(2), model: 'beta', country: 'Chile', verdict: 'far', reward: 0.1, distanceKm: 3000, turns: 3 });
+    save({ id: 'e3', index: 3, recordedAt: at(3), model: 'alpha', split: 'train', country: 'Chile', verdict: 'close', reward: 0.5, distanceKm: 200 });
+    saveEpisode(ws.db, failedRecord({ id: 'e4', index: 4, recordedAt: at(4), model: 'beta' }));
+    return ws;
+  }
+  const ids = (rows: { episode_id: string }[]) => rows.map((r) => r.episode_id);
+
+  it('lists newest first, and oldest first when asked', async () => {
+    const ws = await seeded();
+    expect(ids(listEpisodes(ws.db))).toEqual(['e4', 'e3', 'e2', 'e1']);
+    expect(ids(listEpisodes(ws.db, { descending: false }))).toEqual(['e1', 'e2', 'e3', 'e4']);
+  });
+
+  it('filters by model, split, country, verdict, reward range and text', async () => {
+    const ws = await seeded();
+    expect(ids(listEpisodes(ws.db, { model: 'alpha' }))).toEqual(['e3', 'e1']);
+    expect(ids(listEpisodes(ws.db, { split: 'train' }))).toEqual(['e3']);
+    expect(ids(listEpisodes(ws.db, { country: 'Chile', verdict: 'close' }))).toEqual(['e3']);
+    expect(ids(listEpisodes(ws.db, { minReward: 0.5 }))).toEqual(['e3', 'e1']);
+    expect(ids(listEpisodes(ws.db, { minReward: 0.2, maxReward: 0.6 }))).toEqual(['e3']);
+    expect(ids(listEpisodes(ws.db, { search: 'chi' }))).toEqual(['e3', 'e2']);
+    expect(ids(listEpisodes(ws.db, { search: 'unreachable' }))).toEqual(['e4']);
+    expect(ids(listEpisodes(ws.db, { search: '%' }))).toEqual([]);
+    expect(countEpisodes(ws.db)).toBe(4);
+    expect(countEpisodes(ws.db, { model: 'beta' })).toBe(2);
+  });
+
+  it('sorts by reward, distance and turns, episodes without the value last either way', async () => {
+    const ws = await seeded();
+    expect(ids(listEpisodes(ws.db, { sort: 'reward' }))).toEqual(['e1', 'e3', 'e2', 'e4']);
+    expect(ids(listEpisodes(ws.db, { sort: 'reward', descending: false }))).toEqual(['e2', 'e3', 'e1', 'e4']);
+    expect(ids(listEpisodes(ws.db, { sort: 'distance' }))).toEqual(['e1', 'e3', 'e2', 'e4']);
+    expect(ids(listEpisodes(ws.db, { sort: 'distance', descending: true }))).toEqual(['e2', 'e3', 'e1', 'e4']);
+    // e1 and e3 both used three turns: ties go oldest first.
+    expect(ids(listEpisodes(ws.db, { sort: 'turns' }))).toEqual(['e2', 'e1', 'e3', 'e4']);
+  });
+
+  it('pages with limit and offset', async () => {
+    const ws = await seeded();
+    expect(ids(listEpisodes(ws.db, { limit: 2 }))).toEqual(['e4', 'e3']);
+    expect(ids(listEpisodes(ws.db, { limit: 2, offset: 2 }))).toEqual(['e2', 'e1']);
+    expect(ids(listEpisodes(ws.db, { offset: 3 }))).toEqual(['e1']);
+  });
+
+  it('reads the list from the covering index, never the wide episode rows', async () => {
+    const ws = await seeded();
+    const prepare = ws.db.prepare.bind(ws.db);
+    // listEpisodes runs its own SQL with its own parameters, explained instead of executed.
+    vi.spyOn(ws.db, 'prepare').mockImplementation(((sql: string) => prepare(`EXPLAIN QUERY PLAN ${sql}`)) as typeof prepare);
+    const plan = (query: EpisodeQuery) => (listEpisodes(ws.db, query) as unknown as { detail: string }[]).map((r) => r.detail).join('; ');
+    const queries: EpisodeQuery[] = [
+      { limit: 50 },
+      { country: 'Chile', limit: 50 },
+      { model: 'alpha', split: 'eval', verdict: 'close', sort: 'reward', limit: 50 },
+      { minReward: 0.2, sort: 'distance', limit: 50, offset: 100 },
+      { search: 'chi', sort: 'turns', descending: true },
+    ];
+    for (const query of queries) expect(plan(query)).toMatch(/^SCAN episodes USING COVERING INDEX episodes_list/);
+  });
+});
+
+describe('loadEpisode by prefix', () => {
+  async function seeded(): Promise<Workspace> {
+    const ws = await workspace();
+    for (const id of ['3f9a21c0-aaaa', '3f9a21c0-bbbb', '3f9b0000', '3f']) saveEpisode(ws.db, completedRecord({ id }));
+    return ws;
+  }
+
+  it('finds the one episode an unambiguous prefix names', async () => {
+    const ws = await seeded();
+    expect(loadEpisode(ws.db, '3f9b')?.episode_id).toBe('3f9b0000');
+    expect(loadEpisode(ws.db, '3f9a21c0-b')?.episode_id).toBe('3f9a21c0-bbbb');
+  });
+
+  it('prefers an exact id over the longer ids it starts', async () => {
+    const ws = await seeded();
+    expect(loadEpisode(ws.db, '3f')?.episode_id).toBe('3f');
+  });
+
+  it('refuses an ambiguous prefix, naming the candidates', async () => {
+    const ws = await seeded();
+    expect(() => loadEpisode(ws.db, '3f9a')).toThrow(GeolabError);
+    expect(() => loadEpisode(ws.db, '3f9a')).toThrow(/ambiguous.*3f9a21c0-aaaa, 3f9a21c0-bbbb/);
+  });
+
+  it('returns nothing for an unknown id and refuses an empty one', async () => {
+    const ws = await seeded();
+    expect(loadEpisode(ws.db, 'zz')).toBeUndefined();
+    expect(loadEpisode(ws.db, '3f9c')).toBeUndefined();
+    expect(() => loadEpisode(ws.db, '')).toThrow(UsageError);
+  });
+});
