@@ -57,6 +57,8 @@ export interface PolicyDecision {
   harnessAction?: HarnessAction;
   /** `ok`, `unparseable` or `provider_error` (recorded as turn.status). */
   status: 'ok' | 'unparseable' | 'provider_error';
+  /** Why there is no action (what the reply lacked, how the request failed): the turn's feedback. */
+  note?: string;
   model?: TurnModelInfo;
   /** Every message of the request, images by hash, for the audit. */
   messages?: RecordedMessage[];
@@ -95,6 +97,8 @@ export interface RunOptions {
   split: string;
   index: number;
   sample?: number;
+  /** Task fields the caller knows beyond what the environment reports (attribution, ...), for the record's `task`. */
+  task?: Record<string, unknown>;
   maxTurns?: number;
   /** Harness config recorded on the episode (mode, prompt_version, ...). */
   config?: Record<string, unknown>;

@@ -1,0 +1,221 @@
+/**
+ * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; DESIGN §8). The I/O shell of
+ * the model policy: a request with timeouts and bounded retries with exponential backoff on 429, 5xx,
+ * timeouts and dropped connections. A request that still fails is returned as errors for the turn's
+ * record, never thrown: a provider error costs the turn, not the episode. Only an abort throws.
+ *
+ * The API key comes from an environment variable chosen by the caller, is sent only as
+ * `Authorization: Bearer`, and is redacted from every message this module produces.
+ */
+import axios, { type AxiosResponse } from 'axios';
+import { ServiceError, UsageError } from '../core/errors.js';
+
+export interface Endpoint {
+  /** Up to and including the version: `http://127.0.0.1:8000/v1`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Attempts in all, the first included. */
+  maxAttempts?: number;
+  /** Delay before the first retry; each further retry waits twice as long. */
+  baseDelayMs?: number;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 180_000;
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_BASE_DELAY_MS = 1_000;
+/** A server's Retry-After is honoured up to this long. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export type WirePart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export interface WireMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | WirePart[] | null;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ChatReply {
+  content: string;
+  /** vLLM's reasoning parser puts thinking here (`reasoning_content`, newer servers `reasoning`). */
+  reasoning: string | null;
+  toolCalls: unknown[];
+  finishReason: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+}
+
+export interface ChatCall {
+  /** Null when every attempt failed. */
+  reply: ChatReply | null;
+  attempts: number;
+  /** One line per failed attempt, key redacted. */
+  errors: string[];
+  latencyS: number;
+}
+
+export async function chatCompletion(
+  endpoint: Endpoint,
+  request: { messages: WireMessage[]; tools?: unknown[] },
+  signal?: AbortSignal,
+): Promise<ChatCall> {
+  const body = {
+    model: endpoint.model,
+    messages: request.messages,
+    ...(request.tools?.length ? { tools: request.tools } : {}),
+    ...(endpoint.temperature !== undefined ? { temperature: endpoint.temperature } : {}),
+    ...(endpoint.maxTokens !== undefined ? { max_tokens: endpoint.maxTokens } : {}),
+  };
+  const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+  const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const errors: string[] = [];
+  const started = performance.now();
+  const latencyS = () => (performance.now() - started) / 1000;
+  for (let attempt = 1; ; attempt++) {
+    let failure: { message: string; retry: boolean; retryAfterMs?: number };
+    try {
+      const res = await axios.post(joinUrl(endpoint.baseUrl, 'chat/completions'), body, {
+        headers: headers(endpoint.apiKey),
+        timeout: timeoutMs,
+        signal,
+        validateStatus: () => true,
+        // Images make bodies large; the server sets its own limit.
+        maxBodyLength: Infinity,
+        maxContentLength: Infinity,
+      });
+      if (res.status >= 200 && res.status < 300) {
+        const reply = readReply(res.data);
+        if (reply) return { reply, attempts: attempt, errors, latencyS: latencyS() };
+        failure = { message: `malformed response: ${snippet(res.data)}`, retry: false };
+      } else {
+        failure = { message: `HTTP ${res.status}: ${snippet(res.data)}`, retry: res.status === 429 || res.status >= 500, retryAfterMs: retryAfterMs(res) };
+      }
+    } catch (err) {
+      if (signal?.aborted) throw abortError();
+      failure = transportFailure(err, timeoutMs);
+    }
+    errors.push(redact(`attempt ${attempt}: ${failure.message}`, endpoint.apiKey));
+    if (!failure.retry || attempt >= maxAttempts) return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
+    const backoffMs = (endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS) * 2 ** (attempt - 1);
+    await sleep(Math.max(backoffMs, failure.retryAfterMs ?? 0), signal);
+  }
+}
+
+export interface ServedModel {
+  id: string;
+  /** vLLM: the base model a LoRA adapter is served on. */
+  parent: string | null;
+  root: string | null;
+}
+
+/** `GET {baseUrl}/models`; an endpoint that cannot be reached or answers with an error is a ServiceError (exit 3). */
+export async function listModels(baseUrl: string, options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ServedModel[]> {
+  const url = joinUrl(baseUrl, 'models');
+  let res: AxiosResponse;
+  try {
+    res = await axios.get(url, { headers: headers(options.apiKey), timeout: options.timeoutMs ?? 15_000, validateStatus: () => true });
+  } catch (err) {
+    throw new ServiceError(redact(`cannot reach the model endpoint at ${url}: ${transportFailure(err, options.timeoutMs ?? 15_000).message}`, options.apiKey));
+  }
+  if (res.status < 200 || res.status >= 300) {
+    throw new ServiceError(redact(`the model endpoint answered HTTP ${res.status} at ${url}: ${snippet(res.data)}`, options.apiKey));
+  }
+  const data = (res.data as { data?: unknown })?.data;
+  if (!Array.isArray(data)) throw new ServiceError(`the model endpoint at ${url} did not answer with a model list`);
+  return data.flatMap((entry) => {
+    const e = entry as { id?: unknown; parent?: unknown; root?: unknown };
+    if (typeof e.id !== 'string') return [];
+    return [{ id: e.id, parent: typeof e.parent === 'string' ? e.parent : null, root: typeof e.root === 'string' ? e.root : null }];
+  });
+}
+
+/**
+ * The requested model must be listed: vLLM serves a request for an unknown name with nothing, and an
+ * adapter name mistyped is the commonest way to evaluate the wrong thing.
+ */
+export async function checkModel(baseUrl: string, model: string, options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ServedModel> {
+  const served = await listModels(baseUrl, options);
+  const found = served.find((m) => m.id === model);
+  if (!found) {
+    const names = served.map((m) => m.id).join(', ') || 'nothing';
+    throw new UsageError(`model "${model}" is not served at ${baseUrl} (it serves: ${names}); pass one of those to --model`);
+  }
+  return found;
+}
+
+export function redact(text: string, apiKey: string | undefined): string {
+  return apiKey ? text.split(apiKey).join('[redacted]') : text;
+}
+
+function headers(apiKey: string | undefined): Record<string, string> {
+  return { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
+}
+
+function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/${path}`;
+}
+
+function readReply(data: unknown): ChatReply | null {
+  const body = data as {
+    choices?: { message?: Record<string, unknown>; finish_reason?: unknown }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
+  const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
+  const message = choice?.message;
+  if (!message || typeof message !== 'object') return null;
+  const reasoning = message.reasoning_content ?? message.reasoning;
+  return {
+    content: typeof message.content === 'string' ? message.content : '',
+    reasoning: typeof reasoning === 'string' ? reasoning : null,
+    toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls : [],
+    finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
+    tokensIn: typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : null,
+    tokensOut: typeof body.usage?.completion_tokens === 'number' ? body.usage.completion_tokens : null,
+  };
+}
+
+const RETRYABLE_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+
+function transportFailure(err: unknown, timeoutMs: number): { message: string; retry: boolean } {
+  const code = axios.isAxiosError(err) ? err.code : (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return { message: `no answer within ${timeoutMs} ms (timeout)`, retry: true };
+  const message = code ? `connection failed (${code})` : `request failed: ${(err as Error)?.message ?? String(err)}`;
+  return { message, retry: code !== undefined && RETRYABLE_CODES.has(code) };
+}
+
+function retryAfterMs(res: AxiosResponse): number | undefined {
+  const header = res.headers['retry-after'];
+  const seconds = typeof header === 'string' ? Number(header) : NaN;
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : undefined;
+}
+
+/** A response body, short enough for one line of an error. */
+function snippet(data: unknown): string {
+  const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data));
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortError(): Error {
+  return new DOMException('aborted', 'AbortError');
+}

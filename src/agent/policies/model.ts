@@ -1,0 +1,286 @@
+/**
+ * A model over an OpenAI-compatible endpoint, playing by one of the two protocols (DESIGN §13). The
+ * protocols build messages and read replies (pure); this shell prepares images, runs the leak guard
+ * on every request before it is sent, and talks to the endpoint. One policy plays one episode: the
+ * native-tools conversation and the guard's knowledge of the task belong to it.
+ */
+import type { LatLon } from '../../core/geodesy.js';
+import type { Observation, Op, StepResult } from '../../env/types.js';
+import { dataUrl, DEFAULT_IMAGE_SIZE_PX, prepareImage, type PreparedImage } from '../images.js';
+import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
+import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, type ChatCall, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
+import { pointsOfAction, toHarnessAction } from '../protocols/common.js';
+import { JSON_PROMPT_VERSION, jsonRequest, readJsonReply } from '../protocols/json.js';
+import {
+  assistantMessage,
+  executedCallMessages,
+  forcedGuessMessage,
+  openingMessage,
+  readToolReply,
+  toolSpec,
+  toolSpecs,
+  TOOLS_PROMPT_VERSION,
+  withCallIds,
+  type ToolCall,
+  type ToolSet,
+} from '../protocols/tools.js';
+import type { Policy, PolicyContext, PolicyDecision, RecordedMessage, RecordedPart, TurnModelInfo } from '../types.js';
+import { sha256Hex } from '../../store/images.js';
+
+export type Protocol = 'tools' | 'json';
+
+export interface ModelPolicyOptions {
+  endpoint: Endpoint;
+  protocol: Protocol;
+  /** Native tools only: which tools are offered (default `trained`). */
+  tools?: ToolSet;
+  imageSizePx?: number;
+  /** What the leak guard knows of the task being played. */
+  guard: GuardKnowledge;
+  /** The endpoint's entry for the model, when it was checked (vLLM names an adapter's base). */
+  served?: ServedModel;
+}
+
+export function promptVersionOf(protocol: Protocol): string {
+  return protocol === 'tools' ? TOOLS_PROMPT_VERSION : JSON_PROMPT_VERSION;
+}
+
+export function createModelPolicy(options: ModelPolicyOptions): Policy {
+  return options.protocol === 'tools' ? new ToolsPolicy(options) : new JsonPolicy(options);
+}
+
+type SentImages = Map<string, { bytes: Buffer; mime: string }>;
+
+/** What both protocols do around a request: images, the guard, the call, the turn's model info. */
+abstract class ModelShell {
+  readonly name: string;
+  readonly identity: Record<string, unknown>;
+  protected readonly sent: SentImages = new Map();
+  /** Prepared images by the sha256 of the environment's bytes, so each is encoded once. */
+  private readonly prepared = new Map<string, PreparedImage>();
+
+  constructor(protected readonly options: ModelPolicyOptions) {
+    const { endpoint } = options;
+    this.name = endpoint.model;
+    this.identity = {
+      provider: 'openai-compatible',
+      model: endpoint.model,
+      base_url: endpoint.baseUrl,
+      temperature: endpoint.temperature ?? null,
+      max_tokens: endpoint.maxTokens ?? null,
+      protocol: options.protocol,
+      prompt_version: promptVersionOf(options.protocol),
+      ...(options.protocol === 'tools' ? { tools: options.tools ?? 'trained' } : {}),
+      image_size: this.imageSizePx,
+      timeout_s: (endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000,
+      max_attempts: endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      ...(options.served?.parent ? { base_model: options.served.parent } : {}),
+    };
+  }
+
+  protected get imageSizePx(): number {
+    return this.options.imageSizePx ?? DEFAULT_IMAGE_SIZE_PX;
+  }
+
+  /** The observation's image as the model gets it, referenced by hash. */
+  protected async imagePart(observation: Observation): Promise<RecordedPart | null> {
+    if (!observation.image_base64) return null;
+    const bytes = Buffer.from(observation.image_base64, 'base64');
+    const key = sha256Hex(bytes);
+    let image = this.prepared.get(key);
+    if (!image) {
+      image = await prepareImage(bytes, this.imageSizePx);
+      this.prepared.set(key, image);
+    }
+    this.sent.set(image.sha256, { bytes: image.bytes, mime: image.mime });
+    return { type: 'image', sha256: image.sha256, mime: image.mime };
+  }
+
+  /** Guards, then sends. A leak throws (the episode fails); a provider failure comes back as errors. */
+  protected async send(messages: RecordedMessage[], tools: unknown[] | undefined, context: PolicyContext): Promise<ChatCall> {
+    guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
+    return chatCompletion(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
+  }
+
+  /** The decision fields every outcome shares: what was sent and what the model did. */
+  protected recorded(messages: RecordedMessage[], call: ChatCall): Pick<PolicyDecision, 'messages' | 'images' | 'prompt' | 'model'> {
+    const reply = call.reply;
+    const model: TurnModelInfo = {
+      reply: reply ? replyText(reply.content, reply.toolCalls) : null,
+      reasoning: reply?.reasoning ?? null,
+      finish_reason: reply?.finishReason ?? null,
+      tokens: reply ? { in: reply.tokensIn ?? undefined, out: reply.tokensOut ?? undefined } : null,
+      latency_s: call.latencyS,
+      attempts: call.attempts,
+      errors: call.errors,
+    };
+    return { messages, images: imagesIn(messages, this.sent), prompt: newHarnessText(messages), model };
+  }
+
+  protected providerError(messages: RecordedMessage[], call: ChatCall): PolicyDecision {
+    const last = call.errors.at(-1) ?? 'no answer';
+    return {
+      ...this.recorded(messages, call),
+      action: null,
+      status: 'provider_error',
+      note: `The model request failed after ${call.attempts} attempt${call.attempts === 1 ? '' : 's'} (${last}).`,
+    };
+  }
+
+  private toWire(message: RecordedMessage): WireMessage {
+    const content =
+      typeof message.content === 'string'
+        ? // An assistant turn that only called tools has no text; the API wants null there.
+          message.content === '' && message.tool_calls?.length
+          ? null
+          : message.content
+        : message.content.map((part) => {
+            if (part.type === 'text') return part;
+            const image = this.sent.get(part.sha256);
+            if (!image) throw new Error(`image ${part.sha256} is referenced but was never prepared`);
+            return { type: 'image_url' as const, image_url: { url: dataUrl(image) } };
+          });
+    return { ...message, content };
+  }
+}
+
+/** The native-tools conversation: one growing transcript, one executed call per reply. */
+class ToolsPolicy extends ModelShell implements Policy {
+  private readonly transcript: RecordedMessage[] = [];
+  /** The executed call still to be answered, with the result once the runner has it. */
+  private unanswered: { call: ToolCall | null; op: Op; extras: RecordedMessage[]; callsLeft: number; result?: StepResult } | null = null;
+  private forcedAsked = false;
+
+  private get toolSet(): ToolSet {
+    return this.options.tools ?? 'trained';
+  }
+
+  async decide(context: PolicyContext): Promise<PolicyDecision> {
+    await this.answerLastCall();
+    if (this.transcript.length === 0) {
+      const { heading_deg, fov_deg, pitch_deg } = context.observation;
+      const image = await this.imagePart(context.observation);
+      this.transcript.push(openingMessage({ tools: this.toolSet, maxTurns: context.maxTurns, camera: { heading_deg, fov_deg, pitch_deg }, image }));
+    }
+    if (context.forced && !this.forcedAsked) {
+      this.transcript.push(forcedGuessMessage());
+      this.forcedAsked = true;
+    }
+    const messages = [...this.transcript];
+    const tools = context.forced ? [toolSpec('guess', this.toolSet)] : toolSpecs(this.toolSet);
+    const call = await this.send(messages, tools, context);
+    if (!call.reply) return this.providerError(messages, call);
+
+    const calls = withCallIds(call.reply.toolCalls, context.turn);
+    this.transcript.push(assistantMessage(call.reply.content, calls));
+    const callsLeft = context.forced ? 0 : context.maxTurns - context.turn;
+    const reading = readToolReply(call.reply.content, calls, { tools: this.toolSet, forced: context.forced, callsLeft });
+    const recorded = this.recorded(messages, call);
+    if (reading.kind === 'unusable') {
+      this.transcript.push(...reading.replies);
+      return { ...recorded, action: null, status: 'unparseable', note: reading.note };
+    }
+    this.unanswered = { call: reading.call, op: reading.action.op, extras: reading.extras, callsLeft };
+    return { ...recorded, action: reading.action, harnessAction: toHarnessAction(reading.action), status: 'ok' };
+  }
+
+  observe(result: StepResult): void {
+    if (this.unanswered) this.unanswered.result = result;
+  }
+
+  /** Preparing the image is asynchronous, so the answer is written when the next request is built. */
+  private async answerLastCall(): Promise<void> {
+    const pending = this.unanswered;
+    this.unanswered = null;
+    if (!pending?.call || !pending.result) return;
+    const { observation } = pending.result;
+    const part = await this.imagePart(observation);
+    const kind = observation.image_kind === 'none' ? null : observation.image_kind;
+    this.transcript.push(
+      ...executedCallMessages({
+        call: pending.call,
+        op: pending.op,
+        feedback: observation.feedback,
+        callsLeft: pending.callsLeft,
+        image: part && kind ? { part, kind } : null,
+        extras: pending.extras,
+      }),
+    );
+  }
+}
+
+/** The JSON-action protocol: every request stands alone, built from the recorded turns. */
+class JsonPolicy extends ModelShell implements Policy {
+  /** The latest image the environment returned, prepared, and the turn that returned it. */
+  private latest: { part: RecordedPart; kind: 'view' | 'map'; turn: number } | null = null;
+
+  async decide(context: PolicyContext): Promise<PolicyDecision> {
+    const image = await this.latestImage(context);
+    const { heading_deg, fov_deg, pitch_deg } = context.observation;
+    const messages = jsonRequest({
+      history: context.history,
+      turn: context.turn,
+      maxTurns: context.maxTurns,
+      turnsLeft: context.turnsLeft,
+      forced: context.forced,
+      camera: { heading_deg, fov_deg, pitch_deg },
+      image,
+    });
+    const call = await this.send(messages, undefined, context);
+    if (!call.reply) return this.providerError(messages, call);
+    const reading = readJsonReply(call.reply.content, { forced: context.forced });
+    const recorded = this.recorded(messages, call);
+    if (!reading.ok) return { ...recorded, action: null, status: 'unparseable', note: reading.note };
+    return { ...recorded, action: reading.action, harnessAction: reading.harnessAction, status: 'ok' };
+  }
+
+  /**
+   * The one image of the request: the latest the environment returned. The runner's observation is
+   * the latest result, so when it has no image (a measure, a refused turn) the last one with an image
+   * is kept from the previous request.
+   */
+  private async latestImage(context: PolicyContext) {
+    const { observation } = context;
+    const part = await this.imagePart(observation);
+    if (part && observation.image_kind !== 'none') {
+      const turn = [...context.history].reverse().find((t) => t.image_kind && t.image_kind !== 'none')?.turn ?? 0;
+      this.latest = { part, kind: observation.image_kind, turn };
+    }
+    return this.latest;
+  }
+}
+
+/** The agent's own points so far: its pins, maps and measures (DESIGN §5 item 2). */
+function agentPoints(context: PolicyContext): LatLon[] {
+  return context.history.flatMap((turn) => pointsOfAction(turn.action as Record<string, unknown> | null | undefined));
+}
+
+function imagesIn(messages: RecordedMessage[], sent: SentImages): SentImages {
+  const images: SentImages = new Map();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      const image = part.type === 'image' ? sent.get(part.sha256) : undefined;
+      if (part.type === 'image' && image) images.set(part.sha256, image);
+    }
+  }
+  return images;
+}
+
+/**
+ * turn.prompt: what the harness said since the model last spoke (the opening instruction, a tool
+ * result and its caption, the JSON protocol's user message), without the fixed system text.
+ */
+function newHarnessText(messages: RecordedMessage[]): string | undefined {
+  const lastReply = messages.map((m) => m.role).lastIndexOf('assistant');
+  const texts = messages
+    .slice(lastReply + 1)
+    .filter((m) => m.role !== 'system')
+    .map((m) => (typeof m.content === 'string' ? m.content : m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n')));
+  return texts.length ? texts.join('\n') : undefined;
+}
+
+/** turn.model.reply: the text, or the calls when the model only called tools. */
+function replyText(content: string, toolCalls: unknown[]): string {
+  return content || (toolCalls.length ? JSON.stringify(toolCalls) : '');
+}

@@ -1,0 +1,389 @@
+/**
+ * The episode runner: resets the environment at one task, lets a policy choose each turn's action,
+ * executes it, and records everything in the public harness's schema v2 (DESIGN §1.2). Events stream
+ * out as they happen (the TUI's Live screen and the headless printer listen); the finished record
+ * and every image it refers to go to the sink.
+ *
+ * Turn rules (DESIGN §13): at most `maxTurns` turns; a decision without a usable action costs its
+ * turn and touches nothing; at the limit the policy is asked once more with only `guess` allowed, and
+ * if that yields no usable coordinates the harness submits an empty guess (a parse failure scoring
+ * 0, `forced_guess`). An environment error, a leak-guard refusal or an abort fails the episode.
+ */
+import { randomUUID } from 'node:crypto';
+import { EPISODE_SCHEMA_VERSION, type Camera, type CompletedEpisode, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
+import { referenceReward } from '../core/scoring.js';
+import type { EnvClient } from '../env/client/types.js';
+import { EnvError, type Action, type Observation, type StepResult } from '../env/types.js';
+import { sniffImageMime, sha256Hex } from '../store/images.js';
+import { LeakGuardError } from './leak-guard.js';
+import { formatAction, isUsableGuess, toHarnessAction } from './protocols/common.js';
+import type { HarnessAction, PolicyDecision, RunnerEvent, RunOptions } from './types.js';
+
+export const DEFAULT_MAX_TURNS = 12;
+
+/** What the harness submits when the forced turn yields no coordinates: scored as a parse failure. */
+const EMPTY_GUESS: Action = { op: 'guess', response: '' };
+
+type Images = Map<string, { bytes: Buffer; mime: string }>;
+type EpisodeRecord = CompletedEpisode | FailedEpisode;
+
+/** What a run has gathered so far: kept when it fails, for the failed record. */
+interface Played {
+  readonly episodeId: string;
+  readonly startedMs: number;
+  readonly turns: Turn[];
+  readonly images: Images;
+}
+
+export async function runEpisode(options: RunOptions): Promise<EpisodeRecord> {
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`maxTurns must be an integer >= 1, got ${maxTurns}`);
+  const played: Played = { episodeId: randomUUID(), startedMs: performance.now(), turns: [], images: new Map() };
+  const signal = options.signal ?? new AbortController().signal;
+  let record: EpisodeRecord;
+  try {
+    record = await play(options, maxTurns, signal, played);
+  } catch (err) {
+    record = failedRecord(options, maxTurns, played, signal.aborted ? null : err);
+  }
+  await options.sink?.write(record, played.images);
+  options.onEvent?.({ type: 'finished', record });
+  return record;
+}
+
+async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, played: Played): Promise<CompletedEpisode> {
+  const { client, policy } = options;
+  const emit = (event: RunnerEvent) => options.onEvent?.(event);
+  const first = await untilAborted(client.reset({ split: options.split, index: options.index, episode_id: played.episodeId }), signal);
+  let camera = cameraOf(first.observation, await untilAborted(frameIndexOf(client), signal));
+  emit({ type: 'started', episodeId: played.episodeId, split: options.split, index: options.index, observation: first.observation });
+  await policy.begin?.(first);
+  const image = keepImage(first.observation, played.images);
+  played.turns.push({
+    ...observed(first, image),
+    turn: 0,
+    status: 'ok',
+    camera_before: null,
+    camera_after: camera,
+    action: { action: 'reset' },
+    // The environment's opening prompt is never forwarded (it names its own tools and budget):
+    // each protocol writes its own, recorded on turn 1.
+    prompt: null,
+    model: null,
+    messages: [],
+  });
+
+  let current = first;
+  let forcedGuess = false;
+  for (let turn = 1; !current.done; turn++) {
+    if (turn > maxTurns + 1) throw new Error('the environment did not end the episode after the forced guess');
+    const forced = turn > maxTurns;
+    emit({ type: 'thinking', turn });
+    const decision = await untilAborted(
+      policy.decide({
+        turn,
+        maxTurns,
+        turnsLeft: forced ? 0 : maxTurns - turn + 1,
+        observation: current.observation,
+        history: [...played.turns],
+        forced,
+        signal,
+      }),
+      signal,
+    );
+    for (const [sha256, sent] of decision.images ?? []) played.images.set(sha256, sent);
+
+    let action = decision.action;
+    let harnessAction: HarnessAction | null = decision.harnessAction ?? (action ? toHarnessAction(action) : null);
+    if (forced && !isUsableGuess(action)) {
+      action = EMPTY_GUESS;
+      harnessAction = { action: 'forced_guess' };
+      forcedGuess = true;
+    }
+    const common = {
+      turn,
+      camera_before: camera,
+      // Spread: the record's schema wants a plain object where the policy's type is an interface.
+      model: decision.model ? { ...decision.model } : null,
+      prompt: decision.prompt ?? null,
+      messages: decision.messages ?? [],
+    };
+
+    if (!action) {
+      const record: Turn = { ...unchanged(current, camera, decision.note ?? noActionNote(decision)), ...common, status: decision.status, action: null };
+      played.turns.push(record);
+      emit({ type: 'turn', turn: record, image: null, observation: current.observation });
+      continue;
+    }
+
+    const stepped = await execute(client, action, signal);
+    if (!stepped.ok) {
+      // The environment refused the action as invalid: nothing changed, the turn is spent, and the
+      // policy hears why (a tool call must be answered) through an unchanged observation.
+      const record: Turn = { ...unchanged(current, camera, stepped.feedback), ...common, status: 'unparseable', action: harnessAction };
+      played.turns.push(record);
+      emit({ type: 'turn', turn: record, image: null, observation: current.observation });
+      policy.observe?.(refusal(current, stepped.feedback), decision);
+      continue;
+    }
+    const result = stepped.result;
+    camera = cameraOf(result.observation, await untilAborted(frameIndexOf(client), signal));
+    const shown = keepImage(result.observation, played.images);
+    const record: Turn = { ...observed(result, shown), ...common, status: decision.status, camera_after: camera, action: harnessAction };
+    played.turns.push(record);
+    emit({ type: 'turn', turn: record, image: shown?.bytes ?? null, observation: result.observation });
+    policy.observe?.(result, decision);
+    current = result;
+  }
+
+  return {
+    schema_version: EPISODE_SCHEMA_VERSION,
+    episode_id: played.episodeId,
+    recorded_at: new Date().toISOString(),
+    model_name: policy.name,
+    model: policy.identity,
+    task: taskOf(options, current.metadata, first.observation),
+    config: configOf(options, maxTurns),
+    turns: played.turns,
+    outcome: outcomeOf(current, played, forcedGuess),
+  };
+}
+
+type Stepped = { ok: true; result: StepResult } | { ok: false; feedback: string };
+
+async function execute(client: EnvClient, action: Action, signal: AbortSignal): Promise<Stepped> {
+  try {
+    return { ok: true, result: await untilAborted(client.step(action), signal) };
+  } catch (err) {
+    if (err instanceof EnvError && err.code === 'VALIDATION_ERROR') return { ok: false, feedback: `Invalid action: ${err.message}` };
+    throw err;
+  }
+}
+
+/** The frame the camera stands at: only the state says (bookkeeping, so a server that cannot is no failure). */
+async function frameIndexOf(client: EnvClient): Promise<number | null> {
+  try {
+    const state = (await client.state()) as { frame_index?: unknown } | null;
+    return typeof state?.frame_index === 'number' ? state.frame_index : null;
+  } catch {
+    return null;
+  }
+}
+
+function cameraOf(observation: Observation, frameIndex: number | null): Camera {
+  return { heading_deg: observation.heading_deg, pitch_deg: observation.pitch_deg, fov_deg: observation.fov_deg, frame_index: frameIndex };
+}
+
+/** The turn fields a result fills in. */
+function observed(result: StepResult, image: { sha256: string } | null) {
+  const o = result.observation;
+  return {
+    pins: o.pins.map((pin): [number, number] => [pin.lat, pin.lon]),
+    image_kind: image ? o.image_kind : ('none' as const),
+    image_sha256: image?.sha256 ?? null,
+    feedback: o.feedback,
+    action_cost: o.action_cost,
+    steps_remaining: o.steps_remaining,
+    moved_meters: o.moved_meters,
+    total_moved_meters: o.total_moved_meters,
+    available_tools: o.available_tools,
+    reward: result.reward,
+    done: result.done,
+  };
+}
+
+/** A turn that changed nothing: the state as it was, with why. */
+function unchanged(current: StepResult, camera: Camera, feedback: string) {
+  return {
+    ...observed({ ...current, reward: null, done: false }, null),
+    camera_after: camera,
+    feedback,
+    moved_meters: 0,
+  };
+}
+
+function refusal(current: StepResult, feedback: string): StepResult {
+  return {
+    observation: { ...current.observation, prompt: null, image_base64: null, image_kind: 'none', feedback, moved_meters: 0 },
+    reward: null,
+    done: false,
+    metadata: {},
+  };
+}
+
+function noActionNote(decision: PolicyDecision): string {
+  return decision.status === 'provider_error' ? 'The model request failed.' : 'The reply held no usable action.';
+}
+
+/** Stores the observation's image by hash; null when it has none. */
+function keepImage(observation: Observation, images: Images): { sha256: string; bytes: Buffer } | null {
+  if (!observation.image_base64) return null;
+  const bytes = Buffer.from(observation.image_base64, 'base64');
+  const sha256 = sha256Hex(bytes);
+  images.set(sha256, { bytes, mime: sniffImageMime(bytes) ?? (observation.image_kind === 'map' ? 'image/png' : 'image/jpeg') });
+  return { sha256, bytes };
+}
+
+function taskOf(options: RunOptions, metadata: Record<string, unknown>, first: Observation) {
+  return {
+    task_id: str(metadata.task_id),
+    country: str(metadata.country),
+    sequence_id: str(metadata.sequence_id),
+    captured_at: first.captured_at || null,
+    ...options.task,
+    split: options.split,
+    index: options.index,
+    sample: options.sample ?? 0,
+  };
+}
+
+function configOf(options: RunOptions, maxTurns: number) {
+  return { environment: options.client.location, ...options.config, max_turns: maxTurns };
+}
+
+function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Outcome {
+  const o = final.observation;
+  const m = final.metadata;
+  const distanceKm = o.distance_km ?? num(m.distance_km);
+  const turns = played.turns.filter((t) => t.turn > 0);
+  const models = turns.map((t) => t.model).filter((model) => model !== null && model !== undefined);
+  const tokens = (key: 'in' | 'out') =>
+    models.reduce((total, model) => total + (num((model.tokens as { in?: unknown; out?: unknown } | null)?.[key]) ?? 0), 0);
+  return {
+    reward: final.reward ?? num(m.reward) ?? 0,
+    train_reward: referenceReward(distanceKm, o.action_cost),
+    distance_km: distanceKm,
+    parsed_ok: o.parsed_ok ?? bool(m.parsed_ok),
+    guess: latLon(m.guess),
+    guess_country: str(m.guess_country),
+    verdict: str(m.verdict),
+    country_hit: bool(m.country_hit),
+    region_hit: bool(m.region_hit),
+    score_before_cost: num(m.score_before_cost) ?? o.score,
+    n_looks: num(m.n_looks),
+    n_maps: num(m.n_maps),
+    n_pins: num(m.n_pins),
+    n_moves: num(m.n_moves),
+    truth: latLon(m.truth) ?? (o.true_lat !== null && o.true_lon !== null ? [o.true_lat, o.true_lon] : null),
+    action_cost: o.action_cost,
+    total_moved_meters: o.total_moved_meters,
+    forced_guess: forcedGuess,
+    turns_used: turns.length,
+    turns_ok: turns.filter((t) => t.status === 'ok').length,
+    turns_unparseable: turns.filter((t) => t.status === 'unparseable').length,
+    turns_provider_error: turns.filter((t) => t.status === 'provider_error').length,
+    wall_clock_s: (performance.now() - played.startedMs) / 1000,
+    model_latency_s: models.reduce((total, model) => total + (model.latency_s ?? 0), 0),
+    tokens_in: tokens('in'),
+    tokens_out: tokens('out'),
+  };
+}
+
+/** The failed shape (DESIGN §1.2), with the turns played so far and, for a leak, what was found. */
+function failedRecord(options: RunOptions, maxTurns: number, played: Played, err: unknown): FailedEpisode {
+  const error =
+    err === null
+      ? 'aborted'
+      : err instanceof EnvError
+        ? `environment ${err.code}: ${err.message}`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+  return {
+    schema_version: EPISODE_SCHEMA_VERSION,
+    episode_id: played.episodeId,
+    recorded_at: new Date().toISOString(),
+    model_name: options.policy.name,
+    model: options.policy.identity,
+    task: { ...options.task, split: options.split, index: options.index, sample: options.sample ?? 0 },
+    config: configOf(options, maxTurns),
+    error,
+    traceback: err instanceof Error ? (err.stack ?? null) : null,
+    turns: played.turns,
+    ...(err instanceof LeakGuardError ? { leak_findings: err.findings } : {}),
+  };
+}
+
+/** Rejects as soon as the signal aborts, whatever the promise is doing. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headless
+
+/** Runs an episode printing one plain line per turn and one for the outcome. */
+export async function runHeadless(options: RunOptions & { print?: (line: string) => void }): Promise<EpisodeRecord> {
+  const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
+  return runEpisode({
+    ...options,
+    onEvent: (event) => {
+      options.onEvent?.(event);
+      if (event.type === 'turn') print(turnLine(event.turn));
+      else if (event.type === 'finished') print(outcomeLine(event.record));
+    },
+  });
+}
+
+const SHORT_FEEDBACK_CHARS = 100;
+
+export function turnLine(turn: Turn): string {
+  const what =
+    turn.status === 'ok' || (turn.action && turn.status !== 'provider_error')
+      ? formatAction((turn.action ?? { action: '?' }) as HarnessAction)
+      : `[${turn.status === 'provider_error' ? 'provider error' : (turn.status ?? 'no action')}]`;
+  const feedback = (turn.feedback ?? '').replace(/\s+/g, ' ').trim();
+  const short = feedback.length > SHORT_FEEDBACK_CHARS ? `${feedback.slice(0, SHORT_FEEDBACK_CHARS - 3)}...` : feedback;
+  return `turn ${String(turn.turn).padStart(2)}  ${what}  ${short}  cost ${(turn.action_cost ?? 0).toFixed(2)}`;
+}
+
+export function outcomeLine(record: EpisodeRecord): string {
+  if (!isCompleted(record)) return `failed  ${String(record.error)}`;
+  const o = record.outcome;
+  const result =
+    o.distance_km === null || o.distance_km === undefined
+      ? `no usable guess${o.forced_guess ? ' (forced)' : ''}`
+      : `${o.verdict ?? 'scored'}, ${o.distance_km.toFixed(1)} km`;
+  const guess = o.guess ? `  guess ${o.guess[0].toFixed(4)}, ${o.guess[1].toFixed(4)}` : '';
+  return (
+    `outcome  ${result}  reward ${(o.reward ?? 0).toFixed(4)}  train ${(o.train_reward ?? 0).toFixed(4)}  cost ${(o.action_cost ?? 0).toFixed(2)}${guess}` +
+    `  turns ${o.turns_used} (${o.turns_ok} ok, ${o.turns_unparseable} unparseable, ${o.turns_provider_error} provider errors)`
+  );
+}
+
+export function isCompleted(record: EpisodeRecord): record is CompletedEpisode {
+  return typeof record.outcome === 'object' && record.outcome !== null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading metadata, whose shape a remote server decides
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function bool(value: unknown): boolean | null {
+  return typeof value === 'boolean' ? value : null;
+}
+
+function latLon(value: unknown): [number, number] | null {
+  return Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number' ? [value[0], value[1]] : null;
+}
