@@ -10,9 +10,11 @@ import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
 import { envMapBenches } from './env-map.js';
+import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
 import { envStepBenches } from './env-steps.js';
 import { timeAsync, timeBatches, type Bench } from './harness.js';
+import { tuiBenches } from './tui.js';
 
 /** Deterministic pseudo-random numbers so every run measures the same inputs. */
 function lcg(seed: number): () => number {
@@ -132,4 +134,6 @@ export const benches: Bench[] = [
   ...envRenderBenches,
   ...envMapBenches,
   ...envStepBenches,
+  ...episodeBenches,
+  ...tuiBenches,
 ];

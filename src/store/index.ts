@@ -1,6 +1,6 @@
 /** A workspace: its directory, its database, and the demo task set seeded on first use. */
 import { existsSync, mkdirSync } from 'node:fs';
-import { DEMO_TASKS_FILE } from '../paths.js';
+import { DEMO_EPISODES_FILE, DEMO_TASKS_FILE } from '../paths.js';
 import { openDatabase, type Db } from './db.js';
 import { importTaskFile, listTaskSets } from './task-sets.js';
 import { workspaceDir, workspacePaths } from './workspace.js';
@@ -16,17 +16,21 @@ export interface Workspace {
   close(): void;
 }
 
-/** Opens (creating when needed) the workspace; a new one gets the demo task set. */
+/** Opens (creating when needed) the workspace; a new one gets the demo tasks and episodes. */
 export async function openWorkspace(explicitDir?: string, options: { seedDemo?: boolean } = {}): Promise<Workspace> {
   const dir = workspaceDir(explicitDir);
   const paths = workspacePaths(dir);
   const created = !existsSync(paths.database);
   mkdirSync(dir, { recursive: true });
   const db = openDatabase(paths.database);
+  const ws: Workspace = { dir, paths, db, created, close: () => db.close() };
   if ((options.seedDemo ?? true) && listTaskSets(db).length === 0) {
     await importTaskFile(db, DEMO_TASKS_FILE, DEMO_SET);
+    // Recorded by datasets/demo/record-episodes.ts, so the Player has something to show at once.
+    const { importEpisodesFile } = await import('./import-episodes.js');
+    await importEpisodesFile(ws, DEMO_EPISODES_FILE, { runId: DEMO_SET });
   }
-  return { dir, paths, db, created, close: () => db.close() };
+  return ws;
 }
 
 export interface WorkspaceSummary {

@@ -1,0 +1,67 @@
+/**
+ * TUI budgets (DESIGN §11): the first frame of `geolab` (Home) against a bare Ink hello-world
+ * measured in the same run, both started in a pseudo-terminal (util-linux `script`) with CI unset
+ * so Ink draws live frames; a keypress-to-redraw in the Player; an inline panorama, warm.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { median, round, type Bench } from './harness.js';
+
+/** Milliseconds from spawning `command` in a pty until its output contains `marker`. */
+function timeToText(command: string, marker: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    // A new pty has no size until told: Ink would lay out for zero columns.
+    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${command}`, '/dev/null'], {
+      env: { ...env, TERM: 'xterm-256color' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`"${marker}" did not appear within 20 s; output: ${seen.slice(-500)}`));
+    }, 20_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(marker)) {
+        const ms = performance.now() - start;
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        resolve(ms);
+      }
+    });
+  });
+}
+
+function withoutCi(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.CI;
+  return env;
+}
+
+export const tuiBenches: Bench[] = [
+  {
+    name: 'tui.first_frame',
+    unit: 'starts',
+    async run() {
+      const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-tui-'));
+      const hello = join(PACKAGE_ROOT, 'bench', 'hello-ink.mjs');
+      const env = { ...withoutCi(), GEOLAB_HOME: join(dir, 'ws') };
+      const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
+      // The first start creates the demo workspace: not what this figure measures.
+      await timeToText(`${process.execPath} ${bin}`, 'Episodes', env);
+      const geolab: number[] = [];
+      const bare: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        bare.push(await timeToText(`${process.execPath} ${hello}`, 'hello from ink', env));
+        geolab.push(await timeToText(`${process.execPath} ${bin}`, 'Episodes', env));
+      }
+      const ms = median(geolab);
+      const bareMs = median(bare);
+      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 2), bare_ink_ms: round(bareMs, 1), ratio: round(ms / bareMs, 2) };
+    },
+  },
+];

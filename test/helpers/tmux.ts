@@ -1,0 +1,50 @@
+/** A real terminal for end-to-end tests: the binary runs in a tmux pane; keys go in, the screen comes out. */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+
+export class TmuxPane {
+  readonly name = `geolab-e2e-${randomUUID().slice(0, 8)}`;
+
+  /** Starts `args` (the node binary and its arguments) in a detached session, without CI in its environment. */
+  constructor(args: string[], env: Record<string, string>, size = { columns: 120, rows: 40 }) {
+    const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+    // `env -u CI`: Ink draws no live frames when CI is set (DESIGN §12).
+    const command = ['env', '-u', 'CI', ...assignments, ...args.map(shellQuote)].join(' ');
+    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), command]);
+    execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);
+  }
+
+  screen(): string {
+    return execFileSync('tmux', ['capture-pane', '-p', '-t', this.name], { encoding: 'utf8' });
+  }
+
+  /** tmux key names ("Right", "Enter", "q") or literal text with `literal`. */
+  send(keys: string[], literal = false): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, ...(literal ? ['-l'] : []), ...keys]);
+  }
+
+  /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
+  async waitFor(test: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
+    const check = typeof test === 'function' ? test : (s: string) => (typeof test === 'string' ? s.includes(test) : test.test(s));
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (check(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`screen never showed ${String(test)}; last screen:\n${last}`);
+  }
+
+  kill(): void {
+    try {
+      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
