@@ -90,6 +90,59 @@ export function buildProgram(): Command {
     .action(async (file: string, opts, cmd: Command) =>
       (await import('./commands/tasks.js')).importCommand(file, withGlobals(opts, cmd)),
     );
+  const episodes = program.command('episodes').description('recorded episodes');
+  episodes
+    .command('list')
+    .description('recorded episodes, newest first')
+    .option('--limit <n>', 'at most this many', integer('--limit'), 50)
+    .option('--model <name>', 'only this model')
+    .option('--split <name>', 'only this split')
+    .option('--country <name>', 'only this country')
+    .option('--verdict <verdict>', 'only this verdict')
+    .option('--json', 'JSON output')
+    .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));
+  episodes
+    .command('show')
+    .description('step through one episode in the Player (plain text without a terminal)')
+    .argument('<id>', 'episode id or a unique prefix of it')
+    .option('--json', 'print the schema-v2 record')
+    .action(async (id: string, opts, cmd: Command) => (await import('./commands/episode-show.js')).showCommand(id, withGlobals(opts, cmd)));
+  episodes
+    .command('import')
+    .description('import a schema-v2 episodes.jsonl (the public harness\'s runs) into the workspace')
+    .argument('<file>', 'episodes JSONL file')
+    .option('--skip-invalid', 'skip and count bad lines instead of stopping')
+    .option('--json', 'JSON output')
+    .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
+
+  program
+    .command('play')
+    .description('play a task yourself in the terminal')
+    .option('--split <name>', 'split to play from')
+    .option('--task <n>', 'task index', integer('--task'))
+    .option('--env <url>', 'a remote environment server (default: the embedded one)')
+    .action(async (opts, cmd: Command) => (await import('./commands/play.js')).playCommand(withGlobals(opts, cmd)));
+
+  program
+    .command('agent')
+    .description('run one episode with a model (or a baseline) and record it; live in the TUI on a terminal')
+    .option('--policy <policy>', 'model, random-land, fixed or prior', 'model')
+    .option('--model <name>', 'model name served by the endpoint')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
+    .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
+    .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(['tools', 'json']).default('tools'))
+    .addOption(new Option('--tools <set>', 'tools offered with --protocol tools').choices(['trained', 'all']).default('trained'))
+    .option('--point <lat,lon>', 'the point of --policy fixed')
+    .option('--split <name>', 'split to play from')
+    .option('--task <n>', 'task index', integer('--task'))
+    .option('--env <url>', 'a remote environment server (default: the embedded one)')
+    .option('--max-turns <n>', 'turns before the forced guess', integer('--max-turns'), 12)
+    .option('--image-size <px>', 'side of the images sent to the model', integer('--image-size'), 448)
+    .option('--temperature <t>', 'sampling temperature', number('--temperature'))
+    .option('--max-tokens <n>', 'completion token cap', integer('--max-tokens'))
+    .option('--headless', 'no TUI: one plain line per turn')
+    .option('--json', 'print the recorded episode as JSON when done (implies --headless)')
+    .action(async (opts, cmd: Command) => (await import('./commands/agent.js')).agentCommand(withGlobals(opts, cmd)));
   return program;
 }
 

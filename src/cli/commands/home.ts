@@ -1,9 +1,14 @@
-/** `geolab` with no command: the workspace summary (the TUI's Home screen arrives with the TUI). */
+/** `geolab` with no command: the TUI's Home on a terminal, a plain workspace summary elsewhere. */
 import { openWorkspace, summarize } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table } from '../output.js';
+import { canDrawTui } from '../tty.js';
 
 export async function home(opts: GlobalOptions): Promise<void> {
+  if (!opts.json && canDrawTui()) {
+    const { openHome } = await import('../../tui/entry.js');
+    return openHome({ workspace: opts.workspace });
+  }
   const ws = await openWorkspace(opts.workspace);
   try {
     const summary = summarize(ws);

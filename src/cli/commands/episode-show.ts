@@ -1,0 +1,53 @@
+/** `geolab episodes show ID`: the Player on a terminal, the episode as plain text elsewhere. */
+import { GeolabError } from '../../core/errors.js';
+import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import type { GlobalOptions } from '../main.js';
+import { printJson, printLine } from '../output.js';
+import { canDrawTui } from '../tty.js';
+
+export async function showCommand(id: string, opts: GlobalOptions): Promise<void> {
+  if (!opts.json && canDrawTui()) {
+    const { openPlayer } = await import('../../tui/entry.js');
+    return openPlayer({ workspace: opts.workspace, episodeId: id });
+  }
+  const { openWorkspace } = await import('../../store/index.js');
+  const { loadEpisode } = await import('../../store/episodes.js');
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    const record = loadEpisode(ws.db, id);
+    if (!record) throw new GeolabError(`no episode ${id} in ${ws.dir} (see \`geolab episodes list\`)`);
+    if (opts.json) return printJson(record);
+    for (const line of describeEpisode(record)) printLine(line);
+  } finally {
+    ws.close();
+  }
+}
+
+/** The episode as lines of plain text: header, one line pair per turn, the outcome. */
+export function describeEpisode(record: CompletedEpisode | FailedEpisode): string[] {
+  const task = record.task as { split: string; index: number; sample?: number | null };
+  const lines = [`episode ${record.episode_id} · ${record.model_name ?? '?'} · ${task.split}/${task.index} · sample ${task.sample ?? 0}`];
+  if ('error' in record && record.error) return [...lines, `failed: ${String(record.error)}`];
+  const done = record as CompletedEpisode;
+  for (const turn of (done.turns ?? []) as Turn[]) lines.push(...describeTurn(turn));
+  const o = done.outcome ?? {};
+  const distance = typeof o.distance_km === 'number' ? `${o.distance_km.toFixed(1)} km` : 'no guess';
+  lines.push(
+    `outcome: ${o.verdict ?? 'no verdict'} · ${distance} · reward ${fmt(o.reward)} · reference ${fmt(o.train_reward)} · cost ${fmt(o.action_cost)}` +
+      (o.country_hit === undefined || o.country_hit === null ? '' : ` · country ${o.country_hit ? 'hit' : 'miss'}`),
+  );
+  return lines;
+}
+
+function describeTurn(turn: Turn): string[] {
+  const { action, ...args } = (turn.action ?? { action: '?' }) as { action: string } & Record<string, unknown>;
+  const call = `${action}(${Object.entries(args)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(', ')})`;
+  const status = turn.status && turn.status !== 'ok' ? ` [${turn.status}]` : '';
+  return [`${String(turn.turn).padStart(3)} ${call}${status}`, `    ${(turn.feedback ?? '').replace(/\s+/g, ' ')}`];
+}
+
+function fmt(x: unknown): string {
+  return typeof x === 'number' ? x.toFixed(4) : '-';
+}

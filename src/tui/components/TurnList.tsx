@@ -1,0 +1,47 @@
+import { Box, Text } from 'ink';
+import type { Turn } from '../../core/episode.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { formatCall, formatCost, truncate, turnCost } from '../format.js';
+
+export interface TurnListProps {
+  turns: readonly Turn[];
+  /** Index of the current turn, marked ◀ and shown with its whole feedback. */
+  position: number;
+  width: number;
+  height: number;
+}
+
+/** Each turn's tool call, its cost and one line of feedback, scrolled to keep the current turn in view. */
+export function TurnList({ turns, position, width, height }: TurnListProps) {
+  const theme = useTheme();
+  // Two lines per turn, and the current turn's feedback may take a few more.
+  const visible = Math.max(1, Math.floor((height - 2) / 2));
+  const start = Math.max(0, Math.min(position - Math.floor(visible / 2), turns.length - visible));
+  const textWidth = Math.max(10, width - 10);
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {turns.slice(start, start + visible).map((turn, i) => {
+        const at = start + i;
+        const current = at === position;
+        const cost = turnCost(turns, at);
+        return (
+          <Box key={at} flexDirection="column">
+            <Box justifyContent="space-between">
+              <Text bold={current} color={current ? theme.accent : undefined} wrap="truncate-end">
+                {`${turn.turn} ${formatCall(turn.action)}`}
+              </Text>
+              <Text color={current ? theme.accent : theme.muted}>
+                {`${cost ? formatCost(cost) : '    '} ${current ? '◀' : ' '}`}
+              </Text>
+            </Box>
+            <Box paddingLeft={2}>
+              <Text color={current ? undefined : theme.muted} wrap={current ? 'wrap' : 'truncate-end'}>
+                {current ? (turn.feedback ?? '') : truncate(turn.feedback ?? '', textWidth)}
+              </Text>
+            </Box>
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}

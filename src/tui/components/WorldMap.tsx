@@ -1,0 +1,39 @@
+import { Box, Text } from 'ink';
+import { useMemo } from 'react';
+import type { LatLon } from '../../core/geodesy.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { drawWorldMap, type MapCellKind } from '../map/world-map.js';
+import type { Theme } from '../theme.js';
+
+export interface WorldMapProps {
+  columns: number;
+  rows: number;
+  guess?: LatLon | null;
+  truth?: LatLon | null;
+  pins?: readonly LatLon[];
+}
+
+/** The braille world map with the guess ✕, the truth ● and the great circle between them. */
+export function WorldMap({ columns, rows, guess, truth, pins }: WorldMapProps) {
+  const theme = useTheme();
+  // Keyed by value: callers build the points afresh on every render.
+  const input = JSON.stringify({ columns, rows, guess, truth, pins });
+  const lines = useMemo(() => drawWorldMap(JSON.parse(input)), [input]);
+  return (
+    <Box flexDirection="column" width={columns}>
+      {lines.map((segments, row) => (
+        <Text key={row}>
+          {segments.map((segment, i) => (
+            <Text key={i} color={colourOf(theme, segment.kind)} bold={segment.kind === 'guess' || segment.kind === 'truth'}>
+              {segment.text}
+            </Text>
+          ))}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function colourOf(theme: Theme, kind: MapCellKind) {
+  return kind === 'sea' ? undefined : theme.map[kind];
+}

@@ -1,0 +1,63 @@
+/**
+ * The container's state and actions, in two contexts (STYLE.md 2): components that only act never
+ * re-render on state changes, and every reader fails loudly outside the container.
+ */
+import { createContext, useContext } from 'react';
+import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
+import type { LiveActions } from '../hooks/useLiveEpisode.js';
+import type { EpisodeRow, HomeSummary, WorkspaceView } from '../services.js';
+import type { ListCursor } from '../state/episode-list.js';
+import type { LiveState } from '../state/live.js';
+import type { Route } from '../state/navigation.js';
+import type { PlayerAction, PlayerState } from '../state/player.js';
+
+export type Loading<T> = { status: 'loading' } | { status: 'ready'; value: T } | { status: 'failed'; message: string };
+
+export interface EpisodeListState {
+  total: number;
+  cursor: ListCursor;
+  /** Only the visible rows, from `cursor.top`. */
+  rows: readonly EpisodeRow[];
+}
+
+export interface UIState {
+  route: Route;
+  help: boolean;
+  notice: string | null;
+  workspace: Loading<WorkspaceView> | null;
+  home: Loading<HomeSummary> | null;
+  episodes: EpisodeListState;
+  /** The Player's episode and stepper (meaningful on the player route). */
+  episode: Loading<CompletedEpisode | FailedEpisode> | null;
+  player: PlayerState;
+  live: LiveState;
+}
+
+export interface UIActions {
+  open(route: Route): void;
+  /** Leaves the screen; leaving the last one ends the app. */
+  back(): void;
+  toggleHelp(): void;
+  notify(message: string | null): void;
+  player(action: PlayerAction): void;
+  moveEpisodes(delta: number): void;
+  live: LiveActions;
+  /** Home's "Play" and "Watch a model", when the services offer them. */
+  play?: () => void;
+  watch?: () => void;
+}
+
+export const UIStateContext = createContext<UIState | undefined>(undefined);
+export const UIActionsContext = createContext<UIActions | undefined>(undefined);
+
+export function useUIState(): UIState {
+  const state = useContext(UIStateContext);
+  if (!state) throw new Error('useUIState must be used inside the AppContainer');
+  return state;
+}
+
+export function useUIActions(): UIActions {
+  const actions = useContext(UIActionsContext);
+  if (!actions) throw new Error('useUIActions must be used inside the AppContainer');
+  return actions;
+}

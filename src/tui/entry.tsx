@@ -1,0 +1,137 @@
+/**
+ * The TUI's entry points, imported by the CLI on demand so that commands drawing no TUI never load
+ * Ink or React. Each draws until the app exits, restores the terminal, and throws NoTerminalError
+ * without a TTY (the CLI then falls back to plain text). The workspace, the environment and the
+ * runner are loaded after the first frame.
+ */
+import { UsageError } from '../core/errors.js';
+import type { EnvClient } from '../env/client/types.js';
+import { HumanPolicy } from '../agent/policies/human.js';
+import { runApp, runTracker } from './launch.js';
+import type { LiveSource } from './live/types.js';
+import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
+
+export { NoTerminalError } from './errors.js';
+
+/** A person gets every step the environment's default budget allows (DESIGN §2.1: 24). */
+const PERSON_MAX_TURNS = 24;
+/** People's episodes are recorded as one run of the workspace, appended to on every play. */
+const PLAY_RUN_ID = 'human-play';
+
+export interface OpenHomeOptions {
+  workspace?: string;
+}
+
+export interface OpenPlayerOptions {
+  workspace?: string;
+  /** The episode's id, or the start of it. */
+  episodeId: string;
+}
+
+export interface OpenPlayOptions {
+  workspace?: string;
+  /** A remote environment server; default: the embedded one over the demo splits. */
+  envUrl?: string;
+  /** Default: the environment's default split. */
+  split?: string;
+  /** Task index; default: a random task of the split. */
+  task?: number;
+}
+
+/** Home: the workspace summary and the menu (Episodes, Play, ...). */
+export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
+  const session = workspaceSession(options.workspace);
+  const runs = runTracker();
+  try {
+    await runApp('geolab', {
+      initialRoute: { screen: 'home' },
+      services: { openWorkspace: session.view, runEpisode: runs.run, newPlay: () => playSource(session, {}) },
+    });
+  } finally {
+    await runs.settled();
+    await session.close();
+  }
+}
+
+/** The Player on one recorded episode; q leaves the app. */
+export async function openPlayer(options: OpenPlayerOptions): Promise<void> {
+  const session = workspaceSession(options.workspace);
+  try {
+    await runApp('geolab episodes show', {
+      initialRoute: { screen: 'player', episodeId: options.episodeId },
+      services: { openWorkspace: session.view, runEpisode: runTracker().run },
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+/** A person plays one task in the Live screen; the episode is recorded in the workspace. */
+export async function openPlay(options: OpenPlayOptions = {}): Promise<void> {
+  const session = workspaceSession(options.workspace);
+  const source = playSource(session, options);
+  const runs = runTracker();
+  try {
+    await runApp('geolab play', { initialRoute: { screen: 'live', source }, services: { runEpisode: runs.run } });
+  } finally {
+    await runs.settled();
+    await source.dispose?.();
+    await session.close();
+  }
+}
+
+function playSource(session: WorkspaceSession, options: Omit<OpenPlayOptions, 'workspace'>): LiveSource {
+  let client: EnvClient | undefined;
+  let environment: { close(): Promise<void> } | undefined;
+  let disposed: Promise<void> | undefined;
+  return {
+    driver: 'person',
+    who: 'you',
+    async prepare() {
+      const ws = await session.open();
+      if (options.envUrl) {
+        const { RemoteEnvClient } = await import('../env/client/remote.js');
+        client = new RemoteEnvClient(options.envUrl);
+      } else {
+        const [{ createEnvironment }, { demoSplits }, { EmbeddedEnvClient }] = await Promise.all([
+          import('../env/environment.js'),
+          import('../env/task-splits.js'),
+          import('../env/client/embedded.js'),
+        ]);
+        const env = createEnvironment({ splits: await demoSplits(), panoramasDir: ws.paths.panoramas, demo: true, workers: 0 });
+        environment = env;
+        client = new EmbeddedEnvClient(env);
+      }
+      const { split, index } = await chooseTask(client, options);
+      const { createRecorder } = await import('../agent/recorder.js');
+      return {
+        client,
+        policy: new HumanPolicy(),
+        split,
+        index,
+        maxTurns: PERSON_MAX_TURNS,
+        sink: createRecorder(ws, { runId: PLAY_RUN_ID, runName: 'human play' }),
+        config: { mode: 'human' },
+      };
+    },
+    dispose() {
+      disposed ??= (async () => {
+        await client?.close();
+        await environment?.close();
+      })();
+      return disposed;
+    },
+  };
+}
+
+async function chooseTask(client: EnvClient, options: { split?: string; task?: number }): Promise<{ split: string; index: number }> {
+  const splits = await client.splits();
+  const info = options.split ? splits.find((s) => s.name === options.split) : (splits.find((s) => s.default) ?? splits[0]);
+  if (!info) {
+    throw new UsageError(`no split "${options.split ?? ''}": the environment serves ${splits.map((s) => s.name).join(', ') || 'none'}`);
+  }
+  if (options.task !== undefined && !(Number.isInteger(options.task) && options.task >= 0 && options.task < info.num_tasks)) {
+    throw new UsageError(`task ${options.task} is out of range: split ${info.name} has tasks 0..${info.num_tasks - 1}`);
+  }
+  return { split: info.name, index: options.task ?? Math.floor(Math.random() * info.num_tasks) };
+}

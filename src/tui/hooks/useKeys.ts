@@ -1,0 +1,41 @@
+/**
+ * The app's keyboard listener. Ink's useInput turns on raw mode, which throws when stdin is not a
+ * terminal; the listener is then simply off, so the app can still render.
+ */
+import { useInput, useStdin, type Key } from 'ink';
+import { useCallback, useRef, type RefObject } from 'react';
+import type { KeyHandler } from '../contexts/KeyboardContext.js';
+
+interface Press {
+  input: string;
+  key: Key;
+}
+
+/**
+ * Listens once for the app's lifetime and calls whichever handler the ref holds at each key.
+ * Characters that arrive together (a paste, or typing faster than a redraw) are queued and played
+ * one at a time, each after the redraw of the one before, so that "?q" closes the help and then
+ * quits, and an enter typed behind "47.1, 10.2" comes after the last digit.
+ */
+export function useKeys(): RefObject<KeyHandler | undefined> {
+  const { isRawModeSupported } = useStdin();
+  const handler = useRef<KeyHandler | undefined>(undefined);
+  const queue = useRef<Press[]>([]);
+  const listener = useCallback((input: string, key: Key) => {
+    const pending = queue.current;
+    const idle = pending.length === 0;
+    const chars = [...input];
+    pending.push(...(chars.length > 1 ? chars.map((char) => ({ input: char, key })) : [{ input, key }]));
+    // React renders what a handler did from a setImmediate after the input event; a timer runs
+    // after that, so the next key sees the screen the previous one left.
+    const drain = () => {
+      const press = pending.shift();
+      if (!press) return;
+      handler.current?.(press.input, press.key);
+      if (pending.length) setTimeout(drain, 0);
+    };
+    if (idle) drain();
+  }, []);
+  useInput(listener, { isActive: isRawModeSupported });
+  return handler;
+}

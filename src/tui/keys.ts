@@ -1,0 +1,161 @@
+/**
+ * The one key-binding table (DESIGN §9, STYLE.md 4): command -> keys -> description. Screens ask
+ * `matches('player.next', input, key)`; the help overlay and the footers are generated from here, so
+ * a key cannot do one thing and be documented as another.
+ */
+import type { Key } from 'ink';
+
+/** Named keys; anything else in a binding is the literal character typed. */
+type NamedKey = 'left' | 'right' | 'up' | 'down' | 'enter' | 'escape' | 'space' | 'backspace' | 'pageup' | 'pagedown';
+
+export interface Binding {
+  readonly keys: readonly (NamedKey | (string & {}))[];
+  readonly description: string;
+}
+
+/** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'live' | 'person' | 'model' | 'prompt' | 'confirm';
+
+export const KEYMAP = {
+  'home.up': { keys: ['up', 'k'], description: 'previous item' },
+  'home.down': { keys: ['down', 'j'], description: 'next item' },
+  'home.open': { keys: ['enter'], description: 'open' },
+  'home.help': { keys: ['?'], description: 'help' },
+  'home.quit': { keys: ['q'], description: 'quit' },
+
+  'episodes.up': { keys: ['up', 'k'], description: 'previous episode' },
+  'episodes.down': { keys: ['down', 'j'], description: 'next episode' },
+  'episodes.pageUp': { keys: ['pageup'], description: 'page up' },
+  'episodes.pageDown': { keys: ['pagedown'], description: 'page down' },
+  'episodes.open': { keys: ['enter'], description: 'play back the episode' },
+  'episodes.help': { keys: ['?'], description: 'help' },
+  'episodes.back': { keys: ['q', 'escape'], description: 'back' },
+
+  'player.prev': { keys: ['left', 'h'], description: 'previous turn' },
+  'player.next': { keys: ['right', 'l'], description: 'next turn' },
+  'player.first': { keys: ['g'], description: 'first turn' },
+  'player.last': { keys: ['G'], description: 'last turn' },
+  'player.autoplay': { keys: ['space'], description: 'autoplay on/off' },
+  'player.reasoning': { keys: ['r'], description: 'show/hide the reasoning' },
+  'player.imageSize': { keys: ['i'], description: 'image size small/large' },
+  'player.map': { keys: ['m'], description: 'world map on/off' },
+  'player.help': { keys: ['?'], description: 'help' },
+  'player.back': { keys: ['q'], description: 'back' },
+
+  'live.help': { keys: ['?'], description: 'help' },
+  'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },
+
+  'person.panLeft': { keys: ['left'], description: 'pan 45° left' },
+  'person.panRight': { keys: ['right'], description: 'pan 45° right' },
+  'person.forward': { keys: ['up'], description: 'walk 15 m forward' },
+  'person.backward': { keys: ['down'], description: 'walk 15 m back' },
+  'person.zoom': { keys: ['z'], description: 'field of view 90 → 50 → 30' },
+  'person.look': { keys: ['l'], description: 'look again' },
+  'person.pin': { keys: ['p'], description: 'pin a map at "lat, lon"' },
+  'person.map': { keys: ['v'], description: 'map around the last pin' },
+  'person.guess': { keys: ['g'], description: 'guess "lat, lon"' },
+
+  'model.pause': { keys: ['space'], description: 'pause/resume' },
+  'model.step': { keys: ['n'], description: 'play one more step, then hold' },
+  'model.abort': { keys: ['a'], description: 'abort the episode' },
+
+  'prompt.submit': { keys: ['enter'], description: 'submit' },
+  'prompt.cancel': { keys: ['escape'], description: 'cancel' },
+  'prompt.erase': { keys: ['backspace'], description: 'erase' },
+
+  'confirm.yes': { keys: ['y'], description: 'yes' },
+  'confirm.no': { keys: ['n', 'escape'], description: 'no' },
+} as const satisfies Record<string, Binding>;
+
+export type Command = keyof typeof KEYMAP;
+
+/** True when the keypress is one of the command's keys. */
+export function matches(command: Command, input: string, key: Key): boolean {
+  return KEYMAP[command].keys.some((k) => pressed(k, input, key));
+}
+
+function pressed(binding: string, input: string, key: Key): boolean {
+  switch (binding) {
+    case 'left':
+      return key.leftArrow;
+    case 'right':
+      return key.rightArrow;
+    case 'up':
+      return key.upArrow;
+    case 'down':
+      return key.downArrow;
+    case 'enter':
+      return key.return;
+    case 'escape':
+      return key.escape;
+    case 'space':
+      return input === ' ';
+    // Terminals send DEL (0x7f) for Backspace, which Ink reports as `delete`.
+    case 'backspace':
+      return key.backspace || key.delete;
+    case 'pageup':
+      return key.pageUp;
+    case 'pagedown':
+      return key.pageDown;
+    default:
+      return input === binding && !key.ctrl && !key.meta;
+  }
+}
+
+const KEY_LABELS: Record<string, string> = {
+  left: '←',
+  right: '→',
+  up: '↑',
+  down: '↓',
+  enter: 'enter',
+  escape: 'esc',
+  space: 'space',
+  backspace: 'backspace',
+  pageup: 'pgup',
+  pagedown: 'pgdn',
+};
+
+function labelOf(key: string): string {
+  return KEY_LABELS[key] ?? key;
+}
+
+/** How a command's keys are written in the help: "←/h". */
+export function keyLabel(command: Command): string {
+  return KEYMAP[command].keys.map(labelOf).join('/');
+}
+
+export interface HelpEntry {
+  command: Command;
+  keys: string;
+  description: string;
+}
+
+/** The commands of some groups in table order, for the help overlay. */
+export function helpEntries(groups: readonly KeyGroup[]): HelpEntry[] {
+  return (Object.keys(KEYMAP) as Command[])
+    .filter((command) => groups.includes(command.slice(0, command.indexOf('.')) as KeyGroup))
+    .map((command) => ({ command, keys: keyLabel(command), description: KEYMAP[command].description }));
+}
+
+/** A footer item: one command with its description, or several sharing a short label ("←/→ pan 45°"). */
+export type HintItem = Command | { readonly commands: readonly Command[]; readonly label: string };
+
+/** How many of a footer's last items (help, back or quit) are kept however narrow the terminal. */
+const KEPT_HINTS = 2;
+
+/**
+ * A one-line key hint for a footer, written from the table with each command's first key (the help
+ * overlay lists them all). Items that do not fit in `width` are left out, but never the last two.
+ */
+export function keyHint(items: readonly HintItem[], width = Infinity): string {
+  const texts = items.map((item) => {
+    const [commands, label] = typeof item === 'string' ? [[item], KEYMAP[item].description] : [item.commands, item.label];
+    return `${commands.map((c) => labelOf(KEYMAP[c].keys[0]!)).join('/')} ${label}`;
+  });
+  const kept = texts.slice(-KEPT_HINTS);
+  const shown: string[] = [];
+  for (const text of texts.slice(0, -KEPT_HINTS)) {
+    if ([...shown, text, ...kept].join(' · ').length <= width) shown.push(text);
+  }
+  return [...shown, ...kept].join(' · ');
+}

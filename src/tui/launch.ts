@@ -1,0 +1,48 @@
+/** What the entry points share: drawing the app, and the runner, each loaded only when used. */
+import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
+import type { AppProps } from './app.js';
+import type { RunEpisode } from './live/types.js';
+
+/**
+ * Draws the app until it exits. React picks its build when first imported, so Ink and React are
+ * imported only here, after choosing the production build unless NODE_ENV says otherwise: the
+ * development build times every commit and makes each redraw slower.
+ */
+export async function runApp(what: string, props: Omit<AppProps, 'theme'>): Promise<void> {
+  process.env.NODE_ENV ??= 'production';
+  return (await import('./run-app.js')).runApp(what, props);
+}
+
+export interface RunTracker {
+  /** The agent runner, loaded on first use. */
+  run: RunEpisode;
+  /** Waits for every run started, so nothing it uses (client, sink, workspace) is closed under it. */
+  settled(): Promise<void>;
+  /** The record of the last run that finished. */
+  last(): CompletedEpisode | FailedEpisode | undefined;
+}
+
+/** Leaving the app aborts a running episode; the runner still records it, and an entry must wait. */
+export function runTracker(): RunTracker {
+  const running = new Set<Promise<unknown>>();
+  let last: CompletedEpisode | FailedEpisode | undefined;
+  const run: RunEpisode = (options) => {
+    const promise = import('../agent/runner.js').then(({ runEpisode }) => runEpisode(options));
+    running.add(promise);
+    promise.then(
+      (record) => {
+        last = record;
+        running.delete(promise);
+      },
+      () => running.delete(promise),
+    );
+    return promise;
+  };
+  return {
+    run,
+    settled: async () => {
+      await Promise.allSettled([...running]);
+    },
+    last: () => last,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The world map as braille text: each character cell holds 2 x 4 dots, which on a terminal cell
+ * about twice as tall as wide makes the dots square, so an equirectangular map keeps its shape.
+ * Land is dotted, the great circle from guess to truth is sampled along its initial bearing, and
+ * the guess, the truth and the pins replace whole cells with a symbol.
+ */
+import { destinationPoint, haversineKm, initialBearingDeg, type LatLon } from '../../core/geodesy.js';
+import { landDots, MAP_LAT_BOTTOM, MAP_LAT_TOP } from './land.js';
+
+export type MapCellKind = 'sea' | 'land' | 'path' | 'guess' | 'truth' | 'pin';
+
+/** A run of cells of one kind: what a component colours. */
+export interface MapSegment {
+  kind: MapCellKind;
+  text: string;
+}
+
+export interface WorldMapInput {
+  columns: number;
+  rows: number;
+  guess?: LatLon | null;
+  truth?: LatLon | null;
+  pins?: readonly LatLon[];
+}
+
+export const GUESS_MARK = '✕';
+export const TRUTH_MARK = '●';
+
+const LAT_SPAN = MAP_LAT_TOP - MAP_LAT_BOTTOM;
+const KM_PER_DEG = 111.195;
+
+/** Bit of each dot in a braille cell (Unicode's dot numbering), indexed [row][column]. */
+const BRAILLE_BITS = [
+  [0x01, 0x08],
+  [0x02, 0x10],
+  [0x04, 0x20],
+  [0x40, 0x80],
+] as const;
+
+/** The largest map that fits `columns` x `rows` cells while keeping the equirectangular aspect. */
+export function fitMap(columns: number, rows: number): { columns: number; rows: number } {
+  // 2 dots per column across 360 degrees, 4 dots per row across LAT_SPAN degrees, square dots.
+  const fitted = Math.max(8, Math.min(columns, Math.floor((rows * 4 * 360) / LAT_SPAN / 2)));
+  return { columns: fitted, rows: Math.max(2, Math.min(rows, Math.ceil((fitted * 2 * LAT_SPAN) / 360 / 4))) };
+}
+
+export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
+  const { columns, rows } = input;
+  const width = columns * 2;
+  const height = rows * 4;
+  const land = landDots(width, height);
+  const path = new Uint8Array(width * height);
+  const dot = (p: LatLon) => ({
+    x: clamp(Math.floor(((p.lon + 180) / 360) * width), 0, width - 1),
+    y: clamp(Math.floor(((MAP_LAT_TOP - p.lat) / LAT_SPAN) * height), 0, height - 1),
+  });
+
+  if (input.guess && input.truth) {
+    for (const p of greatCircle(input.guess, input.truth, 180 / width)) {
+      const { x, y } = dot(p);
+      path[y * width + x] = 1;
+    }
+  }
+
+  const marks = new Map<number, { kind: MapCellKind; text: string }>();
+  const mark = (p: LatLon, kind: MapCellKind, text: string) => {
+    const { x, y } = dot(p);
+    marks.set((y >> 2) * columns + (x >> 1), { kind, text });
+  };
+  input.pins?.forEach((p, i) => mark(p, 'pin', String((i + 1) % 10)));
+  // The truth is drawn last: when guess and truth share a cell the reveal matters more.
+  if (input.guess) mark(input.guess, 'guess', GUESS_MARK);
+  if (input.truth) mark(input.truth, 'truth', TRUTH_MARK);
+
+  const lines: MapSegment[][] = [];
+  for (let row = 0; row < rows; row++) {
+    const line: MapSegment[] = [];
+    for (let col = 0; col < columns; col++) {
+      const cell = marks.get(row * columns + col) ?? brailleCell(land, path, width, col, row);
+      const last = line[line.length - 1];
+      if (last?.kind === cell.kind) last.text += cell.text;
+      else line.push({ ...cell });
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+function brailleCell(land: Uint8Array, path: Uint8Array, width: number, col: number, row: number): MapSegment {
+  let landBits = 0;
+  let pathBits = 0;
+  for (let dy = 0; dy < 4; dy++) {
+    for (let dx = 0; dx < 2; dx++) {
+      const i = (row * 4 + dy) * width + col * 2 + dx;
+      const bit = BRAILLE_BITS[dy]![dx]!;
+      if (land[i]) landBits |= bit;
+      if (path[i]) pathBits |= bit;
+    }
+  }
+  // A path cell drops its land dots so the line stays visible without colour (NO_COLOR).
+  if (pathBits) return { kind: 'path', text: String.fromCharCode(0x2800 + pathBits) };
+  // An empty braille cell (U+2800) rather than a space keeps the map's width when copied as text.
+  return { kind: landBits ? 'land' : 'sea', text: String.fromCharCode(0x2800 + landBits) };
+}
+
+/** Points along the great circle from `a` to `b`, about `stepDeg` of arc apart. */
+export function greatCircle(a: LatLon, b: LatLon, stepDeg: number): LatLon[] {
+  const km = haversineKm(a.lat, a.lon, b.lat, b.lon);
+  const bearing = initialBearingDeg(a.lat, a.lon, b.lat, b.lon);
+  const steps = Math.min(4000, Math.max(1, Math.ceil(km / (stepDeg * KM_PER_DEG))));
+  return Array.from({ length: steps + 1 }, (_, i) => destinationPoint(a.lat, a.lon, bearing, (km * i) / steps));
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}

@@ -1,0 +1,31 @@
+/**
+ * Draws the app with Ink until it exits and gives the terminal back as it was: raw mode off (Ink),
+ * the alternate screen left, the shell's scrollback untouched.
+ */
+import { render } from 'ink';
+import { App, type AppProps } from './app.js';
+import { NoTerminalError } from './errors.js';
+import { colourFromEnv, createTheme } from './theme.js';
+
+const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
+const LEAVE_ALTERNATE_SCREEN = '\x1b[?1049l';
+
+export async function runApp(what: string, props: Omit<AppProps, 'theme'>): Promise<void> {
+  // Without a TTY, Ink cannot read keys (raw mode) and the app would wait forever.
+  if (!process.stdin.isTTY) throw new NoTerminalError(what);
+  // In CI Ink prints only the last frame at exit, which the alternate screen would swallow.
+  const alternate = Boolean(process.stdout.isTTY) && !inCi(process.env);
+  if (alternate) process.stdout.write(ENTER_ALTERNATE_SCREEN);
+  try {
+    const instance = render(<App {...props} theme={createTheme({ colour: colourFromEnv() })} />, { exitOnCtrlC: true });
+    await instance.waitUntilExit();
+  } finally {
+    if (alternate) process.stdout.write(LEAVE_ALTERNATE_SCREEN);
+  }
+}
+
+/** The rule Ink itself follows (is-in-ci): CI or CONTINUOUS_INTEGRATION set to anything but "0" or "false". */
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  const set = (key: string) => key in env && env[key] !== '0' && env[key] !== 'false';
+  return set('CI') || set('CONTINUOUS_INTEGRATION');
+}

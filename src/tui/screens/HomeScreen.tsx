@@ -1,0 +1,102 @@
+import { Box, Text } from 'ink';
+import { useState } from 'react';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
+import { Footer } from '../components/Footer.js';
+import { Header } from '../components/Header.js';
+import { HelpOverlay } from '../components/HelpOverlay.js';
+import { Menu, type MenuItem } from '../components/Menu.js';
+import { formatAgo } from '../format.js';
+import { useScreenKeys } from '../hooks/useScreenKeys.js';
+import { matches } from '../keys.js';
+import type { HomeSummary } from '../services.js';
+
+type Entry = MenuItem & { run?: () => void };
+
+/** An entry that works when the app was given what it needs, and says what is missing otherwise. */
+function optional(run: (() => void) | undefined, missing: string): Pick<Entry, 'run' | 'disabled'> {
+  return run ? { run } : { disabled: missing };
+}
+
+function menu(actions: UIActions): Entry[] {
+  return [
+    { label: 'Episodes', hint: 'step through recorded episodes', run: () => actions.open({ screen: 'episodes' }) },
+    { label: 'Play', hint: 'play a task yourself', ...optional(actions.play, 'no environment') },
+    { label: 'Watch a model', hint: 'run a served model live', ...optional(actions.watch, 'needs a model endpoint') },
+    { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
+    { label: 'Audit', hint: 'identity-leak findings', disabled: 'coming' },
+    { label: 'Splits', hint: 'build or check task splits', disabled: 'coming' },
+    { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
+  ];
+}
+
+export function HomeScreen() {
+  const state = useUIState();
+  const actions = useUIActions();
+  const [selected, setSelected] = useState(0);
+  const entries = menu(actions);
+
+  useScreenKeys('home.help', (input, key) => {
+    if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
+    else if (matches('home.down', input, key)) setSelected((s) => Math.min(entries.length - 1, s + 1));
+    else if (matches('home.quit', input, key)) actions.back();
+    else if (matches('home.open', input, key)) {
+      const entry = entries[selected]!;
+      if (entry.run) entry.run();
+      else actions.notify(`${entry.label}: ${entry.disabled}.`);
+    }
+  });
+
+  const dir = state.home?.status === 'ready' ? state.home.value.dir : null;
+  return (
+    <Box flexDirection="column" paddingX={1} height="100%">
+      <Header title={<Text bold>geolab{dir ? <Text>{`  workspace ${dir}`}</Text> : null}</Text>} right="? help · q quit" />
+      {state.help ? (
+        <HelpOverlay title="Home" groups={['home']} />
+      ) : (
+        <>
+          <Box marginY={1}>
+            <Summary home={state.home} />
+          </Box>
+          <Menu items={entries} selected={selected} />
+          <Box flexGrow={1} />
+          <Footer notice={state.notice} hints={[{ commands: ['home.up', 'home.down'], label: 'choose' }, 'home.open', 'home.quit']} />
+        </>
+      )}
+    </Box>
+  );
+}
+
+function Summary({ home }: { home: ReturnType<typeof useUIState>['home'] }) {
+  const theme = useTheme();
+  if (!home || home.status === 'loading') return <Text color={theme.muted}>opening the workspace…</Text>;
+  if (home.status === 'failed') return <Text color={theme.status.error}>cannot read the workspace: {home.message}</Text>;
+  return <SummaryTable summary={home.value} />;
+}
+
+function SummaryTable({ summary }: { summary: HomeSummary }) {
+  const theme = useTheme();
+  const tasks = summary.taskSets.reduce((n, s) => n + s.tasks, 0);
+  const sets = summary.taskSets.map((s) => `${s.name} ${s.tasks}`).join(', ');
+  const last = summary.lastEpisode;
+  const rows: [string, string][] = [
+    ['Tasks', `${tasks} in ${summary.taskSets.length} set${summary.taskSets.length === 1 ? '' : 's'}${sets ? ` (${sets})` : ''}`],
+    ['Splits', String(summary.splits)],
+    [
+      'Episodes',
+      `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, Date.now())}` : ''}`,
+    ],
+    ['Runs', `${summary.evalRuns} eval · ${summary.trainingRuns} training`],
+    ['Audit', `${summary.openFindings} open finding${summary.openFindings === 1 ? '' : 's'}`],
+  ];
+  return (
+    <Box flexDirection="column">
+      {rows.map(([name, value]) => (
+        <Text key={name} wrap="truncate-end">
+          <Text color={theme.accent}>{name.padEnd(11)}</Text>
+          {value}
+        </Text>
+      ))}
+    </Box>
+  );
+}

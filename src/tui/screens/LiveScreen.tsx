@@ -1,0 +1,183 @@
+import { Box, Text, type Key } from 'ink';
+import type { CompletedEpisode } from '../../core/episode.js';
+import { CoordinatePrompt } from '../components/CoordinatePrompt.js';
+import { Footer } from '../components/Footer.js';
+import { Header } from '../components/Header.js';
+import { HelpOverlay } from '../components/HelpOverlay.js';
+import { InlineImage } from '../components/InlineImage.js';
+import { OutcomeSummary } from '../components/OutcomeSummary.js';
+import { Panel } from '../components/Panel.js';
+import { Spinner } from '../components/Spinner.js';
+import { TurnDetail } from '../components/TurnDetail.js';
+import { TurnInfo } from '../components/TurnInfo.js';
+import { TurnList } from '../components/TurnList.js';
+import { WorldMap } from '../components/WorldMap.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
+import { isFailed } from '../hooks/usePlayback.js';
+import { useScreenKeys } from '../hooks/useScreenKeys.js';
+import { useTerminalSize } from '../hooks/useTerminalSize.js';
+import { isWide, liveImageCells } from '../layout.js';
+import { formatCost } from '../format.js';
+import { KEYMAP, matches, type Command, type HintItem } from '../keys.js';
+import { personMove } from '../live/person.js';
+import { fitMap } from '../map/world-map.js';
+import { isOver, type LiveState } from '../state/live.js';
+
+const PERSON_COMMANDS = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('person.'));
+
+const PERSON_HINTS: HintItem[] = [
+  { commands: ['person.panLeft', 'person.panRight'], label: 'pan 45°' },
+  { commands: ['person.forward', 'person.backward'], label: 'walk 15 m' },
+  { commands: ['person.zoom'], label: 'zoom' },
+  { commands: ['person.look'], label: 'look' },
+  { commands: ['person.pin'], label: 'pin' },
+  { commands: ['person.map'], label: 'map' },
+  { commands: ['person.guess'], label: 'guess' },
+  { commands: ['live.help'], label: 'help' },
+  { commands: ['live.quit'], label: 'quit' },
+];
+
+const MODEL_HINTS: HintItem[] = [
+  { commands: ['model.pause'], label: 'pause' },
+  { commands: ['model.step'], label: 'next' },
+  { commands: ['model.abort'], label: 'abort' },
+  { commands: ['live.help'], label: 'help' },
+  { commands: ['live.quit'], label: 'quit' },
+];
+
+/** Rows besides the image: header, borders, turn info, status, prompt, notice, keys, spare row. */
+const MAP_CHROME_ROWS = 12;
+
+export function LiveScreen() {
+  const { live, help, notice, route } = useUIState();
+  const actions = useUIActions();
+  useScreenKeys('live.help', (input, key) => onKey(live, actions, input, key));
+
+  const who = route.screen === 'live' ? route.source.who : '';
+  const task = live.split !== null ? `${live.split}/${live.index}` : 'starting';
+  const observation = live.observation;
+  return (
+    <Box flexDirection="column" paddingX={1} height="100%">
+      <Header
+        title={<Text bold>{`LIVE · ${who} · ${task} · ${live.turns.length} actions`}</Text>}
+        right={observation ? `steps left ${observation.steps_remaining} · cost ${formatCost(observation.action_cost)}` : ''}
+      />
+      {help ? (
+        <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={[live.driver, 'live']} />
+      ) : (
+        <Box flexDirection="column" flexGrow={1}>
+          {live.phase.kind === 'finished' && !isFailed(live.phase.record) ? <RevealPane record={live.phase.record} /> : <ViewPane live={live} />}
+          {live.turns.length ? <TurnInfo turn={live.turns[live.turns.length - 1]!} /> : null}
+          <Status live={live} />
+        </Box>
+      )}
+      {live.prompt ? <CoordinatePrompt prompt={live.prompt} /> : null}
+      {live.confirmQuit ? <ConfirmQuit /> : null}
+      <Footer notice={notice} hints={live.driver === 'person' ? PERSON_HINTS : MODEL_HINTS} />
+    </Box>
+  );
+}
+
+function onKey(live: LiveState, actions: UIActions, input: string, key: Key): void {
+  if (live.confirmQuit) {
+    if (matches('confirm.yes', input, key)) actions.back();
+    else if (matches('confirm.no', input, key)) actions.live.cancelQuit();
+    return;
+  }
+  if (live.prompt) {
+    if (matches('prompt.submit', input, key)) actions.live.submitPrompt();
+    else if (matches('prompt.cancel', input, key)) actions.live.closePrompt();
+    else if (matches('prompt.erase', input, key)) actions.live.erasePrompt();
+    // Printable text only: arrows and other named keys arrive with an empty input.
+    else if (input && !key.ctrl && !key.meta) actions.live.typePrompt(input);
+    return;
+  }
+  if (matches('live.quit', input, key)) return isOver(live) ? actions.back() : actions.live.askQuit();
+  if (isOver(live)) return;
+  if (live.driver === 'model') {
+    if (matches('model.pause', input, key)) actions.live.togglePause();
+    else if (matches('model.step', input, key)) actions.live.step();
+    else if (matches('model.abort', input, key)) actions.live.abort();
+    return;
+  }
+  const command = PERSON_COMMANDS.find((c) => matches(c, input, key));
+  const move = command && personMove(command, live.observation);
+  if (!move) return;
+  if (move.kind === 'act') actions.live.act(move.action);
+  else if (move.kind === 'prompt') actions.live.openPrompt(move.purpose);
+  else actions.notify(move.message);
+}
+
+/** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
+function ViewPane({ live }: { live: LiveState }) {
+  const size = useTerminalSize();
+  const cells = liveImageCells(size);
+  const sideWidth = size.columns - cells.width - 4 - 4 - 1;
+  const last = live.turns[live.turns.length - 1];
+  return (
+    <Box flexShrink={0} gap={1}>
+      <Panel width={cells.width} height={cells.height}>
+        <InlineImage imageKey={live.image?.key ?? 'none'} bytes={live.image?.bytes} width={cells.width} height={cells.height} />
+      </Panel>
+      {isWide(size) ? (
+        <Panel height={cells.height}>
+          <TurnList turns={live.turns} position={live.turns.length - 1} width={sideWidth} height={cells.height} />
+        </Panel>
+      ) : last ? (
+        <TurnDetail turn={last} width={sideWidth + 2} />
+      ) : null}
+    </Box>
+  );
+}
+
+/** After the guess: the world map with guess, truth and the great circle. */
+function RevealPane({ record }: { record: CompletedEpisode }) {
+  const size = useTerminalSize();
+  const map = fitMap(size.columns - 4, size.rows - MAP_CHROME_ROWS);
+  const point = (p: readonly [number, number] | null | undefined) => (p ? { lat: p[0], lon: p[1] } : null);
+  return (
+    <Box flexShrink={0}>
+      <Panel width={map.columns} height={map.rows}>
+        <WorldMap columns={map.columns} rows={map.rows} guess={point(record.outcome.guess)} truth={point(record.outcome.truth)} />
+      </Panel>
+    </Box>
+  );
+}
+
+function Status({ live }: { live: LiveState }) {
+  const theme = useTheme();
+  const phase = live.phase;
+  switch (phase.kind) {
+    case 'starting':
+      return <Spinner label="starting the episode" />;
+    case 'deciding':
+      if (live.driver === 'person' && live.forced) {
+        return <Text color={theme.status.warn}>Last turn: only a guess counts now (g).</Text>;
+      }
+      if (live.driver === 'person') return <Text color={theme.accent}>Your move: turn {phase.turn}.</Text>;
+      if (live.held) return <Text color={theme.status.warn}>⏸ paused before turn {phase.turn}: n plays one step, space resumes</Text>;
+      return <Spinner label={`${live.paused ? 'finishing' : 'thinking about'} turn ${phase.turn}`} since={phase.since} />;
+    case 'stepping':
+      return <Spinner label={`playing turn ${phase.turn}`} />;
+    case 'finished':
+      return isFailed(phase.record) ? (
+        <Text color={theme.status.error}>The episode failed: {phase.record.error}</Text>
+      ) : (
+        <OutcomeSummary outcome={phase.record.outcome} />
+      );
+    case 'aborted':
+      return <Text color={theme.status.warn}>Aborted. q leaves.</Text>;
+    case 'failed':
+      return <Text color={theme.status.error}>The episode stopped: {phase.message}</Text>;
+  }
+}
+
+function ConfirmQuit() {
+  const theme = useTheme();
+  return (
+    <Text color={theme.status.warn} bold>
+      Quit and abandon this episode? y quits · n stays
+    </Text>
+  );
+}

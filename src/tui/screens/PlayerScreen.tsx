@@ -1,0 +1,177 @@
+import { Box, Text } from 'ink';
+import { useMemo } from 'react';
+import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import { Footer } from '../components/Footer.js';
+import { Header } from '../components/Header.js';
+import { HelpOverlay } from '../components/HelpOverlay.js';
+import { InlineImage } from '../components/InlineImage.js';
+import { OutcomeSummary } from '../components/OutcomeSummary.js';
+import { Panel } from '../components/Panel.js';
+import { Reasoning } from '../components/Reasoning.js';
+import { TurnDetail } from '../components/TurnDetail.js';
+import { TurnInfo } from '../components/TurnInfo.js';
+import { TurnList } from '../components/TurnList.js';
+import { WorldMap } from '../components/WorldMap.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { useUIActions, useUIState } from '../contexts/UIContext.js';
+import { isFailed, turnsOf } from '../hooks/usePlayback.js';
+import { useScreenKeys } from '../hooks/useScreenKeys.js';
+import { useTerminalSize } from '../hooks/useTerminalSize.js';
+import { imageCells, isWide } from '../layout.js';
+import { matches, type Command, type HintItem } from '../keys.js';
+import { fitMap } from '../map/world-map.js';
+import type { PlayerAction } from '../state/player.js';
+
+const KEY_ACTIONS: [Command, PlayerAction['type']][] = [
+  ['player.prev', 'prev'],
+  ['player.next', 'next'],
+  ['player.first', 'first'],
+  ['player.last', 'last'],
+  ['player.autoplay', 'toggleAutoplay'],
+  ['player.reasoning', 'toggleReasoning'],
+  ['player.imageSize', 'toggleImageSize'],
+  ['player.map', 'toggleMap'],
+];
+
+const HINTS: HintItem[] = [
+  { commands: ['player.prev', 'player.next'], label: 'step' },
+  { commands: ['player.first', 'player.last'], label: 'first/last' },
+  { commands: ['player.autoplay'], label: 'play' },
+  { commands: ['player.reasoning'], label: 'reasoning' },
+  { commands: ['player.imageSize'], label: 'image size' },
+  { commands: ['player.map'], label: 'map' },
+  { commands: ['player.help'], label: 'help' },
+  { commands: ['player.back'], label: 'back' },
+];
+
+/** Rows under the main pane: turn info, outcome (3, last turn only), reasoning, notice and keys. */
+const MAP_CHROME_ROWS = 11;
+
+export function PlayerScreen() {
+  const theme = useTheme();
+  const { episode, help, notice } = useUIState();
+  const actions = useUIActions();
+
+  useScreenKeys('player.help', (input, key) => {
+    if (matches('player.back', input, key)) return actions.back();
+    const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
+    if (hit) actions.player({ type: hit[1] } as PlayerAction);
+  });
+
+  if (!episode || episode.status === 'loading') return <Text color={theme.muted}>loading the episode…</Text>;
+  if (episode.status === 'failed') {
+    return (
+      <Box flexDirection="column" paddingX={1}>
+        <Text color={theme.status.error}>{episode.message}</Text>
+        <Footer notice={notice} hints={['player.back']} />
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" paddingX={1} height="100%">
+      <EpisodeHeader episode={episode.value} />
+      {help ? <HelpOverlay title="Player" groups={['player']} /> : <EpisodeBody episode={episode.value} />}
+      <Footer notice={notice} hints={HINTS} />
+    </Box>
+  );
+}
+
+function EpisodeHeader({ episode }: { episode: CompletedEpisode | FailedEpisode }) {
+  const { player } = useUIState();
+  const turns = turnsOf(episode);
+  const turn = turns[player.position];
+  const lastTurn = turns[turns.length - 1];
+  const task = episode.task;
+  const title = [
+    `episode ${episode.episode_id.slice(0, 8)}`,
+    episode.model_name ?? '?',
+    `${task.split}/${task.index}`,
+    task.sample ? `sample ${task.sample}` : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const where = turn ? `turn ${turn.turn}/${lastTurn?.turn ?? turn.turn}${player.autoplay ? ' ▶' : ''}` : '';
+  return <Header title={<Text bold>{title}</Text>} right={where} />;
+}
+
+function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode }) {
+  const theme = useTheme();
+  const { player } = useUIState();
+  const turns = turnsOf(episode);
+  const turn = turns[Math.min(player.position, turns.length - 1)];
+  if (isFailed(episode)) {
+    return (
+      <Box flexDirection="column" flexGrow={1}>
+        <Text color={theme.status.error}>The episode failed: {episode.error}</Text>
+        {episode.traceback ? <Text color={theme.muted}>{episode.traceback}</Text> : null}
+      </Box>
+    );
+  }
+  if (!turn) return <Text color={theme.muted}>This episode recorded no turns.</Text>;
+  const completed = episode;
+  const atEnd = player.position >= turns.length - 1;
+  return (
+    <Box flexDirection="column" flexGrow={1}>
+      {player.map ? <MapPane episode={completed} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
+      <TurnInfo turn={turn} />
+      {atEnd ? <OutcomeSummary outcome={completed.outcome} /> : null}
+      <ReasoningPane turn={turn} />
+    </Box>
+  );
+}
+
+/** The image the model saw beside the turn list (wide), or beside the current turn alone (narrow). */
+function ViewPane({ turns, turn }: { turns: readonly Turn[]; turn: Turn }) {
+  const { player, workspace } = useUIState();
+  const size = useTerminalSize();
+  const cells = imageCells(size, player.imageSize);
+  const sha = turn.image_sha256 ?? null;
+  const view = workspace?.status === 'ready' ? workspace.value : undefined;
+  const bytes = useMemo(() => (sha && view ? view.loadImage(sha) : undefined), [sha, view]);
+  // Border (2) and the screen's padding (2) on each pane; the panes are one column apart.
+  const sideWidth = size.columns - cells.width - 4 - 4 - 1;
+  return (
+    <Box flexShrink={0} gap={1}>
+      <Panel width={cells.width} height={cells.height}>
+        <InlineImage imageKey={sha ?? 'none'} bytes={bytes} width={cells.width} height={cells.height} />
+      </Panel>
+      {isWide(size) ? (
+        <Panel height={cells.height}>
+          <TurnList turns={turns} position={player.position} width={sideWidth} height={cells.height} />
+        </Panel>
+      ) : (
+        <TurnDetail turn={turn} width={sideWidth + 2} />
+      )}
+    </Box>
+  );
+}
+
+/** The world map: pins so far, and at the end the guess, the truth and the great circle between them. */
+function MapPane({ episode, turn, atEnd }: { episode: CompletedEpisode; turn: Turn; atEnd: boolean }) {
+  const size = useTerminalSize();
+  const map = fitMap(size.columns - 4, size.rows - MAP_CHROME_ROWS);
+  const point = (p: readonly [number, number] | null | undefined) => (p ? { lat: p[0], lon: p[1] } : null);
+  return (
+    <Box flexShrink={0}>
+      <Panel width={map.columns} height={map.rows}>
+        <WorldMap
+          columns={map.columns}
+          rows={map.rows}
+          pins={(turn.pins ?? []).map(([lat, lon]) => ({ lat, lon }))}
+          guess={atEnd ? point(episode.outcome.guess) : null}
+          truth={atEnd ? point(episode.outcome.truth) : null}
+        />
+      </Panel>
+    </Box>
+  );
+}
+
+function ReasoningPane({ turn }: { turn: Turn }) {
+  const { player } = useUIState();
+  const size = useTerminalSize();
+  return (
+    <Box flexGrow={1} flexShrink={1} overflow="hidden">
+      <Reasoning model={turn.model} expanded={player.reasoning} width={size.columns - 2} />
+    </Box>
+  );
+}

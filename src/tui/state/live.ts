@@ -1,0 +1,161 @@
+/**
+ * The Live screen's state: an episode as the runner plays it, driven by the runner's events, the
+ * pause gate, and (for a person) the coordinate prompt and the quit confirmation. Pure.
+ */
+import type { RunnerEvent } from '../../agent/types.js';
+import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import type { ImageKind, Observation } from '../../env/types.js';
+
+/** Who chooses the actions: a person at the keyboard or a policy (a served model, a baseline). */
+export type Driver = 'person' | 'model';
+
+export interface LiveImage {
+  /** Cache key for the rendered image: the turn's image hash when recorded, else unique per turn. */
+  key: string;
+  bytes: Buffer;
+  kind: ImageKind;
+}
+
+export type LivePhase =
+  | { kind: 'starting' }
+  /** The model thinks, or the person is to move; `since` is when it started (ms). */
+  | { kind: 'deciding'; turn: number; since: number }
+  /** The person's action is with the environment. */
+  | { kind: 'stepping'; turn: number }
+  | { kind: 'finished'; record: CompletedEpisode | FailedEpisode }
+  | { kind: 'aborted' }
+  | { kind: 'failed'; message: string };
+
+export type PromptPurpose = 'pin' | 'guess';
+
+/** The inline "lat, lon" prompt of a pin or a guess. */
+export interface CoordinatePrompt {
+  purpose: PromptPurpose;
+  text: string;
+  error: string | null;
+}
+
+export interface LiveState {
+  readonly driver: Driver;
+  readonly episodeId: string | null;
+  readonly split: string | null;
+  readonly index: number | null;
+  readonly observation: Observation | null;
+  /** The last image the environment drew; kept while a turn brings none. */
+  readonly image: LiveImage | null;
+  readonly turns: readonly Turn[];
+  readonly phase: LivePhase;
+  /** Model: the gate holds the next decision (space pauses, n lets one through). */
+  readonly paused: boolean;
+  /** Model: a decision is waiting at the gate right now. */
+  readonly held: boolean;
+  /** Person: the turn waiting is the forced one at the limit, where only a guess counts. */
+  readonly forced: boolean;
+  readonly prompt: CoordinatePrompt | null;
+  readonly confirmQuit: boolean;
+}
+
+export type LiveAction =
+  | { type: 'reset'; driver: Driver }
+  | { type: 'runner'; event: RunnerEvent; at: number }
+  | { type: 'held' }
+  | { type: 'released'; at: number }
+  | { type: 'setPaused'; paused: boolean }
+  | { type: 'personWaiting'; forced: boolean }
+  | { type: 'submitted' }
+  | { type: 'aborted' }
+  | { type: 'failed'; message: string }
+  | { type: 'promptOpen'; purpose: PromptPurpose }
+  | { type: 'promptType'; text: string }
+  | { type: 'promptErase' }
+  | { type: 'promptError'; message: string }
+  | { type: 'promptClose' }
+  | { type: 'askQuit' }
+  | { type: 'cancelQuit' };
+
+export function initialLiveState(driver: Driver): LiveState {
+  return {
+    driver,
+    episodeId: null,
+    split: null,
+    index: null,
+    observation: null,
+    image: null,
+    turns: [],
+    phase: { kind: 'starting' },
+    paused: false,
+    held: false,
+    forced: false,
+    prompt: null,
+    confirmQuit: false,
+  };
+}
+
+/** The episode is over one way or another: no more actions, quitting needs no confirmation. */
+export function isOver(state: LiveState): boolean {
+  return state.phase.kind === 'finished' || state.phase.kind === 'aborted' || state.phase.kind === 'failed';
+}
+
+export function liveReducer(state: LiveState, action: LiveAction): LiveState {
+  switch (action.type) {
+    case 'reset':
+      return initialLiveState(action.driver);
+    case 'runner':
+      return onRunnerEvent(state, action.event, action.at);
+    case 'held':
+      return { ...state, held: true };
+    case 'released':
+      return state.phase.kind === 'deciding'
+        ? { ...state, held: false, phase: { ...state.phase, since: action.at } }
+        : { ...state, held: false };
+    case 'setPaused':
+      return { ...state, paused: action.paused };
+    case 'personWaiting':
+      return { ...state, forced: action.forced };
+    case 'submitted':
+      return state.phase.kind === 'deciding' ? { ...state, prompt: null, phase: { kind: 'stepping', turn: state.phase.turn } } : state;
+    case 'aborted':
+      return isOver(state) ? state : { ...state, phase: { kind: 'aborted' }, held: false, prompt: null };
+    case 'failed':
+      return isOver(state) ? state : { ...state, phase: { kind: 'failed', message: action.message }, held: false, prompt: null };
+    case 'promptOpen':
+      return isOver(state) ? state : { ...state, prompt: { purpose: action.purpose, text: '', error: null } };
+    case 'promptType':
+      return state.prompt ? { ...state, prompt: { ...state.prompt, text: state.prompt.text + action.text, error: null } } : state;
+    case 'promptErase':
+      return state.prompt ? { ...state, prompt: { ...state.prompt, text: state.prompt.text.slice(0, -1), error: null } } : state;
+    case 'promptError':
+      return state.prompt ? { ...state, prompt: { ...state.prompt, error: action.message } } : state;
+    case 'promptClose':
+      return { ...state, prompt: null };
+    case 'askQuit':
+      return { ...state, confirmQuit: true, prompt: null };
+    case 'cancelQuit':
+      return { ...state, confirmQuit: false };
+  }
+}
+
+function onRunnerEvent(state: LiveState, event: RunnerEvent, at: number): LiveState {
+  switch (event.type) {
+    case 'started': {
+      const { observation } = event;
+      const image = observation.image_base64
+        ? { key: `${event.episodeId}:start`, bytes: Buffer.from(observation.image_base64, 'base64'), kind: observation.image_kind }
+        : null;
+      return { ...state, episodeId: event.episodeId, split: event.split, index: event.index, observation, image };
+    }
+    case 'thinking':
+      return isOver(state) ? state : { ...state, phase: { kind: 'deciding', turn: event.turn, since: at } };
+    case 'turn': {
+      const { turn, observation } = event;
+      const image = event.image
+        ? { key: turn.image_sha256 ?? `${state.episodeId}:${turn.turn}`, bytes: event.image, kind: observation.image_kind }
+        : state.image;
+      return { ...state, observation, image, turns: [...state.turns, turn] };
+    }
+    case 'finished':
+      // An abort the user asked for stays an abort, whatever record the runner made of it.
+      if (state.phase.kind === 'aborted') return state;
+      return { ...state, phase: { kind: 'finished', record: event.record }, held: false, prompt: null };
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The Player's stepper: which turn of a recorded episode is shown and how. A pure reducer over a
+ * discriminated union of actions, tested without rendering.
+ */
+
+export type ImageSize = 'small' | 'large';
+
+export interface PlayerState {
+  /** The episode stepped through; a different one starts over (see `load`). */
+  readonly episodeId: string | null;
+  /** Index into the episode's turns (turn 0 is the reset). */
+  readonly position: number;
+  readonly turnCount: number;
+  readonly autoplay: boolean;
+  /** The model's reply and reasoning shown in full rather than as one line. */
+  readonly reasoning: boolean;
+  readonly imageSize: ImageSize;
+  /** The world map in the image pane; arriving at the last turn opens it, leaving closes it. */
+  readonly map: boolean;
+}
+
+export type PlayerAction =
+  /** Another episode: back to its first turn with the defaults. */
+  | { type: 'load'; episodeId: string; turnCount: number }
+  | { type: 'next' }
+  | { type: 'prev' }
+  | { type: 'first' }
+  | { type: 'last' }
+  | { type: 'toggleAutoplay' }
+  /** One beat of the autoplay clock: the next turn, stopping at the last. */
+  | { type: 'tick' }
+  | { type: 'toggleReasoning' }
+  | { type: 'toggleImageSize' }
+  | { type: 'toggleMap' };
+
+export function initialPlayerState(episodeId: string | null, turnCount: number): PlayerState {
+  return { episodeId, position: 0, turnCount, autoplay: false, reasoning: false, imageSize: 'large', map: turnCount <= 1 };
+}
+
+export function playerReducer(state: PlayerState, action: PlayerAction): PlayerState {
+  const last = Math.max(0, state.turnCount - 1);
+  switch (action.type) {
+    case 'load':
+      return initialPlayerState(action.episodeId, action.turnCount);
+    case 'next':
+      return goTo(state, state.position + 1);
+    case 'prev':
+      return goTo(state, state.position - 1);
+    case 'first':
+      return goTo(state, 0);
+    case 'last':
+      return { ...goTo(state, last), autoplay: false };
+    case 'toggleAutoplay':
+      if (state.autoplay) return { ...state, autoplay: false };
+      // Starting at the end replays from the start, as a media player does.
+      return { ...(state.position >= last ? goTo(state, 0) : state), autoplay: last > 0 };
+    case 'tick': {
+      if (!state.autoplay) return state;
+      const next = goTo(state, state.position + 1);
+      return next.position >= last ? { ...next, autoplay: false } : next;
+    }
+    case 'toggleReasoning':
+      return { ...state, reasoning: !state.reasoning };
+    case 'toggleImageSize':
+      return { ...state, imageSize: state.imageSize === 'large' ? 'small' : 'large' };
+    case 'toggleMap':
+      return { ...state, map: !state.map };
+  }
+}
+
+function goTo(state: PlayerState, position: number): PlayerState {
+  const last = Math.max(0, state.turnCount - 1);
+  const clamped = Math.min(last, Math.max(0, position));
+  if (clamped === state.position) return state;
+  return { ...state, position: clamped, map: clamped === last };
+}

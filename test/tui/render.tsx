@@ -1,0 +1,67 @@
+/**
+ * The one render helper of the TUI tests: the whole app through ink-testing-library at a fixed
+ * terminal size and a fixed colour setting, with keys and a wait for what async work draws.
+ */
+import { render } from 'ink-testing-library';
+import { App } from '../../src/tui/app.js';
+import type { TuiServices } from '../../src/tui/services.js';
+import type { Route } from '../../src/tui/state/navigation.js';
+import { createTheme } from '../../src/tui/theme.js';
+
+export const KEY = {
+  left: '\x1b[D',
+  right: '\x1b[C',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  enter: '\r',
+  escape: '\x1b',
+  backspace: '\x7f',
+} as const;
+
+export interface RenderOptions {
+  route: Route;
+  services?: Partial<TuiServices>;
+  columns?: number;
+  rows?: number;
+  colour?: boolean;
+}
+
+const noRunner: TuiServices['runEpisode'] = () => Promise.reject(new Error('no runner in this test'));
+
+export async function renderApp(options: RenderOptions) {
+  const { columns = 120, rows = 40, colour = false } = options;
+  const services: TuiServices = { runEpisode: noRunner, ...options.services };
+  const ui = render(<App services={services} initialRoute={options.route} theme={createTheme({ colour })} />);
+  // ink-testing-library's stream is always 100 columns with no rows: give it the size under test.
+  Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
+  Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
+  ui.stdout.emit('resize');
+  await tick();
+  const frame = () => ui.lastFrame() ?? '';
+  return {
+    ...ui,
+    frame,
+    /** Types keys one at a time, as a person does, letting the app redraw after each. */
+    async press(...keys: string[]) {
+      for (const key of keys) {
+        ui.stdin.write(key);
+        // Ink holds a lone ESC until the next check phase, in case an escape sequence follows.
+        await new Promise((resolve) => setImmediate(resolve));
+        await tick();
+      }
+    },
+    /** Waits until the frame satisfies `ok` (async work: images, the workspace, the runner). */
+    async waitFor(ok: (frame: string) => boolean, timeoutMs = 10_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      while (!ok(frame())) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for the frame; last frame:\n${frame()}`);
+        await tick(20);
+      }
+      return frame();
+    },
+  };
+}
+
+export function tick(ms = 0): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
