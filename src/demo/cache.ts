@@ -3,8 +3,9 @@
  * for it and kept as `<cacheDir>/<image_id>.jpg`, so a fresh workspace is ready in seconds.
  */
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { fileExists } from '../files.js';
+import { panoramaFile } from '../tasks/panoramas.js';
 import { renderDemoPanorama } from './panorama.js';
 import type { PanoramaTask } from './scenes.js';
 
@@ -15,17 +16,9 @@ export function demoPanoramaPath(cacheDir: string, imageId: string): string {
   if (!SAFE_IMAGE_ID.test(imageId)) {
     throw new Error(`image_id ${JSON.stringify(imageId)} is not path-safe: use only letters, digits, "_" and "-"`);
   }
-  return join(cacheDir, `${imageId}.jpg`);
+  return panoramaFile(cacheDir, imageId);
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The panorama of frame `frameIndex`, rendered and written only when missing. The write goes to a
@@ -36,7 +29,7 @@ export async function ensureDemoPanorama(cacheDir: string, task: PanoramaTask, f
   const frame = task.frames[frameIndex];
   if (!frame) throw new RangeError(`frame ${frameIndex} out of range (task has ${task.frames.length} frames)`);
   const path = demoPanoramaPath(cacheDir, frame.image_id);
-  if (await exists(path)) return path;
+  if (await fileExists(path)) return path;
   const jpeg = await renderDemoPanorama(task, frameIndex);
   await mkdir(cacheDir, { recursive: true });
   const temp = `${path}.${randomUUID()}.tmp`;

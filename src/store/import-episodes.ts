@@ -6,11 +6,11 @@
  * records name (`image_path`, relative to the JSONL) when their bytes match `image_sha256`.
  */
 import { createReadStream, readFileSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseEpisodeRecord, type Turn } from '../core/episode.js';
 import { InputError } from '../core/errors.js';
+import { assertReadableFile } from '../files.js';
 import { assertRunId, ensureEvalRun } from './eval-runs.js';
 import { EpisodeFieldError, saveEpisode, type EpisodeRecord } from './episodes.js';
 import { hasImage, sha256Hex, sniffImageMime, storeImage } from './images.js';
@@ -49,7 +49,7 @@ const MAX_REPORTED = 100;
 
 export async function importEpisodesFile(ws: Workspace, file: string, options: ImportEpisodesOptions = {}): Promise<ImportEpisodesResult> {
   const path = resolve(file);
-  await assertReadableFile(file);
+  await assertReadableFile(file, 'episode file');
   if (options.runId !== undefined) assertRunId(options.runId);
   const result: ImportEpisodesResult = { file, lines: 0, imported: 0, skipped: 0, invalid: [], images: 0 };
   const baseDir = dirname(path);
@@ -128,15 +128,5 @@ function readIfPresent(file: string): Buffer | undefined {
     return readFileSync(file);
   } catch {
     return undefined;
-  }
-}
-
-async function assertReadableFile(file: string): Promise<void> {
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new InputError('not a regular file', { file });
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    throw new InputError(`cannot read episode file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
   }
 }

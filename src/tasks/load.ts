@@ -3,9 +3,9 @@
  * when `onTask` is given) through the pure rules of src/core/tasks.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { InputError } from '../core/errors.js';
+import { assertReadableFile } from '../files.js';
 import { parseTaskLine, TaskSetValidator, type LabelCheck, type Task, type TaskError, type TaskWarning } from '../core/tasks.js';
 
 export interface LoadOptions {
@@ -28,7 +28,7 @@ export interface LoadResult {
 
 /** Reads a task file. Unreadable files throw InputError; problems inside the file are returned. */
 export async function loadTaskFile(file: string, options: LoadOptions = {}): Promise<LoadResult> {
-  await assertReadableFile(file);
+  await assertReadableFile(file, 'task file');
   const validator = new TaskSetValidator(options.labelCheck);
   const tasks: Task[] = [];
   let count = 0;
@@ -64,14 +64,4 @@ export async function loadTasksStrict(file: string, options: LoadOptions = {}): 
     throw new InputError(first.message + more, { file, line: first.line || undefined, field: first.field });
   }
   return result;
-}
-
-async function assertReadableFile(file: string): Promise<void> {
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new InputError('not a regular file', { file });
-  } catch (err) {
-    if (err instanceof InputError) throw err;
-    throw new InputError(`cannot read task file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
-  }
 }

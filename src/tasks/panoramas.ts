@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Task, TaskError } from '../core/tasks.js';
 
-export function panoramaFile(cacheDir: string, imageId: string): string {
-  return join(cacheDir, `${imageId}.jpg`);
+/** Where a panorama lives in a cache: `<image_id>.jpg`, or `<image_id>.orig.jpg` at full resolution. */
+export function panoramaFile(cacheDir: string, imageId: string, orig = false): string {
+  return join(cacheDir, `${imageId}${orig ? '.orig' : ''}.jpg`);
 }
 
 /** One error per frame whose `<image_id>.jpg` is missing from the cache. */

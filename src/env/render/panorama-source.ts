@@ -3,9 +3,9 @@
  * (full resolution) for narrow views (DESIGN §1.1). Ids are checked before they touch the file
  * system, so no id resolves outside the cache (DESIGN §12). Demo panoramas are drawn on first use.
  */
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IMAGE_ID_PATTERN } from '../../core/tasks.js';
+import { fileExists } from '../../files.js';
+import { panoramaFile } from '../../tasks/panoramas.js';
 import { ensureDemoPanorama } from '../../demo/cache.js';
 import type { PanoramaTask } from '../../demo/scenes.js';
 import { EnvError } from '../types.js';
@@ -38,11 +38,11 @@ export class PanoramaSource {
       throw new EnvError('VALIDATION_ERROR', `image_id ${JSON.stringify(imageId)} is not a file-safe id (letters, digits, "_", "-", ".")`);
     }
     if (orig) {
-      const original = join(this.cacheDir, `${imageId}.orig.jpg`);
-      if (await exists(original)) return original;
+      const original = panoramaFile(this.cacheDir, imageId, true);
+      if (await fileExists(original)) return original;
     }
-    const standard = join(this.cacheDir, `${imageId}.jpg`);
-    if (await exists(standard)) return standard;
+    const standard = panoramaFile(this.cacheDir, imageId);
+    if (await fileExists(standard)) return standard;
     const demo = this.demoFrames.get(imageId);
     if (demo) return this.generate(imageId, demo.task, demo.frameIndex);
     throw new EnvError('EXECUTION_ERROR', `panorama ${standard} is missing: sync the panorama cache or point the environment at the right one`);
@@ -55,14 +55,5 @@ export class PanoramaSource {
       this.generating.set(imageId, pending);
     }
     return pending;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
   }
 }
