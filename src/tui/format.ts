@@ -65,3 +65,23 @@ export function bar(value: number, width: number): string {
   const filled = Math.round(Math.min(1, Math.max(0, value)) * width);
   return '█'.repeat(filled) + '░'.repeat(width - filled);
 }
+
+/**
+ * Plain text wrapped at word boundaries to `width` columns. Ink wraps too, but keeps the space it
+ * broke at as the first character of the next line; feedback and reasoning read better without.
+ */
+export function wrapWords(text: string, width: number): string {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = '';
+      }
+      line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
+}

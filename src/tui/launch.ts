@@ -1,16 +1,19 @@
 /** What the entry points share: drawing the app, and the runner, each loaded only when used. */
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { AppProps } from './app.js';
+import { NoTerminalError } from './errors.js';
 import type { RunEpisode } from './live/types.js';
 
 /**
- * Draws the app until it exits. React picks its build when first imported, so Ink and React are
- * imported only here, after choosing the production build unless NODE_ENV says otherwise: the
- * development build times every commit and makes each redraw slower.
+ * Draws the app until it exits. Without a terminal on stdin Ink cannot read keys and the app would
+ * wait forever: that is an error, raised before Ink is loaded. React picks its build when first
+ * imported, so Ink and React are imported only here, after choosing the production build unless
+ * NODE_ENV says otherwise: the development build times every commit and makes each redraw slower.
  */
 export async function runApp(what: string, props: Omit<AppProps, 'theme'>): Promise<void> {
+  if (!process.stdin.isTTY) throw new NoTerminalError(what);
   process.env.NODE_ENV ??= 'production';
-  return (await import('./run-app.js')).runApp(what, props);
+  return (await import('./run-app.js')).runApp(props);
 }
 
 export interface RunTracker {

@@ -65,7 +65,7 @@ describe('Home', () => {
   it('q quits', async () => {
     const { app } = await openHome();
     await app.press('q');
-    expect(app.frame()).toBe('');
+    await app.waitFor(() => app.exited());
   });
 });
 

@@ -132,11 +132,11 @@ describe('Live, a person playing', () => {
     const { app } = await openLive(new HumanPolicy());
     await app.waitFor((f) => f.includes('Your move: turn 1'));
     await app.press('q');
-    expect(app.frame()).toContain('Quit and abandon this episode? y quits · n stays');
+    expect(app.frame()).toContain('Quit and abandon this episode? y quits · n/esc stays');
     await app.press('n');
     expect(app.frame()).not.toContain('Quit and abandon');
     await app.press('q', 'y');
-    expect(app.frame()).toBe('');
+    await app.waitFor(() => app.exited());
   });
 });
 
@@ -146,13 +146,14 @@ describe('Live, a model playing', () => {
     const frame = await app.waitFor((f) => f.includes('reference'));
     expect(frame).toContain('LIVE · scripted-model · eval/0 · 3 actions');
     expect(frame).toContain('0.2 s · 120/8 tok');
-    expect(frame).toContain('space pause · n next · a abort');
+    expect(frame).toContain('? help · q leave');
   });
 
   it('space pauses before the next decision, n lets exactly one through, a aborts', async () => {
     const { app, client } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
     await app.press(' ');
     await app.waitFor((f) => f.includes('paused before turn 1'));
+    expect(app.frame()).toContain('space pause · n next · a abort · ? help · q quit');
     expect(client.steps).toEqual([]);
     await app.press('n');
     await app.waitFor((f) => f.includes('paused before turn 2'));

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { helpEntries } from '../../src/tui/keys.js';
 import { GUESS_MARK, TRUTH_MARK } from '../../src/tui/map/world-map.js';
-import { makeEpisode, memoryWorkspace, type EpisodeFixture } from './fixtures.js';
+import { failedEpisode, makeEpisode, memoryWorkspace, type EpisodeFixture } from './fixtures.js';
 import { KEY, renderApp } from './render.js';
 
 let fixture: EpisodeFixture;
@@ -108,10 +108,18 @@ describe('Player', () => {
     expect(app.frame()).not.toContain('rendering…');
   });
 
+  it('shows why a failed episode has no turns, and an unknown id', async () => {
+    const workspace = memoryWorkspace([failedEpisode()]);
+    const failed = await renderApp({ route: { screen: 'player', episodeId: 'dead0000' }, services: { openWorkspace: async () => workspace } });
+    await failed.waitFor((f) => f.includes('The episode failed: model endpoint unreachable'));
+    const missing = await renderApp({ route: { screen: 'player', episodeId: 'nope' }, services: { openWorkspace: async () => workspace } });
+    await missing.waitFor((f) => f.includes('no episode nope in this workspace'));
+  });
+
   it('q leaves the player', async () => {
     const app = await openPlayer();
     await app.press('q');
-    expect(app.frame()).toBe('');
+    await app.waitFor(() => app.exited());
   });
 });
 

@@ -3,6 +3,7 @@
  * terminal size and a fixed colour setting, with keys and a wait for what async work draws.
  */
 import { render } from 'ink-testing-library';
+import { useEffect, type ReactNode } from 'react';
 import { App } from '../../src/tui/app.js';
 import type { TuiServices } from '../../src/tui/services.js';
 import type { Route } from '../../src/tui/state/navigation.js';
@@ -28,10 +29,21 @@ export interface RenderOptions {
 
 const noRunner: TuiServices['runEpisode'] = () => Promise.reject(new Error('no runner in this test'));
 
+/** Tells when Ink unmounts the app, which is what leaving the last screen does. */
+function ExitProbe({ onExit, children }: { onExit: () => void; children: ReactNode }) {
+  useEffect(() => onExit, [onExit]);
+  return children;
+}
+
 export async function renderApp(options: RenderOptions) {
   const { columns = 120, rows = 40, colour = false } = options;
   const services: TuiServices = { runEpisode: noRunner, ...options.services };
-  const ui = render(<App services={services} initialRoute={options.route} theme={createTheme({ colour })} />);
+  let exited = false;
+  const ui = render(
+    <ExitProbe onExit={() => (exited = true)}>
+      <App services={services} initialRoute={options.route} theme={createTheme({ colour })} />
+    </ExitProbe>,
+  );
   // ink-testing-library's stream is always 100 columns with no rows: give it the size under test.
   Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
   Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
@@ -41,6 +53,8 @@ export async function renderApp(options: RenderOptions) {
   return {
     ...ui,
     frame,
+    /** The app ended (under CI, Ink leaves its last frame on screen, so the frame cannot tell). */
+    exited: () => exited,
     /** Types keys one at a time, as a person does, letting the app redraw after each. */
     async press(...keys: string[]) {
       for (const key of keys) {

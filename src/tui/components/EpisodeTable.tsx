@@ -4,13 +4,13 @@ import { formatKm, truncate } from '../format.js';
 import type { EpisodeRow } from '../services.js';
 import { verdictTone } from '../theme.js';
 
-// 77 cells with the cursor and the gaps: fits 80 columns.
+// 78 cells with the cursor and the gaps: fits 80 columns less the screen's padding.
 const COLUMNS = [
   { title: 'recorded', width: 16 },
   { title: 'model', width: 14 },
   { title: 'task', width: 11 },
   { title: 'verdict', width: 15 },
-  { title: 'km', width: 8 },
+  { title: 'km', width: 9 },
   { title: 'reward', width: 6 },
 ] as const;
 

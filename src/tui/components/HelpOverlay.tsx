@@ -7,6 +7,7 @@ export function HelpOverlay({ title, groups }: { title: string; groups: readonly
   const theme = useTheme();
   const entries = helpEntries(groups);
   const keysWidth = Math.max(...entries.map((e) => e.keys.length)) + 2;
+  const close = entries.find((e) => e.command.endsWith('.help'))?.keys;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.accent} paddingX={1} alignSelf="flex-start">
       <Text bold>{title} keys</Text>
@@ -16,7 +17,7 @@ export function HelpOverlay({ title, groups }: { title: string; groups: readonly
           {entry.description}
         </Text>
       ))}
-      <Text color={theme.muted}>? or esc closes this help</Text>
+      <Text color={theme.muted}>{close ? `${close} or esc closes this help` : 'esc closes this help'}</Text>
     </Box>
   );
 }

@@ -2,7 +2,7 @@ import { Box, Text } from 'ink';
 import type { Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { keyLabel } from '../keys.js';
-import { truncate } from '../format.js';
+import { truncate, wrapWords } from '../format.js';
 
 /** The model's reasoning and reply for a turn: one line, or (with `r`) the whole text, clipped by the parent. */
 export function Reasoning({ model, expanded, width }: { model: Turn['model']; expanded: boolean; width: number }) {
@@ -21,7 +21,7 @@ export function Reasoning({ model, expanded, width }: { model: Turn['model']; ex
   return (
     <Box flexDirection="column">
       <Text color={theme.muted}>{label}</Text>
-      <Text>{text}</Text>
+      <Text>{wrapWords(text, width)}</Text>
     </Box>
   );
 }

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { formatCall } from '../format.js';
+import { formatCall, wrapWords } from '../format.js';
 
 /** One turn's tool call and its whole feedback: the narrow layout's stand-in for the turn list. */
 export function TurnDetail({ turn, width }: { turn: Turn; width: number }) {
@@ -11,7 +11,7 @@ export function TurnDetail({ turn, width }: { turn: Turn; width: number }) {
       <Text bold color={theme.accent} wrap="truncate-end">
         {formatCall(turn.action)}
       </Text>
-      <Text>{turn.feedback ?? ''}</Text>
+      <Text>{wrapWords(turn.feedback ?? '', width)}</Text>
       {turn.status && turn.status !== 'ok' ? <Text color={theme.status.warn}>status: {turn.status}</Text> : null}
     </Box>
   );

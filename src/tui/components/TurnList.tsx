@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { formatCall, formatCost, truncate, turnCost } from '../format.js';
+import { formatCall, formatCost, truncate, turnCost, wrapWords } from '../format.js';
 
 export interface TurnListProps {
   turns: readonly Turn[];
@@ -17,6 +17,8 @@ export function TurnList({ turns, position, width, height }: TurnListProps) {
   // Two lines per turn, and the current turn's feedback may take a few more.
   const visible = Math.max(1, Math.floor((height - 2) / 2));
   const start = Math.max(0, Math.min(position - Math.floor(visible / 2), turns.length - visible));
+  // Feedback sits two columns in; other turns' feedback also leaves room for the cost column.
+  const feedbackWidth = Math.max(10, width - 2);
   const textWidth = Math.max(10, width - 10);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
@@ -36,7 +38,7 @@ export function TurnList({ turns, position, width, height }: TurnListProps) {
             </Box>
             <Box paddingLeft={2}>
               <Text color={current ? undefined : theme.muted} wrap={current ? 'wrap' : 'truncate-end'}>
-                {current ? (turn.feedback ?? '') : truncate(turn.feedback ?? '', textWidth)}
+                {current ? wrapWords(turn.feedback ?? '', feedbackWidth) : truncate(turn.feedback ?? '', textWidth)}
               </Text>
             </Box>
           </Box>

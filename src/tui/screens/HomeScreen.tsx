@@ -1,14 +1,14 @@
 import { Box, Text } from 'ink';
 import { useState } from 'react';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
+import { useUIActions, useUIState, type UIActions, type UIState } from '../contexts/UIContext.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Menu, type MenuItem } from '../components/Menu.js';
 import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
-import { matches } from '../keys.js';
+import { keyHint, matches } from '../keys.js';
 import type { HomeSummary } from '../services.js';
 
 type Entry = MenuItem & { run?: () => void };
@@ -50,7 +50,7 @@ export function HomeScreen() {
   const dir = state.home?.status === 'ready' ? state.home.value.dir : null;
   return (
     <Box flexDirection="column" paddingX={1} height="100%">
-      <Header title={<Text bold>geolab{dir ? <Text>{`  workspace ${dir}`}</Text> : null}</Text>} right="? help · q quit" />
+      <Header title={<Text bold>geolab{dir ? <Text>{`  workspace ${dir}`}</Text> : null}</Text>} right={keyHint(['home.help', 'home.quit'])} />
       {state.help ? (
         <HelpOverlay title="Home" groups={['home']} />
       ) : (
@@ -67,7 +67,7 @@ export function HomeScreen() {
   );
 }
 
-function Summary({ home }: { home: ReturnType<typeof useUIState>['home'] }) {
+function Summary({ home }: { home: UIState['home'] }) {
   const theme = useTheme();
   if (!home || home.status === 'loading') return <Text color={theme.muted}>opening the workspace…</Text>;
   if (home.status === 'failed') return <Text color={theme.status.error}>cannot read the workspace: {home.message}</Text>;

@@ -19,21 +19,22 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { isWide, liveImageCells } from '../layout.js';
 import { formatCost } from '../format.js';
-import { KEYMAP, matches, type Command, type HintItem } from '../keys.js';
+import { KEYMAP, keyLabel, matches, type Command, type HintItem } from '../keys.js';
 import { personMove } from '../live/person.js';
 import { fitMap } from '../map/world-map.js';
 import { isOver, type LiveState } from '../state/live.js';
 
 const PERSON_COMMANDS = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('person.'));
 
+// Most needed first: a narrow footer leaves out what does not fit from the end (help has them all).
 const PERSON_HINTS: HintItem[] = [
-  { commands: ['person.panLeft', 'person.panRight'], label: 'pan 45°' },
-  { commands: ['person.forward', 'person.backward'], label: 'walk 15 m' },
-  { commands: ['person.zoom'], label: 'zoom' },
-  { commands: ['person.look'], label: 'look' },
+  { commands: ['person.panLeft', 'person.panRight'], label: 'pan' },
+  { commands: ['person.forward', 'person.backward'], label: 'walk' },
   { commands: ['person.pin'], label: 'pin' },
-  { commands: ['person.map'], label: 'map' },
   { commands: ['person.guess'], label: 'guess' },
+  { commands: ['person.zoom'], label: 'zoom' },
+  { commands: ['person.map'], label: 'map' },
+  { commands: ['person.look'], label: 'look' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'quit' },
 ];
@@ -44,6 +45,11 @@ const MODEL_HINTS: HintItem[] = [
   { commands: ['model.abort'], label: 'abort' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'quit' },
+];
+
+const OVER_HINTS: HintItem[] = [
+  { commands: ['live.help'], label: 'help' },
+  { commands: ['live.quit'], label: 'leave' },
 ];
 
 /** Rows besides the image: header, borders, turn info, status, prompt, notice, keys, spare row. */
@@ -60,7 +66,7 @@ export function LiveScreen() {
   return (
     <Box flexDirection="column" paddingX={1} height="100%">
       <Header
-        title={<Text bold>{`LIVE · ${who} · ${task} · ${live.turns.length} actions`}</Text>}
+        title={<Text bold>{`LIVE · ${who} · ${task} · ${live.turns.length} action${live.turns.length === 1 ? '' : 's'}`}</Text>}
         right={observation ? `steps left ${observation.steps_remaining} · cost ${formatCost(observation.action_cost)}` : ''}
       />
       {help ? (
@@ -74,7 +80,7 @@ export function LiveScreen() {
       )}
       {live.prompt ? <CoordinatePrompt prompt={live.prompt} /> : null}
       {live.confirmQuit ? <ConfirmQuit /> : null}
-      <Footer notice={notice} hints={live.driver === 'person' ? PERSON_HINTS : MODEL_HINTS} />
+      <Footer notice={notice} hints={isOver(live) ? OVER_HINTS : live.driver === 'person' ? PERSON_HINTS : MODEL_HINTS} />
     </Box>
   );
 }
@@ -111,10 +117,13 @@ function onKey(live: LiveState, actions: UIActions, input: string, key: Key): vo
 
 /** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
 function ViewPane({ live }: { live: LiveState }) {
+  const theme = useTheme();
   const size = useTerminalSize();
   const cells = liveImageCells(size);
   const sideWidth = size.columns - cells.width - 4 - 4 - 1;
   const last = live.turns[live.turns.length - 1];
+  // Before the first turn, what the environment said at the reset.
+  const opening = <Text color={theme.muted}>{live.observation?.feedback ?? ''}</Text>;
   return (
     <Box flexShrink={0} gap={1}>
       <Panel width={cells.width} height={cells.height}>
@@ -122,11 +131,13 @@ function ViewPane({ live }: { live: LiveState }) {
       </Panel>
       {isWide(size) ? (
         <Panel height={cells.height}>
-          <TurnList turns={live.turns} position={live.turns.length - 1} width={sideWidth} height={cells.height} />
+          {last ? <TurnList turns={live.turns} position={live.turns.length - 1} width={sideWidth} height={cells.height} /> : opening}
         </Panel>
       ) : last ? (
         <TurnDetail turn={last} width={sideWidth + 2} />
-      ) : null}
+      ) : (
+        opening
+      )}
     </Box>
   );
 }
@@ -139,7 +150,13 @@ function RevealPane({ record }: { record: CompletedEpisode }) {
   return (
     <Box flexShrink={0}>
       <Panel width={map.columns} height={map.rows}>
-        <WorldMap columns={map.columns} rows={map.rows} guess={point(record.outcome.guess)} truth={point(record.outcome.truth)} />
+        <WorldMap
+          columns={map.columns}
+          rows={map.rows}
+          pins={(record.turns?.[record.turns.length - 1]?.pins ?? []).map(([lat, lon]) => ({ lat, lon }))}
+          guess={point(record.outcome.guess)}
+          truth={point(record.outcome.truth)}
+        />
       </Panel>
     </Box>
   );
@@ -153,10 +170,16 @@ function Status({ live }: { live: LiveState }) {
       return <Spinner label="starting the episode" />;
     case 'deciding':
       if (live.driver === 'person' && live.forced) {
-        return <Text color={theme.status.warn}>Last turn: only a guess counts now (g).</Text>;
+        return <Text color={theme.status.warn}>Last turn: only a guess counts now ({keyLabel('person.guess')}).</Text>;
       }
-      if (live.driver === 'person') return <Text color={theme.accent}>Your move: turn {phase.turn}.</Text>;
-      if (live.held) return <Text color={theme.status.warn}>⏸ paused before turn {phase.turn}: n plays one step, space resumes</Text>;
+      if (live.driver === 'person') return <Text color={theme.status.ok}>Your move: turn {phase.turn}.</Text>;
+      if (live.held) {
+        return (
+          <Text color={theme.status.warn}>
+            ⏸ paused before turn {phase.turn}: {keyLabel('model.step')} plays one step, {keyLabel('model.pause')} resumes
+          </Text>
+        );
+      }
       return <Spinner label={`${live.paused ? 'finishing' : 'thinking about'} turn ${phase.turn}`} since={phase.since} />;
     case 'stepping':
       return <Spinner label={`playing turn ${phase.turn}`} />;
@@ -167,7 +190,7 @@ function Status({ live }: { live: LiveState }) {
         <OutcomeSummary outcome={phase.record.outcome} />
       );
     case 'aborted':
-      return <Text color={theme.status.warn}>Aborted. q leaves.</Text>;
+      return <Text color={theme.status.warn}>Aborted. {keyLabel('live.quit')} leaves.</Text>;
     case 'failed':
       return <Text color={theme.status.error}>The episode stopped: {phase.message}</Text>;
   }
@@ -177,7 +200,7 @@ function ConfirmQuit() {
   const theme = useTheme();
   return (
     <Text color={theme.status.warn} bold>
-      Quit and abandon this episode? y quits · n stays
+      Quit and abandon this episode? {keyLabel('confirm.yes')} quits · {keyLabel('confirm.no')} stays
     </Text>
   );
 }

@@ -22,24 +22,25 @@ import { matches, type Command, type HintItem } from '../keys.js';
 import { fitMap } from '../map/world-map.js';
 import type { PlayerAction } from '../state/player.js';
 
-const KEY_ACTIONS: [Command, PlayerAction['type']][] = [
-  ['player.prev', 'prev'],
-  ['player.next', 'next'],
-  ['player.first', 'first'],
-  ['player.last', 'last'],
-  ['player.autoplay', 'toggleAutoplay'],
-  ['player.reasoning', 'toggleReasoning'],
-  ['player.imageSize', 'toggleImageSize'],
-  ['player.map', 'toggleMap'],
+const KEY_ACTIONS: [Command, PlayerAction][] = [
+  ['player.prev', { type: 'prev' }],
+  ['player.next', { type: 'next' }],
+  ['player.first', { type: 'first' }],
+  ['player.last', { type: 'last' }],
+  ['player.autoplay', { type: 'toggleAutoplay' }],
+  ['player.reasoning', { type: 'toggleReasoning' }],
+  ['player.imageSize', { type: 'toggleImageSize' }],
+  ['player.map', { type: 'toggleMap' }],
 ];
 
+// Most needed first: a narrow footer leaves out what does not fit from the end (help has them all).
 const HINTS: HintItem[] = [
   { commands: ['player.prev', 'player.next'], label: 'step' },
   { commands: ['player.first', 'player.last'], label: 'first/last' },
   { commands: ['player.autoplay'], label: 'play' },
   { commands: ['player.reasoning'], label: 'reasoning' },
-  { commands: ['player.imageSize'], label: 'image size' },
   { commands: ['player.map'], label: 'map' },
+  { commands: ['player.imageSize'], label: 'image size' },
   { commands: ['player.help'], label: 'help' },
   { commands: ['player.back'], label: 'back' },
 ];
@@ -55,7 +56,7 @@ export function PlayerScreen() {
   useScreenKeys('player.help', (input, key) => {
     if (matches('player.back', input, key)) return actions.back();
     const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
-    if (hit) actions.player({ type: hit[1] } as PlayerAction);
+    if (hit) actions.player(hit[1]);
   });
 
   if (!episode || episode.status === 'loading') return <Text color={theme.muted}>loading the episode…</Text>;
@@ -108,13 +109,12 @@ function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode })
     );
   }
   if (!turn) return <Text color={theme.muted}>This episode recorded no turns.</Text>;
-  const completed = episode;
   const atEnd = player.position >= turns.length - 1;
   return (
     <Box flexDirection="column" flexGrow={1}>
-      {player.map ? <MapPane episode={completed} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
+      {player.map ? <MapPane episode={episode} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
       <TurnInfo turn={turn} />
-      {atEnd ? <OutcomeSummary outcome={completed.outcome} /> : null}
+      {atEnd ? <OutcomeSummary outcome={episode.outcome} /> : null}
       <ReasoningPane turn={turn} />
     </Box>
   );
