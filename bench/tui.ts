@@ -64,4 +64,34 @@ export const tuiBenches: Bench[] = [
       return { median_ms: round(ms, 1), per_s: round(1000 / ms, 2), bare_ink_ms: round(bareMs, 1), ratio: round(ms / bareMs, 2) };
     },
   },
+  {
+    // Truecolor, as in a modern terminal: the most escapes per cell. Warm: the modules are loaded.
+    name: 'tui.inline_panorama',
+    unit: 'images',
+    async run() {
+      process.env.COLORTERM = 'truecolor';
+      const { renderHalfBlocks } = await import('../src/tui/hooks/useImage.js');
+      const view = await demoView();
+      await renderHalfBlocks(view, 58, 29);
+      const times: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const start = performance.now();
+        await renderHalfBlocks(view, 58 - (i % 2), 29);
+        times.push(performance.now() - start);
+      }
+      const ms = median(times);
+      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
+    },
+  },
 ];
+
+/** A 640 px view of a demo panorama as the environment serves it. */
+async function demoView(): Promise<Buffer> {
+  const { createEnvironment } = await import('../src/env/environment.js');
+  const { demoSplits } = await import('../src/env/task-splits.js');
+  const env = createEnvironment({ splits: await demoSplits(), panoramasDir: mkdtempSync(join(tmpdir(), 'geolab-bench-panos-')), demo: true, workers: 0 });
+  const episode = env.newEpisode();
+  const first = await episode.reset({ split: 'eval', index: 6 });
+  await env.close();
+  return Buffer.from(first.observation.image_base64 ?? '', 'base64');
+}

@@ -16,11 +16,16 @@ const CACHE_ENTRIES = 64;
 const rendered = new Map<string, string>();
 const inFlight = new Map<string, Promise<string>>();
 
-async function renderImage(id: string, bytes: Buffer, width: number, height: number): Promise<string> {
+/** Bytes of a JPEG or PNG as at most `width` x `height` cells of coloured half-blocks. */
+export async function renderHalfBlocks(bytes: Buffer, width: number, height: number): Promise<string> {
   const [{ default: terminalImage }, { default: sharp }] = await Promise.all([import('terminal-image'), import('sharp')]);
   // Two pixels per cell, one above the other.
   const fitted = await sharp(bytes).resize(width, height * 2, { fit: 'inside' }).png().toBuffer();
-  const text = withoutInnerResets(await terminalImage.buffer(fitted, { width, height, preferNativeRender: false }));
+  return withoutInnerResets(await terminalImage.buffer(fitted, { width, height, preferNativeRender: false }));
+}
+
+async function renderImage(id: string, bytes: Buffer, width: number, height: number): Promise<string> {
+  const text = await renderHalfBlocks(bytes, width, height);
   rendered.set(id, text);
   if (rendered.size > CACHE_ENTRIES) rendered.delete(rendered.keys().next().value!);
   return text;
