@@ -16,7 +16,7 @@ export interface Workspace {
   close(): void;
 }
 
-/** Opens (creating when needed) the workspace; a new one gets the demo tasks and episodes. */
+/** Opens (creating when needed) the workspace; a new one gets the demo tasks and episodes, once. */
 export async function openWorkspace(explicitDir?: string, options: { seedDemo?: boolean } = {}): Promise<Workspace> {
   const dir = workspaceDir(explicitDir);
   const paths = workspacePaths(dir);
@@ -24,7 +24,7 @@ export async function openWorkspace(explicitDir?: string, options: { seedDemo?: 
   mkdirSync(dir, { recursive: true });
   const db = openDatabase(paths.database);
   const ws: Workspace = { dir, paths, db, created, close: () => db.close() };
-  if ((options.seedDemo ?? true) && listTaskSets(db).length === 0) {
+  if ((options.seedDemo ?? true) && created) {
     await importTaskFile(db, DEMO_TASKS_FILE, DEMO_SET);
     // Recorded by datasets/demo/record-episodes.ts, so the Player has something to show at once.
     const { importEpisodesFile } = await import('./import-episodes.js');

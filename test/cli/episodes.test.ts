@@ -9,6 +9,7 @@ import { importCommand, listCommand } from '../../src/cli/commands/episodes.js';
 import { InputError, UsageError } from '../../src/core/errors.js';
 import { completedRecord, failedRecord } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { openWorkspace } from '../../src/store/index.js';
 
 let stdout = '';
 let stderr = '';
@@ -51,8 +52,15 @@ const EPISODES = [
   failedRecord({ id: 'c0ffee00-0003', index: 5, model: 'beta', recordedAt: '2026-01-01T00:00:03Z' }),
 ];
 
-async function seeded(): Promise<string> {
+/** A workspace created without the demo tasks and episodes a new one gets. */
+async function emptyWorkspace(): Promise<string> {
   const workspace = tempDir();
+  (await openWorkspace(workspace, { seedDemo: false })).close();
+  return workspace;
+}
+
+async function seeded(): Promise<string> {
+  const workspace = await emptyWorkspace();
   await importCommand(episodesFile(EPISODES), { workspace, json: true });
   stdout = '';
   return workspace;
@@ -60,7 +68,7 @@ async function seeded(): Promise<string> {
 
 describe('geolab episodes list', () => {
   it('says so when there are no episodes', async () => {
-    await listCommand({ workspace: tempDir() });
+    await listCommand({ workspace: await emptyWorkspace() });
     expect(stdout).toBe('no episodes yet\n');
   });
 
