@@ -6,6 +6,9 @@ import { useInput, useStdin, type Key } from 'ink';
 import { useCallback, useRef, type RefObject } from 'react';
 import type { KeyHandler } from '../contexts/KeyboardContext.js';
 
+/** How long a queued key waits for the previous key's redraw before it goes anyway. */
+const RENDER_WAIT_MS = 100;
+
 interface Press {
   input: string;
   key: Key;
@@ -26,13 +29,18 @@ export function useKeys(): RefObject<KeyHandler | undefined> {
     const idle = pending.length === 0;
     const chars = [...input];
     pending.push(...(chars.length > 1 ? chars.map((char) => ({ input: char, key })) : [{ input, key }]));
-    // React renders what a handler did from a setImmediate after the input event; a timer runs
-    // after that, so the next key sees the screen the previous one left.
+    // The next key must see the screen the previous one left. Screens hand over a new handler on
+    // every render, so a changed handler means React has rendered; a key that changed nothing
+    // renders nothing, hence the short fallback.
     const drain = () => {
       const press = pending.shift();
       if (!press) return;
+      const before = handler.current;
       handler.current?.(press.input, press.key);
-      if (pending.length) setTimeout(drain, 0);
+      if (!pending.length) return;
+      const started = Date.now();
+      const next = () => (handler.current !== before || Date.now() - started > RENDER_WAIT_MS ? drain() : setTimeout(next, 1));
+      setTimeout(next, 0);
     };
     if (idle) drain();
   }, []);
