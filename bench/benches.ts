@@ -68,7 +68,7 @@ function writePool(n: number): string {
 
 function cliStartMs(args: string[]): Promise<number> {
   const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
-  return timeAsync(async () => execFileSync(process.execPath, [bin, ...args], { stdio: 'ignore' }), 5).then(
+  return timeAsync(async () => execFileSync(process.execPath, [bin, ...args], { stdio: 'ignore' }), 3).then(
     (r) => r.median_ms,
   );
 }
@@ -123,7 +123,7 @@ export const benches: Bench[] = [
       if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('cli.start needs `npm run build` first');
       const version = await cliStartMs(['--version']);
       const locateMs = await cliStartMs(['geo', 'locate', '--json', '-33.92', '18.42']);
-      const bare = await timeAsync(async () => execFileSync(process.execPath, ['-e', '0']), 5);
+      const bare = await timeAsync(async () => execFileSync(process.execPath, ['-e', '0']), 3);
       return {
         median_ms: version,
         per_s: Math.round(1000 / version),

@@ -21,7 +21,7 @@ const CENTRES: readonly (readonly [number, number])[] = [
 /** Half-widths covering the three detail levels: 110m above 15, 50m from 15 to 2, 10m below 2. */
 const SPANS = [180, 60, 20, 14, 7, 3, 1.5, 0.5, 0.1, 0.03];
 
-const SAMPLES = 5;
+const SAMPLES = 3;
 
 const REVEALS: RevealRequest[] = [
   { guess: { lat: 52.52, lon: 13.4 }, truth: { lat: 52.5, lon: 13.45 }, pins: [] },

@@ -7,7 +7,7 @@ import { openWorkspace, type Workspace } from '../src/store/index.js';
 import { timeAsync, type Bench } from './harness.js';
 
 const EPISODES = 5_000;
-const SAMPLES = 5;
+const SAMPLES = 3;
 const COUNTRIES = ['France', 'Japan', 'Chile', 'Kenya', 'Canada', 'Austria', 'India', 'Brazil'];
 const PROMPT = 'You are somewhere on Earth. Look around, pin the map, then guess. What do you do next?'.repeat(2);
 const MESSAGE = { role: 'user', content: [{ type: 'text', text: PROMPT }, { type: 'image', sha256: 'ab'.repeat(32), mime: 'image/jpeg' }] };

@@ -55,7 +55,7 @@ export const tuiBenches: Bench[] = [
       await timeToText(`${process.execPath} ${bin}`, 'Episodes', env);
       const geolab: number[] = [];
       const bare: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 3; i++) {
         bare.push(await timeToText(`${process.execPath} ${hello}`, 'hello from ink', env));
         geolab.push(await timeToText(`${process.execPath} ${bin}`, 'Episodes', env));
       }
