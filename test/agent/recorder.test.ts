@@ -1,21 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRecorder, newRunId } from '../../src/agent/recorder.js';
 import { parseEpisodeRecord, type Turn } from '../../src/core/episode.js';
 import { UsageError } from '../../src/core/errors.js';
 import { listEpisodes, loadEpisode } from '../../src/store/episodes.js';
-import { openWorkspace, type Workspace } from '../../src/store/index.js';
+import { type Workspace } from '../../src/store/index.js';
 import { completedEpisode, failedRecord, makeJpeg, sha256 } from '../helpers/episodes.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { tempWorkspaces } from '../helpers/workspaces.js';
 
-const open: Workspace[] = [];
-async function workspace(): Promise<Workspace> {
-  const ws = await openWorkspace(tempDir(), { seedDemo: false });
-  open.push(ws);
-  return ws;
-}
-afterEach(() => open.splice(0).forEach((ws) => ws.close()));
+const workspace = tempWorkspaces();
 
 function jsonlLines(file: string): string[] {
   return readFileSync(file, 'utf8').split('\n').filter(Boolean);

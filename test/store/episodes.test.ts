@@ -1,20 +1,14 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CompletedEpisode } from '../../src/core/episode.js';
 import { GeolabError, UsageError } from '../../src/core/errors.js';
 import { countEpisodes, EpisodeFieldError, listEpisodes, loadEpisode, saveEpisode, type EpisodeQuery } from '../../src/store/episodes.js';
 import { ensureEvalRun } from '../../src/store/eval-runs.js';
 import { storeImage } from '../../src/store/images.js';
-import { openWorkspace, type Workspace } from '../../src/store/index.js';
+import { type Workspace } from '../../src/store/index.js';
 import { completedEpisode, completedRecord, failedRecord, type EpisodeFixture, type EpisodeOptions } from '../helpers/episodes.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { tempWorkspaces } from '../helpers/workspaces.js';
 
-const open: Workspace[] = [];
-async function workspace(): Promise<Workspace> {
-  const ws = await openWorkspace(tempDir(), { seedDemo: false });
-  open.push(ws);
-  return ws;
-}
-afterEach(() => open.splice(0).forEach((ws) => ws.close()));
+const workspace = tempWorkspaces();
 
 function storeImages(ws: Workspace, fixture: EpisodeFixture): void {
   for (const { bytes, mime } of fixture.images.values()) storeImage(ws, bytes, mime as 'image/jpeg' | 'image/png');

@@ -1,18 +1,12 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openWorkspace, type Workspace } from '../../src/store/index.js';
+import { describe, expect, it } from 'vitest';
+import { type Workspace } from '../../src/store/index.js';
 import { imagePath, imageSize, readImage, sniffImageMime, storeImage } from '../../src/store/images.js';
 import { makeJpeg, makePng, sha256 } from '../helpers/episodes.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { tempWorkspaces } from '../helpers/workspaces.js';
 
-const open: Workspace[] = [];
-async function workspace(): Promise<Workspace> {
-  const ws = await openWorkspace(tempDir(), { seedDemo: false });
-  open.push(ws);
-  return ws;
-}
-afterEach(() => open.splice(0).forEach((ws) => ws.close()));
+const workspace = tempWorkspaces();
 
 function imageRows(ws: Workspace) {
   return ws.db.prepare('SELECT sha256, mime, width, height, bytes, path FROM images').all();

@@ -1,21 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { countEpisodes, listEpisodes, loadEpisode } from '../../src/store/episodes.js';
 import { importEpisodesFile } from '../../src/store/import-episodes.js';
 import { readImage } from '../../src/store/images.js';
-import { openWorkspace, type Workspace } from '../../src/store/index.js';
+import { type Workspace } from '../../src/store/index.js';
 import { completedEpisode, completedRecord, failedRecord } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { tempWorkspaces } from '../helpers/workspaces.js';
 
-const open: Workspace[] = [];
-async function workspace(): Promise<Workspace> {
-  const ws = await openWorkspace(tempDir(), { seedDemo: false });
-  open.push(ws);
-  return ws;
-}
-afterEach(() => open.splice(0).forEach((ws) => ws.close()));
+const workspace = tempWorkspaces();
 
 function writeEpisodes(lines: (object | string)[], dir = tempDir()): string {
   const file = join(dir, 'episodes.jsonl');
