@@ -140,6 +140,7 @@ export function buildProgram(): Command {
     .option('--image-size <px>', 'side of the images sent to the model', integer('--image-size'), 448)
     .option('--temperature <t>', 'sampling temperature', number('--temperature'))
     .option('--max-tokens <n>', 'completion token cap', integer('--max-tokens'))
+    .option('--timeout <s>', 'seconds per model request before it is retried', number('--timeout'))
     .option('--headless', 'no TUI: one plain line per turn')
     .option('--json', 'print the recorded episode as JSON when done (implies --headless)')
     .action(async (opts, cmd: Command) => (await import('./commands/agent.js')).agentCommand(withGlobals(opts, cmd)));

@@ -99,6 +99,34 @@ describe('geolab agent', () => {
     for (const text of [result.stdout, result.stderr, JSON.stringify(episode)]) expect(text).not.toContain(key);
   });
 
+  it('survives a 500, a timeout, a malformed call and two calls at once, recording each on its turn', async () => {
+    server = await startScriptedOpenAI({
+      script: [
+        { status: 500, body: { error: { message: 'overloaded' } } },
+        { toolCalls: [toolCall('look', { heading_deg: 90 })] },
+        { hang: true },
+        { toolCalls: [toolCall('pin', '{"lat": 10, "lon":')] },
+        { toolCalls: [toolCall('zoom', { fov_deg: 40 }), toolCall('zoom', { fov_deg: 20 })] },
+        { toolCalls: [toolCall('guess', { lat: truth.lat, lon: truth.lon })] },
+      ],
+    });
+    const result = await geolab(
+      ['agent', '--headless', '--base-url', server.baseUrl, '--model', 'scripted', '--timeout', '1', '--split', SPLIT, '--task', String(INDEX)],
+      {},
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const episode = recorded(result);
+    const turns = episode.turns!;
+    // Turn 1: the 500 was retried; turn 2: the hang timed out and was retried into the malformed pin.
+    expect(turns[1]!.model).toMatchObject({ attempts: 2 });
+    expect(turns[2]!.status).toBe('unparseable');
+    expect(turns[2]!.model?.attempts).toBe(2);
+    expect(turns[3]!.action).toMatchObject({ action: 'zoom', fov_deg: 40 });
+    expect(episode.outcome).toMatchObject({ distance_km: 0, verdict: 'Perfect', turns_unparseable: 1 });
+    // One look and one zoom were charged; the malformed pin cost a turn, not an action.
+    expect(episode.outcome.reward).toBeCloseTo(1 - 0.02, 9);
+  });
+
   it('plays with JSON actions', async () => {
     server = await startScriptedOpenAI({ script: [{ text: `Sure.\n\`\`\`json\n{"action": "guess", "lat": ${truth.lat}, "lon": ${truth.lon}}\n\`\`\`` }] });
     const result = await geolab(['agent', '--headless', '--protocol', 'json', '--base-url', server.baseUrl, '--model', 'scripted', '--split', SPLIT, '--task', String(INDEX)]);
