@@ -14,7 +14,6 @@ import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
 import { envStepBenches } from './env-steps.js';
 import { timeAsync, timeBatches, type Bench } from './harness.js';
-import { tuiRedrawBenches } from './tui-redraw.js';
 import { tuiBenches } from './tui.js';
 
 /** Deterministic pseudo-random numbers so every run measures the same inputs. */
@@ -137,5 +136,4 @@ export const benches: Bench[] = [
   ...envStepBenches,
   ...episodeBenches,
   ...tuiBenches,
-  ...tuiRedrawBenches,
 ];

@@ -1,9 +1,9 @@
 /**
  * TUI budgets (DESIGN §11): the first frame of `geolab` (Home) against a bare Ink hello-world
- * measured in the same run, both started in a pseudo-terminal (util-linux `script`) with CI unset
- * so Ink draws live frames; a keypress-to-redraw in the Player; an inline panorama, warm.
+ * measured in the same run, and a keypress-to-redraw in the Player, both in a pseudo-terminal
+ * (util-linux `script`) with CI unset so Ink draws live frames, in truecolor; an inline panorama, warm.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,53 @@ export const tuiBenches: Bench[] = [
       const ms = median(geolab);
       const bareMs = median(bare);
       return { median_ms: round(ms, 1), per_s: round(1000 / ms, 2), bare_ink_ms: round(bareMs, 1), ratio: round(ms / bareMs, 2) };
+    },
+  },
+  {
+    // A recorded demo episode in the Player, stepping right and left: from the key written to the
+    // pty until the other turn's header is on screen.
+    name: 'tui.step_redraw',
+    unit: 'redraws',
+    async run() {
+      const home = mkdtempSync(join(tmpdir(), 'geolab-bench-tui-'));
+      const env = { ...withoutCi(), GEOLAB_HOME: home, COLORTERM: 'truecolor', TERM: 'xterm-256color' };
+      const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
+      const list = spawnSync(process.execPath, [bin, 'episodes', 'list', '--json'], { env, encoding: 'utf8' });
+      const episode = (JSON.parse(list.stdout) as { episode_id: string; model: string }[]).find((e) => e.model === 'scripted-demo');
+      if (!episode) throw new Error('the demo workspace has no scripted-demo episode');
+      const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${process.execPath} ${bin} episodes show ${episode.episode_id}`, '/dev/null'], {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let screen = '';
+      const escapes = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+      child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString().replace(escapes, '')));
+      const until = async (text: string) => {
+        const deadline = performance.now() + 10_000;
+        while (!screen.includes(text)) {
+          if (performance.now() > deadline) throw new Error(`"${text}" never appeared`);
+          await new Promise((r) => setImmediate(r));
+        }
+      };
+      await until('turn 0/');
+      // Both turns' images rendered once (they are cached), as when a person steps back and forth.
+      child.stdin.write('\x1b[C');
+      await new Promise((r) => setTimeout(r, 1500));
+      child.stdin.write('\x1b[D');
+      await new Promise((r) => setTimeout(r, 1500));
+      const times: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const forward = i % 2 === 0;
+        screen = '';
+        const start = performance.now();
+        child.stdin.write(forward ? '\x1b[C' : '\x1b[D');
+        await until(forward ? 'turn 1/' : 'turn 0/');
+        times.push(performance.now() - start);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      child.kill('SIGKILL');
+      const ms = median(times);
+      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
     },
   },
   {

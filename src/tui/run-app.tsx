@@ -14,7 +14,7 @@ export async function runApp(props: Omit<AppProps, 'theme'>): Promise<void> {
   const alternate = Boolean(process.stdout.isTTY) && !inCi(process.env);
   if (alternate) process.stdout.write(ENTER_ALTERNATE_SCREEN);
   try {
-    const instance = render(<App {...props} theme={createTheme({ colour: colourFromEnv() })} />, { exitOnCtrlC: true });
+    const instance = render(<App {...props} theme={createTheme({ colour: colourFromEnv() })} />, { exitOnCtrlC: true, incrementalRendering: true, maxFps: 120 });
     await instance.waitUntilExit();
   } finally {
     if (alternate) process.stdout.write(LEAVE_ALTERNATE_SCREEN);

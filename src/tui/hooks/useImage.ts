@@ -19,9 +19,13 @@ const inFlight = new Map<string, Promise<string>>();
 /** Bytes of a JPEG or PNG as at most `width` x `height` cells of coloured half-blocks. */
 export async function renderHalfBlocks(bytes: Buffer, width: number, height: number): Promise<string> {
   const [{ default: terminalImage }, { default: sharp }] = await Promise.all([import('terminal-image'), import('sharp')]);
-  // Two pixels per cell, one above the other.
-  const fitted = await sharp(bytes).resize(width, height * 2, { fit: 'inside' }).png().toBuffer();
-  return withoutInnerResets(await terminalImage.buffer(fitted, { width, height, preferNativeRender: false }));
+  // Two pixels per cell, one above the other. A palette makes neighbouring cells share colours, so
+  // most colour escapes repeat the previous one and can go (see withoutRepeatedColours).
+  const fitted = await sharp(bytes)
+    .resize(width, height * 2, { fit: 'inside' })
+    .png({ palette: true, colours: PALETTE_COLOURS, dither: 0 })
+    .toBuffer();
+  return withoutRepeatedColours(withoutInnerResets(await terminalImage.buffer(fitted, { width, height, preferNativeRender: false })));
 }
 
 async function renderImage(id: string, bytes: Buffer, width: number, height: number): Promise<string> {
@@ -41,6 +45,30 @@ const INNER_RESET = new RegExp(`${ESC}\\[39m${ESC}\\[49m(?=${ESC}\\[)`, 'g');
 
 function withoutInnerResets(text: string): string {
   return text.replace(INNER_RESET, '');
+}
+
+/** Colours of an inline image: few enough for long runs, enough for a view to read. */
+const PALETTE_COLOURS = 64;
+const COLOUR = new RegExp(`${ESC}\\[(38|48);[0-9;]*m`, 'g');
+
+/**
+ * Drops a foreground or background escape that sets the colour already in force on its line. Ink
+ * tokenizes every escape of the frame on every redraw: this is most of a step's cost.
+ */
+function withoutRepeatedColours(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      let fg = '';
+      let bg = '';
+      return line.replace(COLOUR, (escape: string, kind: string) => {
+        if (kind === '38' ? escape === fg : escape === bg) return '';
+        if (kind === '38') fg = escape;
+        else bg = escape;
+        return escape;
+      });
+    })
+    .join('\n');
 }
 
 function renderOnce(id: string, bytes: Buffer, width: number, height: number): Promise<string> {
