@@ -93,9 +93,9 @@ export const tuiBenches: Bench[] = [
       await until('turn 0/');
       // Both turns' images rendered once (they are cached), as when a person steps back and forth.
       child.stdin.write('\x1b[C');
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 800));
       child.stdin.write('\x1b[D');
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 800));
       const times: number[] = [];
       for (let i = 0; i < 11; i++) {
         const forward = i % 2 === 0;
@@ -104,7 +104,7 @@ export const tuiBenches: Bench[] = [
         child.stdin.write(forward ? '\x1b[C' : '\x1b[D');
         await until(forward ? 'turn 1/' : 'turn 0/');
         times.push(performance.now() - start);
-        await new Promise((r) => setTimeout(r, 200));
+        await new Promise((r) => setTimeout(r, 50));
       }
       child.kill('SIGKILL');
       const ms = median(times);
