@@ -6,6 +6,7 @@
  * episode_id, and the task's split and index, which key it to its task.
  */
 import { z } from 'zod';
+import { isRecord } from './values.js';
 
 export const EPISODE_SCHEMA_VERSION = 2;
 
@@ -168,7 +169,7 @@ export type ParsedEpisode =
  * completed shape (naming the missing outcome) rather than against a union of both.
  */
 export function parseEpisodeRecord(value: unknown): ParsedEpisode {
-  if (isObject(value) && !('outcome' in value) && 'error' in value) {
+  if (isRecord(value) && !('outcome' in value) && 'error' in value) {
     const failed = failedEpisodeSchema.safeParse(value);
     return failed.success ? { ok: true, kind: 'failed', record: failed.data } : invalid(failed.error);
   }
@@ -181,9 +182,6 @@ function invalid(error: z.ZodError): ParsedEpisode {
   return { ok: false, error: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '), issues };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function formatPath(path: readonly PropertyKey[]): string {
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`)).join('');

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { EnvError, type Op, type ResetRequest } from './types.js';
+import { isRecord } from '../core/values.js';
 
 /** Agent-written strings are capped: they are echoed back and stored with every turn. */
 export const LABEL_MAX_CHARS = 80;
@@ -254,9 +255,6 @@ function invalid(message: string): EnvError {
   return new EnvError('VALIDATION_ERROR', message);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== null));

@@ -13,6 +13,7 @@ import { ACTION_SCHEMAS, MCP_TOOL_NAMES, MCP_TOOL_OPS, type McpToolName } from '
 import type { Episode } from './engine.js';
 import { toolDescriptions } from './feedback.js';
 import { EnvError, type StepResult } from './types.js';
+import { isRecord } from '../core/values.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -124,6 +125,3 @@ function failure(id: JsonRpcId, code: number, message: string, data?: unknown): 
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

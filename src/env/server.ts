@@ -11,6 +11,7 @@ import type { Task } from '../core/tasks.js';
 import { defaultSplit, splitInfos, type Splits } from './task-splits.js';
 import { SessionPool, type Session } from './sessions.js';
 import { EnvError, type EnvErrorCode, type ResetRequest, type StepResult } from './types.js';
+import { isRecord } from '../core/values.js';
 
 /** What the server needs of an episode (the engine's Episode). */
 export interface ServedEpisode {
@@ -211,7 +212,7 @@ async function handleHttp<E extends ServedEpisode>(
     if (method === 'POST' && tail === '/step') {
       const body = await readBody(req, res, maxBytes);
       if (body === undefined) return;
-      const action = isObject(body) && 'action' in body ? body.action : undefined;
+      const action = isRecord(body) && 'action' in body ? body.action : undefined;
       if (action === undefined) return sendError(res, 400, 'VALIDATION_ERROR', 'expected a body {"action": {...}}');
       await sendStep(res, () => session.episode.step(action), { session_id: session.id });
       return;
@@ -257,7 +258,7 @@ async function handleHttp<E extends ServedEpisode>(
 }
 
 function taskApi(splits: Splits, path: string, body: unknown, res: ServerResponse): void {
-  const fields = isObject(body) ? body : {};
+  const fields = isRecord(body) ? body : {};
   const split = fields.split ?? defaultSplit(splits);
   if (typeof split !== 'string' || !splits.has(split)) {
     return sendError(res, 400, 'VALIDATION_ERROR', `unknown split ${JSON.stringify(split)}: served are ${[...splits.keys()].join(', ')}`);
@@ -340,9 +341,6 @@ function asEnvError(err: unknown): EnvError {
   return err instanceof EnvError ? err : new EnvError('EXECUTION_ERROR', messageOf(err));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

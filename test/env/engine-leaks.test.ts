@@ -4,6 +4,7 @@ import { haversineKm } from '../../src/core/geodesy.js';
 import { truthOf } from '../../src/core/tasks.js';
 import type { StepResult } from '../../src/env/types.js';
 import { HALLSTATT, makeEpisode } from './helpers/episodes.js';
+import { allKeys } from '../helpers/values.js';
 
 const TRUTH = truthOf(HALLSTATT);
 
@@ -24,17 +25,6 @@ async function play(episode: ReturnType<typeof makeEpisode>['episode']): Promise
   const turns = [await episode.reset({ index: 0 })];
   for (const action of PLAY) turns.push(await episode.step(action));
   return turns;
-}
-
-function keysOf(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v) => keysOf(v, out));
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      out.push(k);
-      keysOf(v, out);
-    }
-  }
-  return out;
 }
 
 /** Everything but the image bytes, as the text a model or a log would see. */
@@ -58,7 +48,7 @@ describe('before the guess', () => {
   it('per-turn metadata has no key that names or hints at the country, and no identity by default', async () => {
     const { episode } = makeEpisode();
     for (const turn of await play(episode)) {
-      const keys = keysOf(turn.metadata);
+      const keys = allKeys(turn.metadata);
       expect(keys.filter((k) => /country|region|truth|verdict/i.test(k))).toEqual([]);
       for (const identity of ['task_id', 'sequence_id', 'split', 'index']) expect(keys).not.toContain(identity);
     }
@@ -72,7 +62,7 @@ describe('before the guess', () => {
     const { episode } = makeEpisode({ config: { showIdentity: true } });
     for (const turn of await play(episode)) {
       expect(turn.metadata).toMatchObject({ task_id: 'test-00000', sequence_id: HALLSTATT.sequence_id, split: 'train', index: 0 });
-      expect(keysOf(turn.metadata).filter((k) => /country/i.test(k))).toEqual([]);
+      expect(allKeys(turn.metadata).filter((k) => /country/i.test(k))).toEqual([]);
     }
     expect(episode.state()).toMatchObject({ task_id: 'test-00000', sequence_id: HALLSTATT.sequence_id });
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allKeys, getJson, postJson, startLive, WireClient, type Live } from './helpers/live.js';
+import { allKeys } from '../helpers/values.js';
+import { getJson, postJson, startLive, WireClient, type Live } from './helpers/live.js';
 
 let live: Live;
 beforeAll(async () => {
