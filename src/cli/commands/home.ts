@@ -1,5 +1,4 @@
 /** `geolab` with no command: the TUI's Home on a terminal, a plain workspace summary elsewhere. */
-import { openWorkspace, summarize } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table } from '../output.js';
 import { canDrawTui } from '../tty.js';
@@ -9,6 +8,8 @@ export async function home(opts: GlobalOptions): Promise<void> {
     const { openHome } = await import('../../tui/entry.js');
     return openHome({ workspace: opts.workspace });
   }
+  // SQLite loads only here: the TUI opens the workspace after its first frame.
+  const { openWorkspace, summarize } = await import('../../store/index.js');
   const ws = await openWorkspace(opts.workspace);
   try {
     const summary = summarize(ws);
