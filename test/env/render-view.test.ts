@@ -8,7 +8,7 @@ import { noonSun } from '../../src/demo/scenes.js';
 import { ByteLru } from '../../src/env/render/lru.js';
 import { PanoramaRenderer } from '../../src/env/render/panorama.js';
 import { PanoramaSource } from '../../src/env/render/panorama-source.js';
-import { reproject, type RgbImage } from '../../src/env/render/reproject.js';
+import { packRgb, reproject as reprojectPacked, type RgbImage } from '../../src/env/render/reproject.js';
 import { EnvError, type Camera, type PanoramaRef } from '../../src/env/types.js';
 import { DEMO_TASKS_FILE } from '../../src/paths.js';
 import { loadTasksStrict } from '../../src/tasks/load.js';
@@ -70,6 +70,10 @@ async function rendererWith(panoramas: Record<string, RgbImage>, cacheBytes?: nu
 const look = (headingDeg: number, pitchDeg = 0, fovDeg = 90): Camera => ({ headingDeg, pitchDeg, fovDeg });
 const ref = (imageId: string, compassAngle = 0): PanoramaRef => ({ imageId, compassAngle });
 
+/** reproject on an RGB test image (packed on each call). */
+const reproject = (pano: RgbImage, yaw: number, pitch: number, fov: number, size: number): Uint8Array =>
+  reprojectPacked(packRgb(pano), yaw, pitch, fov, size);
+
 describe('reproject', () => {
   it('matches a floating-point bilinear reference within one level on a smooth panorama', () => {
     const pano = paintPanorama(512, 256, smooth);
@@ -108,11 +112,22 @@ describe('reproject', () => {
     expect(() => reproject(pano, 0, 0, 180, 10)).toThrow(RangeError);
     expect(() => reproject(pano, Number.NaN, 0, 90, 10)).toThrow(RangeError);
     expect(() => reproject(pano, 0, 0, 90, 2.5)).toThrow(RangeError);
-    expect(() => reproject({ ...pano, width: 9 }, 0, 0, 90, 10)).toThrow(/not 9x4 RGB/);
+    expect(() => reprojectPacked({ ...packRgb(pano), width: 9 }, 0, 0, 90, 10)).toThrow(/not 9x4/);
+    expect(() => packRgb({ ...pano, width: 9 })).toThrow(/not 9x4 RGB/);
   });
 });
 
 describe('PanoramaRenderer views', () => {
+  it('reuses its view buffers without one view leaking into the next, whatever the sizes', async () => {
+    const panoramas = { a: paintPanorama(720, 360, smooth), b: paintPanorama(720, 360, banded) };
+    const sequence = [['a', 0, 96], ['b', 40, 64], ['a', 200, 96], ['b', 300, 96], ['a', 10, 64]] as const;
+    const reused = await rendererWith(panoramas);
+    for (const [id, heading, size] of sequence) {
+      const fresh = await (await rendererWith(panoramas)).renderView(ref(id), look(heading), size);
+      expect((await reused.renderView(ref(id), look(heading), size)).equals(fresh), `${id} ${heading} ${size}`).toBe(true);
+    }
+  });
+
   it('centres the direction looked at: a stripe at yaw 90 is in the middle of the view at heading 90', async () => {
     const renderer = await rendererWith({ pano: paintPanorama(720, 360, stripe(90, 5)) });
     const view = await decodeJpeg(await renderer.renderView(ref('pano'), look(90), 200));
@@ -237,7 +252,7 @@ describe('decoded-panorama cache', () => {
   });
 
   it('keeps decoded panoramas for warm looks and evicts them past the byte cap', async () => {
-    const bytes = 360 * 180 * 3;
+    const bytes = 360 * 180 * 4;
     const renderer = await rendererWith({ a: paintPanorama(360, 180, smooth), b: paintPanorama(360, 180, skyAndEarth) }, bytes * 1.5);
     const first = await renderer.panorama('a', false);
     expect(await renderer.panorama('a', false)).toBe(first);
@@ -252,7 +267,7 @@ describe('decoded-panorama cache', () => {
     const renderer = await rendererWith({ a: paintPanorama(720, 360, smooth) });
     const images = await Promise.all(Array.from({ length: 6 }, () => renderer.panorama('a', false)));
     expect(new Set(images).size).toBe(1);
-    expect(renderer.cachedBytes).toBe(720 * 360 * 3);
+    expect(renderer.cachedBytes).toBe(720 * 360 * 4);
   });
 });
 

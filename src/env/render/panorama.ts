@@ -8,8 +8,8 @@ import sharp from 'sharp';
 import { EnvError, type Camera, type PanoramaRef, type ViewRenderer } from '../types.js';
 import { ByteLru } from './lru.js';
 import type { PanoramaSource } from './panorama-source.js';
-import { checkViewArgs, reproject, type RgbImage } from './reproject.js';
-import { ViewPool, toShared } from './view-pool.js';
+import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } from './reproject.js';
+import { ViewPool, sharedViewBuffer, toShared } from './view-pool.js';
 
 const JPEG_QUALITY = 85;
 /** At this field of view or narrower the full-resolution original is used when there is one (DESIGN §1.1). */
@@ -18,9 +18,11 @@ export const ORIG_MAX_FOV_DEG = 45;
 export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
 /** Views are for models and people: larger ones only cost memory. */
 export const MAX_VIEW_PX = 4096;
+/** Raw view buffers kept for reuse between views (a 640 px one is 1.2 MB). */
+const SPARE_VIEW_BYTES = 32 * 1024 * 1024;
 
 export interface PanoramaRendererOptions {
-  /** Byte cap of the decoded-panorama LRU (raw RGB bytes); default 512 MiB. */
+  /** Byte cap of the decoded-panorama LRU (4 bytes a pixel); default 512 MiB. */
   cacheBytes?: number;
   /**
    * Worker threads that reproject (default 0: on the calling thread). A server with concurrent
@@ -30,10 +32,11 @@ export interface PanoramaRendererOptions {
 }
 
 export class PanoramaRenderer implements ViewRenderer {
-  private readonly decoded: ByteLru<RgbImage>;
+  private readonly decoded: ByteLru<PackedPanorama>;
   /** Decodes in flight, so concurrent requests for one panorama share one decode. */
-  private readonly decoding = new Map<string, Promise<RgbImage>>();
+  private readonly decoding = new Map<string, Promise<PackedPanorama>>();
   private readonly pool: ViewPool | undefined;
+  private readonly buffers: ViewBuffers;
 
   constructor(
     readonly source: PanoramaSource,
@@ -41,6 +44,7 @@ export class PanoramaRenderer implements ViewRenderer {
   ) {
     this.decoded = new ByteLru(cacheBytes);
     this.pool = workers > 0 ? new ViewPool(workers) : undefined;
+    this.buffers = new ViewBuffers(this.pool !== undefined);
   }
 
   async renderView(pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
@@ -52,19 +56,23 @@ export class PanoramaRenderer implements ViewRenderer {
     const yawDeg = camera.headingDeg - pano.compassAngle;
     const { pitchDeg, fovDeg } = camera;
     checkViewArgs(image, yawDeg, pitchDeg, fovDeg, sizePx); // here, so a worker never sees a bad request
-    const rgb = this.pool
-      ? await this.pool.run({ pano: image, yawDeg, pitchDeg, fovDeg, sizePx })
-      : reproject(image, yawDeg, pitchDeg, fovDeg, sizePx);
-    // sharp encodes on libuv's pool, off the main thread, and writes no EXIF/XMP unless asked.
-    // Without optimised Huffman tables the file is about 6% larger, the pixels the same and the
-    // encode twice as fast.
-    return sharp(rgb, { raw: { width: sizePx, height: sizePx, channels: 3 } })
-      .jpeg({ quality: JPEG_QUALITY, optimiseCoding: false })
-      .toBuffer();
+    const rgb = this.buffers.take(sizePx);
+    try {
+      if (this.pool) await this.pool.run({ pano: image, yawDeg, pitchDeg, fovDeg, sizePx }, rgb);
+      else reprojectRows(image, yawDeg, pitchDeg, fovDeg, sizePx, rgb, 0, sizePx);
+      // sharp encodes on libuv's pool, off the main thread, and writes no EXIF/XMP unless asked.
+      // Without optimised Huffman tables the file is about 6% larger, the pixels the same and the
+      // encode twice as fast.
+      return await sharp(rgb, { raw: { width: sizePx, height: sizePx, channels: 3 } })
+        .jpeg({ quality: JPEG_QUALITY, optimiseCoding: false })
+        .toBuffer();
+    } finally {
+      this.buffers.give(rgb); // sharp has finished reading it
+    }
   }
 
   /** The decoded panorama for an image id, from the LRU or decoded once however many ask at a time. */
-  async panorama(imageId: string, orig: boolean): Promise<RgbImage> {
+  async panorama(imageId: string, orig: boolean): Promise<PackedPanorama> {
     const path = await this.source.resolve(imageId, { orig });
     const cached = this.decoded.get(path);
     if (cached) return cached;
@@ -99,17 +107,44 @@ export class PanoramaRenderer implements ViewRenderer {
 }
 
 /**
- * Raw RGB of a JPEG. The file is read here rather than handed to sharp by name so that libvips'
- * own operation cache cannot keep a second decoded copy behind the LRU's back.
+ * Raw view buffers (sizePx * sizePx RGB bytes) reused between views, shared memory when workers
+ * draw into them. A buffer is taken for one view and given back once its JPEG is encoded.
  */
-async function decode(path: string): Promise<RgbImage> {
+class ViewBuffers {
+  private readonly spare: Uint8Array[] = [];
+  private spareBytes = 0;
+
+  constructor(private readonly shared: boolean) {}
+
+  take(sizePx: number): Uint8Array {
+    const at = this.spare.findIndex((buffer) => buffer.length === sizePx * sizePx * 3);
+    if (at < 0) return this.shared ? sharedViewBuffer(sizePx) : new Uint8Array(sizePx * sizePx * 3);
+    const [buffer] = this.spare.splice(at, 1);
+    this.spareBytes -= buffer!.length;
+    return buffer!;
+  }
+
+  give(buffer: Uint8Array): void {
+    // Newest first; the oldest spares go when the cap is reached.
+    this.spare.unshift(buffer);
+    this.spareBytes += buffer.length;
+    while (this.spareBytes > SPARE_VIEW_BYTES) this.spareBytes -= this.spare.pop()!.length;
+  }
+}
+
+/**
+ * The packed pixels of a JPEG. The file is read here rather than handed to sharp by name so that
+ * libvips' own operation cache cannot keep a second decoded copy behind the LRU's back.
+ */
+async function decode(path: string): Promise<PackedPanorama> {
   try {
     const { data, info } = await sharp(await readFile(path))
       .toColourspace('srgb')
-      .removeAlpha()
+      .ensureAlpha(1)
       .raw()
       .toBuffer({ resolveWithObject: true });
-    return { data, width: info.width, height: info.height };
+    if (info.channels !== 4) throw new Error(`expected 4 channels after ensureAlpha, got ${info.channels}`);
+    return packedFromRgba(data, info.width, info.height);
   } catch (error) {
     throw new EnvError('EXECUTION_ERROR', `cannot decode panorama ${path}: ${(error as Error).message}`);
   }

@@ -8,10 +8,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { RgbImage } from './reproject.js';
+import type { PackedPanorama } from './reproject.js';
 
 export interface ViewJob {
-  pano: RgbImage;
+  pano: PackedPanorama;
   yawDeg: number;
   pitchDeg: number;
   fovDeg: number;
@@ -34,10 +34,15 @@ interface Pending {
 }
 
 /** A panorama whose pixels every worker can read in place. */
-export function toShared(image: RgbImage): RgbImage {
-  const data = new Uint8Array(new SharedArrayBuffer(image.data.byteLength));
+export function toShared(image: PackedPanorama): PackedPanorama {
+  const data = new Uint32Array(new SharedArrayBuffer(image.data.byteLength));
   data.set(image.data);
   return { data, width: image.width, height: image.height };
+}
+
+/** A view buffer (sizePx * sizePx RGB bytes) the workers can draw into: ViewPool.run's `out`. */
+export function sharedViewBuffer(sizePx: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(sizePx * sizePx * 3));
 }
 
 export class ViewPool {
@@ -53,10 +58,12 @@ export class ViewPool {
     for (let i = 0; i < size; i++) this.idle.push(this.spawn());
   }
 
-  /** The view's RGB pixels, drawn in one band per worker. */
-  async run(job: ViewJob): Promise<Uint8Array> {
+  /** Draws the view's RGB pixels into `out` (from sharedViewBuffer), in one band per worker. */
+  async run(job: ViewJob, out: Uint8Array): Promise<void> {
     if (this.failure) throw this.failure;
-    const out = new Uint8Array(new SharedArrayBuffer(job.sizePx * job.sizePx * 3));
+    if (!(out.buffer instanceof SharedArrayBuffer) || out.length !== job.sizePx * job.sizePx * 3) {
+      throw new RangeError(`a ${job.sizePx} px view needs a shared buffer of ${job.sizePx * job.sizePx * 3} bytes`);
+    }
     const bands = Math.min(this.size, job.sizePx);
     await Promise.all(
       Array.from({ length: bands }, (_, b) => {
@@ -68,7 +75,6 @@ export class ViewPool {
         });
       }),
     );
-    return out;
   }
 
   /** Stops the workers; views queued or in flight are rejected. */
