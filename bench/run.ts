@@ -21,9 +21,12 @@ if (chosen.length === 0) {
   process.stderr.write(`bench: no bench named ${only}*; there are: ${benches.map((b) => b.name).join(', ')}\n`);
   process.exit(2);
 }
+const started = performance.now();
 for (const bench of chosen) {
-  process.stderr.write(`bench ${bench.name} ...\n`);
+  process.stderr.write(`bench ${bench.name} ...`);
+  const start = performance.now();
   const r = await bench.run();
+  process.stderr.write(` ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
   results[bench.name] = r;
   if (!json) {
     const extras = Object.entries(r)
@@ -35,4 +38,5 @@ for (const bench of chosen) {
     );
   }
 }
+process.stderr.write(`bench: ${chosen.length} benches in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 if (json) process.stdout.write(JSON.stringify(results) + '\n');
