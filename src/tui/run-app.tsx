@@ -16,7 +16,10 @@ export async function runApp(props: Omit<AppProps, 'theme'>): Promise<void> {
   const alternate = Boolean(process.stdout.isTTY) && !inCi(process.env);
   if (alternate) process.stdout.write(ENTER_ALTERNATE_SCREEN);
   try {
-    const instance = render(<App {...props} theme={createTheme({ colour: colourFromEnv() })} />, { exitOnCtrlC: true, incrementalRendering: true, maxFps: 120 });
+    // Not Ink's incrementalRendering: in 6.8 it moves the cursor one line too few when a frame
+    // ends in a newline (ours do: they are a row short of the screen), so every frame after the
+    // first is drawn a line low over the stale one (test/e2e/tui.test.ts shows it).
+    const instance = render(<App {...props} theme={createTheme({ colour: colourFromEnv() })} />, { exitOnCtrlC: true, maxFps: 120 });
     await instance.waitUntilExit();
   } finally {
     if (alternate) process.stdout.write(LEAVE_ALTERNATE_SCREEN);

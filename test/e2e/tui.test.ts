@@ -30,6 +30,23 @@ beforeAll(() => {
   scripted = { id: row.episode_id, distance: row.distance_km };
 });
 
+describe('Home in a real terminal', () => {
+  it('redraws every frame in place: the header stays on the top line and no line of an earlier screen stays behind', async () => {
+    const pane = open([]);
+    await pane.waitFor('Watch a model');
+    pane.send(['Enter']);
+    await pane.waitFor(/EPISODES · \d+/);
+    pane.send(['q']);
+    const home = await pane.waitFor((s) => s.includes('Watch a model') && !s.includes('EPISODES'));
+    const lines = home.split('\n');
+    expect(lines[0]).toMatch(/^ geolab {2}workspace /);
+    expect(lines.filter((line) => line.includes('geolab'))).toHaveLength(1);
+    expect(home).not.toContain('opening the workspace');
+    expect(home).not.toMatch(/\bid +model +task/); // the Episodes column titles
+    pane.send(['q']);
+  });
+});
+
 describe('the Player in a real terminal', () => {
   it('opens an episode, steps through it, and ends on the distance and verdict', async () => {
     const pane = open(['episodes', 'show', scripted.id.slice(0, 8)]);
