@@ -13,14 +13,8 @@ import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
 import { envStepBenches } from './env-steps.js';
-import { timeAsync, timeBatches, type Bench } from './harness.js';
+import { lcg, timeAsync, timeBatches, type Bench } from './harness.js';
 import { tuiBenches } from './tui.js';
-
-/** Deterministic pseudo-random numbers so every run measures the same inputs. */
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
 
 const GUESS_REPLIES = [
   'The signs are Cyrillic and the road lines white. <guess>44.7866, 20.4489</guess>',

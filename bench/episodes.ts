@@ -1,10 +1,19 @@
-/** Benches of the episode store (DESIGN §11: import >= 2,000 episodes/s from geoeval JSONL). */
+/**
+ * Benches of the episode store (DESIGN §11: import >= 2,000 episodes/s from geoeval JSONL; the
+ * Episodes list instant with 100k episodes).
+ */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gameScore, rewardAfterCost, verdictFor } from '../src/core/scoring.js';
+import { openDatabase, type Db } from '../src/store/db.js';
 import { importEpisodesFile } from '../src/store/import-episodes.js';
 import { openWorkspace, type Workspace } from '../src/store/index.js';
-import { timeAsync, type Bench } from './harness.js';
+import { MIGRATIONS } from '../src/store/migrations.js';
+import { workspacePaths } from '../src/store/workspace.js';
+import type { EpisodeListQuery } from '../src/tui/services.js';
+import { workspaceView } from '../src/tui/workspace-view.js';
+import { lcg, round, timeAsync, timeBatches, type Bench } from './harness.js';
 
 const EPISODES = 5_000;
 const SAMPLES = 3;
@@ -72,6 +81,96 @@ function episodeLine(i: number): string {
   });
 }
 
+const LIST_EPISODES = 100_000;
+const LIST_PAGE = 30;
+const LIST_MODELS = ['base', 'run1-ckpt500', 'run1-ckpt1000', 'run2-ckpt1000', 'sonnet-5', 'baseline-prior'];
+const LIST_COUNTRIES = [
+  'France', 'Japan', 'Chile', 'Kenya', 'Canada', 'Austria', 'India', 'Brazil', 'United States', 'New Zealand',
+  'South Africa', 'Norway', 'Mexico', 'Thailand', 'Australia', 'Argentina', 'Spain', 'Poland', 'Turkey', 'Indonesia',
+];
+
+/**
+ * 100,000 list rows written straight into `episodes` in one transaction: saveEpisode takes about
+ * 3.5 s for as many (it writes records and turns), too much of the bench's 45 s for rows the list
+ * reads only through its covering index. One in twenty is a failed episode.
+ */
+function fillEpisodes(db: Db): void {
+  const rand = lcg(11);
+  const hex = (n: number) => Math.floor(rand() * 16 ** n).toString(16).padStart(n, '0');
+  const insert = db.prepare(
+    `INSERT INTO episodes (episode_id, recorded_at, model_name, split, task_index, sample, task_id, country, verdict,
+       distance_km, reward, train_reward, turns_used, error, record_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '{}')`,
+  );
+  const start = Date.UTC(2026, 0, 1);
+  db.transaction(() => {
+    for (let i = 0; i < LIST_EPISODES; i++) {
+      const id = `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
+      const index = i % 2000;
+      const head = [id, new Date(start + i * 7000).toISOString(), LIST_MODELS[i % LIST_MODELS.length], index < 1600 ? 'eval' : 'train'];
+      const task = [index, Math.floor(i / 2000) % 4, `pool-${index}`, LIST_COUNTRIES[index % LIST_COUNTRIES.length]];
+      if (i % 20 === 0) {
+        insert.run(...head, ...task, null, null, null, null, null, 'ServiceError: model endpoint unreachable');
+        continue;
+      }
+      // Distances spread over 10 m to 20,000 km on a log scale, so every verdict shows up.
+      const km = 0.01 * 2e6 ** rand();
+      const turns = 1 + Math.floor(rand() * 12);
+      const reward = rewardAfterCost(gameScore(km), 0.01 * turns, 'subtract');
+      insert.run(...head, ...task, verdictFor(km), km, reward, reward, turns, null);
+    }
+  })();
+}
+
+/** Count + first page, exactly what the Episodes screen reads when its filter or order changes. */
+const LIST_QUERIES: Record<string, EpisodeListQuery> = {
+  filter_sort: { filter: { verdict: 'Pinpoint' }, sort: 'reward', descending: true },
+  search: { filter: { search: 'japan' }, sort: 'recent', descending: true },
+  search_by_distance: { filter: { search: 'japan' }, sort: 'distance', descending: false },
+};
+
+const episodesPage100k: Bench = {
+  name: 'store.episodes_page_100k',
+  unit: 'pages',
+  async run() {
+    const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-'));
+    const setupStart = Date.now();
+    // Written at schema 2, before the sort indexes, then upgraded as an existing workspace is:
+    // building the indexes once takes less than half the time of keeping them up to date row by row.
+    const writer = openDatabase(workspacePaths(dir).database, MIGRATIONS.slice(0, 2));
+    fillEpisodes(writer);
+    // Closed and opened again as the TUI would: read right after a 100k-row transaction in the
+    // same connection, pages come through a large WAL and take 2-4 times as long.
+    writer.close();
+    const upgradeStart = Date.now();
+    const ws = await openWorkspace(dir, { seedDemo: false });
+    const upgradeMs = Date.now() - upgradeStart;
+    const setupMs = Date.now() - setupStart;
+    try {
+      const view = workspaceView(ws);
+      const page = (query: EpisodeListQuery) => {
+        const total = view.countEpisodes(query.filter);
+        const rows = view.listEpisodes(query, 0, LIST_PAGE);
+        if (total === 0 || rows.length !== LIST_PAGE) throw new Error(`bench query ${JSON.stringify(query)} found too little`);
+      };
+      const ms = Object.fromEntries(
+        Object.entries(LIST_QUERIES).map(([name, query]) => [name, timeBatches(() => page(query), 1, 9).median_ms]),
+      );
+      const main = ms.filter_sort!;
+      return {
+        median_ms: main,
+        per_s: round(1000 / main, 1),
+        search_ms: ms.search!,
+        search_by_distance_ms: ms.search_by_distance!,
+        upgrade_ms: upgradeMs,
+        setup_ms: setupMs,
+      };
+    } finally {
+      ws.close();
+    }
+  },
+};
+
 export const episodeBenches: Bench[] = [
   {
     name: 'store.import_episodes',
@@ -90,4 +189,5 @@ export const episodeBenches: Bench[] = [
       return { ...r, per_s: Math.round((EPISODES * 1000) / r.median_ms) };
     },
   },
+  episodesPage100k,
 ];

@@ -14,6 +14,12 @@ export interface Bench {
   run(): Promise<BenchResult> | BenchResult;
 }
 
+/** Deterministic pseudo-random numbers in [0, 1), so every run measures the same inputs. */
+export function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

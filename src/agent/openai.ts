@@ -144,7 +144,7 @@ export async function checkModel(baseUrl: string, model: string, options: { apiK
   const found = served.find((m) => m.id === model);
   if (!found) {
     const names = served.map((m) => m.id).join(', ') || 'nothing';
-    throw new UsageError(`model "${model}" is not served at ${baseUrl} (it serves: ${names}); pass one of those to --model`);
+    throw new UsageError(`model "${model}" is not served at ${baseUrl} (it serves: ${names}); choose one of those`);
   }
   return found;
 }

@@ -127,4 +127,21 @@ export const MIGRATIONS: readonly string[] = [
     distance_km, reward, turns_used, error
   );
   `,
+  // 3: a page sorted by reward, distance or turns read and sorted every matching row (15 ms at 100k
+  // episodes, twice that with a text search, 130 ms deep in the list). One covering index per sort,
+  // keyed by its value then time, lets a page in either direction walk it and stop at the page.
+  `
+  CREATE INDEX episodes_by_reward ON episodes(
+    reward, recorded_at, episode_id, model_name, split, task_index, sample, task_id, country, verdict,
+    distance_km, turns_used, error
+  );
+  CREATE INDEX episodes_by_distance ON episodes(
+    distance_km, recorded_at, episode_id, model_name, split, task_index, sample, task_id, country, verdict,
+    reward, turns_used, error
+  );
+  CREATE INDEX episodes_by_turns ON episodes(
+    turns_used, recorded_at, episode_id, model_name, split, task_index, sample, task_id, country, verdict,
+    distance_km, reward, error
+  );
+  `,
 ];

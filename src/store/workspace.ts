@@ -17,5 +17,7 @@ export function workspacePaths(dir: string) {
     images: join(dir, 'images'),
     panoramas: join(dir, 'panos'),
     runs: join(dir, 'runs'),
+    /** The TUI's last "Watch a model" form (model, endpoint, key variable NAME; never a key). */
+    watchSettings: join(dir, 'watch.json'),
   };
 }

@@ -11,11 +11,13 @@ import { useKeys } from './hooks/useKeys.js';
 import { useLiveEpisode } from './hooks/useLiveEpisode.js';
 import { usePlayback } from './hooks/usePlayback.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
+import { useWatchForm } from './hooks/useWatchForm.js';
 import { useEpisodeList, useHomeSummary, useWorkspace } from './hooks/useWorkspace.js';
 import { EpisodesScreen, EPISODES_CHROME_ROWS } from './screens/EpisodesScreen.js';
 import { HomeScreen } from './screens/HomeScreen.js';
 import { LiveScreen } from './screens/LiveScreen.js';
 import { PlayerScreen } from './screens/PlayerScreen.js';
+import { WatchScreen } from './screens/WatchScreen.js';
 import { currentRoute, initialNavigation, navigationReducer, type Route } from './state/navigation.js';
 
 export function AppContainer({ initialRoute }: { initialRoute: Route }) {
@@ -32,13 +34,16 @@ export function AppContainer({ initialRoute }: { initialRoute: Route }) {
   const playback = usePlayback(workspace, route?.screen === 'player' ? route.episodeId : null);
   const notify = useCallback((message: string | null) => navigate({ type: 'notice', message }), []);
   const live = useLiveEpisode(route?.screen === 'live' ? route.source : null, services.runEpisode, notify);
+  const watchForm = useWatchForm(services.watch, route?.screen === 'watch', (source, notice) => {
+    navigate({ type: 'open', route: { screen: 'live', source } });
+    if (notice) notify(notice);
+  });
 
   useEffect(() => {
     if (!route) exit();
   }, [route, exit]);
 
-  const { newPlay, newWatch } = services;
-  const moveEpisodes = episodes.move;
+  const { newPlay, watch } = services;
   const actions = useMemo<UIActions>(
     () => ({
       open: (next) => navigate({ type: 'open', route: next }),
@@ -46,12 +51,13 @@ export function AppContainer({ initialRoute }: { initialRoute: Route }) {
       toggleHelp: () => navigate({ type: 'toggleHelp' }),
       notify,
       player: playback.dispatch,
-      moveEpisodes,
+      episodes: episodes.actions,
       live: live.actions,
       play: newPlay && (() => navigate({ type: 'open', route: { screen: 'live', source: newPlay() } })),
-      watch: newWatch && (() => navigate({ type: 'open', route: { screen: 'live', source: newWatch() } })),
+      watchForm: watchForm.actions,
+      watch: watch && (() => navigate({ type: 'open', route: { screen: 'watch' } })),
     }),
-    [notify, playback.dispatch, moveEpisodes, live.actions, newPlay, newWatch],
+    [notify, playback.dispatch, episodes.actions, live.actions, watchForm.actions, newPlay, watch],
   );
 
   if (!route) return null;
@@ -65,6 +71,7 @@ export function AppContainer({ initialRoute }: { initialRoute: Route }) {
     episode: playback.episode,
     player: playback.player,
     live: live.state,
+    watchForm: watchForm.state,
   };
   return (
     <UIStateContext.Provider value={state}>
@@ -90,5 +97,7 @@ function Screen({ route }: { route: Route }) {
       return <PlayerScreen />;
     case 'live':
       return <LiveScreen />;
+    case 'watch':
+      return <WatchScreen />;
   }
 }

@@ -7,8 +7,10 @@
 import { UsageError } from '../core/errors.js';
 import type { EnvClient } from '../env/client/types.js';
 import { HumanPolicy } from '../agent/policies/human.js';
+import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
+import { watchService } from './watch/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
 
 export { NoTerminalError } from './errors.js';
@@ -38,14 +40,19 @@ export interface OpenPlayOptions {
   task?: number;
 }
 
-/** Home: the workspace summary and the menu (Episodes, Play, ...). */
+/** Home: the workspace summary and the menu (Episodes, Play, Watch a model, ...). */
 export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
   const session = workspaceSession(options.workspace);
   const runs = runTracker();
   try {
     await runApp('geolab', {
       initialRoute: { screen: 'home' },
-      services: { openWorkspace: session.view, runEpisode: runs.run, newPlay: () => playSource(session, {}) },
+      services: {
+        openWorkspace: session.view,
+        runEpisode: runs.run,
+        newPlay: () => playSource(session, {}),
+        watch: watchService(session, workspacePaths(workspaceDir(options.workspace)).watchSettings),
+      },
     });
   } finally {
     await runs.settled();

@@ -6,7 +6,7 @@
 import type { Key } from 'ink';
 
 /** Named keys; anything else in a binding is the literal character typed. */
-type NamedKey = 'left' | 'right' | 'up' | 'down' | 'enter' | 'escape' | 'space' | 'backspace' | 'pageup' | 'pagedown';
+type NamedKey = 'left' | 'right' | 'up' | 'down' | 'enter' | 'escape' | 'space' | 'backspace' | 'pageup' | 'pagedown' | 'tab' | 'backtab';
 
 export interface Binding {
   readonly keys: readonly (NamedKey | (string & {}))[];
@@ -14,7 +14,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'live' | 'person' | 'model' | 'prompt' | 'confirm';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'live' | 'person' | 'model' | 'prompt' | 'confirm' | 'watch';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -28,6 +28,10 @@ export const KEYMAP = {
   'episodes.pageUp': { keys: ['pageup'], description: 'page up' },
   'episodes.pageDown': { keys: ['pagedown'], description: 'page down' },
   'episodes.open': { keys: ['enter'], description: 'play back the episode' },
+  'episodes.filter': { keys: ['/'], description: 'filter (model:X split:X country:X verdict:X reward:0.5..1, or text)' },
+  'episodes.clearFilter': { keys: ['c'], description: 'clear the filter' },
+  'episodes.sort': { keys: ['s'], description: 'sort by recent → reward → distance → turns' },
+  'episodes.reverse': { keys: ['S'], description: 'reverse the order' },
   'episodes.help': { keys: ['?'], description: 'help' },
   'episodes.back': { keys: ['q', 'escape'], description: 'back' },
 
@@ -65,6 +69,15 @@ export const KEYMAP = {
 
   'confirm.yes': { keys: ['y'], description: 'yes' },
   'confirm.no': { keys: ['n', 'escape'], description: 'no' },
+
+  // The "Watch a model" form: letters are typed into the fields, so only named keys and ? act.
+  'watch.next': { keys: ['down', 'tab'], description: 'next field' },
+  'watch.prev': { keys: ['up', 'backtab'], description: 'previous field' },
+  'watch.choose': { keys: ['left', 'right'], description: 'other protocol (tools/json)' },
+  'watch.erase': { keys: ['backspace'], description: 'erase' },
+  'watch.enter': { keys: ['enter'], description: 'next field; on the last one or Start: start' },
+  'watch.help': { keys: ['?'], description: 'help' },
+  'watch.back': { keys: ['escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;
@@ -97,6 +110,11 @@ function pressed(binding: string, input: string, key: Key): boolean {
       return key.pageUp;
     case 'pagedown':
       return key.pageDown;
+    // Shift+Tab arrives as tab with shift.
+    case 'tab':
+      return key.tab && !key.shift;
+    case 'backtab':
+      return key.tab && key.shift;
     default:
       return input === binding && !key.ctrl && !key.meta;
   }
@@ -113,6 +131,8 @@ const KEY_LABELS: Record<string, string> = {
   backspace: 'backspace',
   pageup: 'pgup',
   pagedown: 'pgdn',
+  tab: 'tab',
+  backtab: 'shift+tab',
 };
 
 function labelOf(key: string): string {

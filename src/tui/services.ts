@@ -4,7 +4,10 @@
  * after the first frame; tests fill them with fixtures.
  */
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
+import type { EpisodeSort } from '../store/episode-sort.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
+import type { EpisodeFilter } from './state/episode-filter.js';
+import type { FormError, WatchRequest, WatchSettings } from './state/watch-form.js';
 
 /** One row of the Episodes list. */
 export interface EpisodeRow {
@@ -14,6 +17,7 @@ export interface EpisodeRow {
   split: string;
   index: number;
   sample: number;
+  country: string | null;
   verdict: string | null;
   distanceKm: number | null;
   reward: number | null;
@@ -33,11 +37,20 @@ export interface HomeSummary {
   openFindings: number;
 }
 
+/** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
+export interface EpisodeListQuery {
+  filter: EpisodeFilter;
+  sort: EpisodeSort;
+  /** Which way `sort` runs (each sort's useful end first by default: store/episode-sort). */
+  descending: boolean;
+}
+
 export interface WorkspaceView {
   summary(): HomeSummary;
-  countEpisodes(): number;
-  /** Newest first; only the rows asked for, so a list of 100k episodes stays instant. */
-  listEpisodes(offset: number, limit: number): EpisodeRow[];
+  /** All episodes, or those matching the filter. */
+  countEpisodes(filter?: EpisodeFilter): number;
+  /** Only the rows asked for, so a list of 100k episodes stays instant. */
+  listEpisodes(query: EpisodeListQuery, offset: number, limit: number): EpisodeRow[];
   loadEpisode(episodeId: string): CompletedEpisode | FailedEpisode | undefined;
   /** An image a recorded turn showed, by sha256. */
   loadImage(sha256: string): Buffer | undefined;
@@ -49,6 +62,18 @@ export interface TuiServices {
   runEpisode: RunEpisode;
   /** "Play" on Home: a fresh episode for a person on the workspace's environment. */
   newPlay?: () => LiveSource;
-  /** "Watch a model" on Home, when a model endpoint is configured. */
-  newWatch?: () => LiveSource;
+  /** "Watch a model" on Home: a form, then a model's episode on the workspace's environment. */
+  watch?: WatchService;
+}
+
+export interface WatchService {
+  /** The form's first values (GEOLAB_* variables, else the workspace's last watch, else defaults). */
+  prefill(): Promise<WatchSettings>;
+  /** Whether the variable holds a key; its value never leaves the service. */
+  isSet(name: string): boolean;
+  /**
+   * Checks that the endpoint serves the model and the task exists, saves the settings for next
+   * time, and gives the Live screen's source; or says what is wrong, for the form to show.
+   */
+  start(request: WatchRequest): Promise<{ ok: true; source: LiveSource; notice?: string } | ({ ok: false } & FormError)>;
 }

@@ -1,8 +1,9 @@
 /** The workspace store seen through the TUI's port. Loaded after the first frame: it brings in SQLite. */
-import { countEpisodes, listEpisodes, loadEpisode, type EpisodeRow as StoredRow } from '../store/episodes.js';
+import { countEpisodes, listEpisodes, loadEpisode, type EpisodeQuery, type EpisodeRow as StoredRow } from '../store/episodes.js';
 import { readImage } from '../store/images.js';
 import { summarize, type Workspace } from '../store/index.js';
 import type { EpisodeRow, WorkspaceView } from './services.js';
+import type { EpisodeFilter } from './state/episode-filter.js';
 
 export function workspaceView(ws: Workspace): WorkspaceView {
   return {
@@ -20,11 +21,18 @@ export function workspaceView(ws: Workspace): WorkspaceView {
         openFindings: summary.open_findings,
       };
     },
-    countEpisodes: () => countEpisodes(ws.db),
-    listEpisodes: (offset, limit) => listEpisodes(ws.db, { offset, limit }).map(rowOf),
+    countEpisodes: (filter) => countEpisodes(ws.db, filter && storeFilter(filter)),
+    listEpisodes: ({ filter, sort, descending }, offset, limit) =>
+      listEpisodes(ws.db, { ...storeFilter(filter), sort, descending, offset, limit }).map(rowOf),
     loadEpisode: (episodeId) => loadEpisode(ws.db, episodeId),
     loadImage: (sha256) => readImage(ws, sha256),
   };
+}
+
+/** The list's filter in the store's own field names, picked one by one: a filter never pages or picks a run. */
+function storeFilter(filter: EpisodeFilter): EpisodeQuery {
+  const { model, split, country, verdict, minReward, maxReward, search } = filter;
+  return { model, split, country, verdict, minReward, maxReward, search };
 }
 
 function rowOf(row: StoredRow): EpisodeRow {
@@ -35,6 +43,7 @@ function rowOf(row: StoredRow): EpisodeRow {
     split: row.split,
     index: row.task_index,
     sample: row.sample,
+    country: row.country,
     verdict: row.verdict,
     distanceKm: row.distance_km,
     reward: row.reward,

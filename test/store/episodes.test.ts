@@ -179,14 +179,41 @@ describe('listEpisodes', () => {
     expect(countEpisodes(ws.db, { model: 'beta' })).toBe(2);
   });
 
+  it('matches country and verdict whatever the case, model and split exactly', async () => {
+    const ws = await seeded();
+    expect(ids(listEpisodes(ws.db, { country: 'chile' }))).toEqual(['e3', 'e2']);
+    expect(ids(listEpisodes(ws.db, { country: 'CHILE', verdict: 'Close' }))).toEqual(['e3']);
+    expect(countEpisodes(ws.db, { verdict: 'CLOSE' })).toBe(2);
+    expect(countEpisodes(ws.db, { model: 'Alpha' })).toBe(0);
+    expect(countEpisodes(ws.db, { split: 'TRAIN' })).toBe(0);
+  });
+
   it('sorts by reward, distance and turns, episodes without the value last either way', async () => {
     const ws = await seeded();
     expect(ids(listEpisodes(ws.db, { sort: 'reward' }))).toEqual(['e1', 'e3', 'e2', 'e4']);
     expect(ids(listEpisodes(ws.db, { sort: 'reward', descending: false }))).toEqual(['e2', 'e3', 'e1', 'e4']);
     expect(ids(listEpisodes(ws.db, { sort: 'distance' }))).toEqual(['e1', 'e3', 'e2', 'e4']);
     expect(ids(listEpisodes(ws.db, { sort: 'distance', descending: true }))).toEqual(['e2', 'e3', 'e1', 'e4']);
-    // e1 and e3 both used three turns: ties go oldest first.
+    // e1 and e3 both used three turns: ties go oldest first going up, newest first going down.
     expect(ids(listEpisodes(ws.db, { sort: 'turns' }))).toEqual(['e2', 'e1', 'e3', 'e4']);
+    expect(ids(listEpisodes(ws.db, { sort: 'turns', descending: true }))).toEqual(['e3', 'e1', 'e2', 'e4']);
+  });
+
+  it('pages across the end of the episodes with the sort value into those without', async () => {
+    const ws = await seeded();
+    saveEpisode(ws.db, failedRecord({ id: 'e5', index: 5, recordedAt: '2026-01-01T00:00:05Z' }));
+    // Without a reward, in time order the way the list runs: newest first going down.
+    expect(ids(listEpisodes(ws.db, { sort: 'reward' }))).toEqual(['e1', 'e3', 'e2', 'e5', 'e4']);
+    expect(ids(listEpisodes(ws.db, { sort: 'reward', descending: false }))).toEqual(['e2', 'e3', 'e1', 'e4', 'e5']);
+    const page = (limit: number | undefined, offset: number) => ids(listEpisodes(ws.db, { sort: 'reward', limit, offset }));
+    expect(page(2, 0)).toEqual(['e1', 'e3']);
+    expect(page(2, 2)).toEqual(['e2', 'e5']);
+    expect(page(2, 3)).toEqual(['e5', 'e4']);
+    expect(page(1, 4)).toEqual(['e4']);
+    expect(page(2, 5)).toEqual([]);
+    expect(page(undefined, 1)).toEqual(['e3', 'e2', 'e5', 'e4']);
+    expect(page(0, 0)).toEqual([]);
+    expect(ids(listEpisodes(ws.db, { sort: 'reward', model: 'beta', limit: 1, offset: 1 }))).toEqual(['e4']);
   });
 
   it('pages with limit and offset', async () => {
@@ -196,20 +223,29 @@ describe('listEpisodes', () => {
     expect(ids(listEpisodes(ws.db, { offset: 3 }))).toEqual(['e1']);
   });
 
-  it('reads the list from the covering index, never the wide episode rows', async () => {
+  it('reads pages from covering indexes in order, never the wide episode rows nor a sort of every match', async () => {
     const ws = await seeded();
     const prepare = ws.db.prepare.bind(ws.db);
     // listEpisodes runs its own SQL with its own parameters, explained instead of executed.
     vi.spyOn(ws.db, 'prepare').mockImplementation(((sql: string) => prepare(`EXPLAIN QUERY PLAN ${sql}`)) as typeof prepare);
-    const plan = (query: EpisodeQuery) => (listEpisodes(ws.db, query) as unknown as { detail: string }[]).map((r) => r.detail).join('; ');
-    const queries: EpisodeQuery[] = [
-      { limit: 50 },
-      { country: 'Chile', limit: 50 },
-      { model: 'alpha', split: 'eval', verdict: 'close', sort: 'reward', limit: 50 },
-      { minReward: 0.2, sort: 'distance', limit: 50, offset: 100 },
-      { search: 'chi', sort: 'turns', descending: true },
+    const plan = (query: EpisodeQuery) => (listEpisodes(ws.db, query) as unknown as { detail: string }[]).map((r) => r.detail);
+    const filters: EpisodeQuery[] = [
+      {},
+      { country: 'Chile' },
+      { model: 'alpha', split: 'eval', verdict: 'close' },
+      { minReward: 0.2 },
+      { search: 'chi' },
     ];
-    for (const query of queries) expect(plan(query)).toMatch(/^SCAN episodes USING COVERING INDEX episodes_list/);
+    for (const filter of filters) {
+      for (const sort of ['recent', 'reward', 'distance', 'turns'] as const) {
+        for (const descending of [true, false]) {
+          const query = { ...filter, sort, descending, limit: 50, offset: 100 };
+          const index = sort === 'recent' ? 'episodes_list' : `episodes_by_${sort}`;
+          const walk = new RegExp(`^(SCAN|SEARCH) episodes USING COVERING INDEX ${index}\\b`);
+          for (const step of plan(query)) expect(step, JSON.stringify(query)).toMatch(walk);
+        }
+      }
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { CompletedEpisode, FailedEpisode } from '../../src/core/episode.js';
 import type { EpisodeRow, HomeSummary, WorkspaceView } from '../../src/tui/services.js';
+import { isFiltered } from '../../src/tui/state/episode-filter.js';
 
 export interface EpisodeFixture {
   episode: CompletedEpisode;
@@ -122,6 +123,7 @@ function rowOf(episode: CompletedEpisode | FailedEpisode): EpisodeRow {
     split: episode.task.split,
     index: episode.task.index,
     sample: episode.task.sample ?? 0,
+    country: episode.task.country ?? null,
     verdict: outcome?.verdict ?? null,
     distanceKm: outcome?.distance_km ?? null,
     reward: outcome?.reward ?? null,
@@ -130,7 +132,10 @@ function rowOf(episode: CompletedEpisode | FailedEpisode): EpisodeRow {
   };
 }
 
-/** The workspace port over in-memory episodes (newest first, as the store lists them) and images. */
+/**
+ * The workspace port over in-memory episodes (newest first, as the store lists them) and images.
+ * It serves the plain list only: filters and other orders are the store's, tested against it.
+ */
 export function memoryWorkspace(episodes: readonly (CompletedEpisode | FailedEpisode)[], images = new Map<string, Buffer>()): WorkspaceView & {
   listCalls: { offset: number; limit: number }[];
 } {
@@ -149,8 +154,14 @@ export function memoryWorkspace(episodes: readonly (CompletedEpisode | FailedEpi
   return {
     listCalls,
     summary: () => summary,
-    countEpisodes: () => rows.length,
-    listEpisodes: (offset, limit) => {
+    countEpisodes: (filter) => {
+      if (filter && isFiltered(filter)) throw new Error('memoryWorkspace does not filter: test filters on a real store');
+      return rows.length;
+    },
+    listEpisodes: (query, offset, limit) => {
+      if (isFiltered(query.filter) || query.sort !== 'recent' || !query.descending) {
+        throw new Error('memoryWorkspace lists newest first only: test filters and orders on a real store');
+      }
       listCalls.push({ offset, limit });
       return rows.slice(offset, offset + limit);
     },

@@ -74,7 +74,7 @@ describe('Episodes', () => {
     const { app } = await openHome();
     await app.press(KEY.enter);
     const frame = app.frame();
-    expect(frame).toContain('› 2026-01-02 03:04 qwen-test');
+    expect(frame).toContain('› qwen-test    eval/17#2');
     expect(frame).toContain('Pinpoint');
     expect(frame).toContain('failed');
     await app.press(KEY.enter);

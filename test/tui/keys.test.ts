@@ -40,13 +40,24 @@ describe('the key table', () => {
     expect(matches('prompt.erase', '', key({ delete: true }))).toBe(true);
   });
 
+  it('tells tab from shift+tab', () => {
+    expect(matches('watch.next', '', key({ tab: true }))).toBe(true);
+    expect(matches('watch.next', '', key({ tab: true, shift: true }))).toBe(false);
+    expect(matches('watch.prev', '', key({ tab: true, shift: true }))).toBe(true);
+  });
+
+  it('binds no letter in the Watch form, where letters are typed into the fields', () => {
+    const typed = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('watch.')).flatMap((c) => KEYMAP[c].keys).filter((k) => /^[A-Za-z0-9]$/.test(k));
+    expect(typed).toEqual([]);
+  });
+
   it('does not take a ctrl or meta chord for the plain letter', () => {
     expect(matches('player.back', 'q', key({ ctrl: true }))).toBe(false);
     expect(matches('player.back', 'q', key({ meta: true }))).toBe(false);
   });
 
   it('gives no two commands of one screen the same key', () => {
-    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['prompt'], ['confirm']];
+    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['prompt'], ['confirm'], ['watch']];
     for (const groups of screens) {
       const keys = (Object.keys(KEYMAP) as Command[])
         .filter((c) => groups.includes(c.split('.')[0]!))

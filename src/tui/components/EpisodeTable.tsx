@@ -1,46 +1,93 @@
 import { Box, Text } from 'ink';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { formatKm, truncate } from '../format.js';
+import { formatAgo, formatKm, truncate } from '../format.js';
+import type { EpisodeSort } from '../../store/episode-sort.js';
 import type { EpisodeRow } from '../services.js';
 import { verdictTone } from '../theme.js';
 
-// 78 cells with the cursor and the gaps: fits 80 columns less the screen's padding.
-const COLUMNS = [
-  { title: 'recorded', width: 16 },
-  { title: 'model', width: 14 },
-  { title: 'task', width: 11 },
-  { title: 'verdict', width: 15 },
-  { title: 'km', width: 9 },
-  { title: 'reward', width: 6 },
-] as const;
+interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+  cell(row: EpisodeRow, now: number): string;
+}
 
-/** The visible window of the Episodes list: `rows` start at list position `top`. */
-export function EpisodeTable({ rows, top, selected }: { rows: readonly EpisodeRow[]; top: number; selected: number }) {
+// All nine take 91 cells with the gaps; at 80 columns the seven most important fit (see KEEP).
+const COLUMNS = {
+  id: { title: 'id', width: 8, align: 'left', cell: (row) => row.episodeId.slice(0, 8) },
+  model: { title: 'model', width: 12, align: 'left', cell: (row) => row.modelName ?? '?' },
+  task: { title: 'task', width: 9, align: 'left', cell: (row) => `${row.split}/${row.index}${row.sample ? `#${row.sample}` : ''}` },
+  country: { title: 'country', width: 11, align: 'left', cell: (row) => row.country ?? '' },
+  // 15: "Wrong continent", the longest verdict.
+  verdict: { title: 'verdict', width: 15, align: 'left', cell: (row) => (row.error ? 'failed' : (row.verdict ?? 'no guess')) },
+  km: { title: 'km', width: 9, align: 'right', cell: (row) => (row.distanceKm != null ? formatKm(row.distanceKm) : '') },
+  reward: { title: 'reward', width: 6, align: 'right', cell: (row) => (row.reward != null ? row.reward.toFixed(4) : '') },
+  turns: { title: 'turns', width: 5, align: 'right', cell: (row) => (row.turnsUsed != null ? String(row.turnsUsed) : '') },
+  age: { title: 'age', width: 8, align: 'right', cell: (row, now) => formatAgo(row.recordedAt, now).replace(/ ago$/, '') },
+} satisfies Record<string, Column>;
+
+type ColumnName = keyof typeof COLUMNS;
+
+/** Display order. */
+const ORDER: readonly ColumnName[] = ['id', 'model', 'task', 'country', 'verdict', 'km', 'reward', 'turns', 'age'];
+/** Most important first: a narrow terminal drops columns from the end of this list. */
+const KEEP: readonly ColumnName[] = ['verdict', 'reward', 'model', 'task', 'km', 'country', 'turns', 'age', 'id'];
+/** The column a sort orders by stays whatever the width, so the order can be seen. */
+const SORTED: Record<EpisodeSort, ColumnName> = { recent: 'age', reward: 'reward', distance: 'km', turns: 'turns' };
+
+/** The columns that fit in `width` cells (one space between columns), in display order. */
+export function fitColumns(width: number, sort: EpisodeSort): ColumnName[] {
+  const chosen = new Set<ColumnName>();
+  let used = 0;
+  for (const name of [SORTED[sort], ...KEEP.filter((n) => n !== SORTED[sort])]) {
+    const needed = COLUMNS[name].width + (chosen.size ? 1 : 0);
+    if (used + needed > width) continue;
+    chosen.add(name);
+    used += needed;
+  }
+  return ORDER.filter((name) => chosen.has(name));
+}
+
+function pad(text: string, column: Column): string {
+  const cut = truncate(text, column.width);
+  return column.align === 'left' ? cut.padEnd(column.width) : cut.padStart(column.width);
+}
+
+export interface EpisodeTableProps {
+  /** The visible window of the list: `rows` start at list position `top`. */
+  rows: readonly EpisodeRow[];
+  top: number;
+  selected: number;
+  /** Cells for the table, the cursor mark included. */
+  width: number;
+  sort: EpisodeSort;
+  now: number;
+}
+
+export function EpisodeTable({ rows, top, selected, width, sort, now }: EpisodeTableProps) {
   const theme = useTheme();
+  const names = fitColumns(width - 2, sort);
+  const titles = names.map((name) => pad(COLUMNS[name].title, COLUMNS[name])).join(' ');
   return (
     <Box flexDirection="column">
       <Text color={theme.muted} wrap="truncate-end">
-        {'  ' + COLUMNS.map((c) => c.title.padEnd(c.width)).join(' ')}
+        {'  ' + titles}
       </Text>
       {rows.map((row, i) => {
         const current = top + i === selected;
-        const cells = [
-          row.recordedAt.replace('T', ' ').slice(0, 16),
-          row.modelName ?? '?',
-          `${row.split}/${row.index}${row.sample ? `#${row.sample}` : ''}`,
-          row.error ? 'failed' : (row.verdict ?? 'no guess'),
-          row.distanceKm != null ? formatKm(row.distanceKm) : '',
-          row.reward != null ? row.reward.toFixed(4) : '',
-        ];
         const tone = row.error ? undefined : verdictTone(row.verdict);
         return (
           <Text key={row.episodeId} bold={current} wrap="truncate-end">
             <Text color={theme.accent}>{current ? '› ' : '  '}</Text>
-            {cells.slice(0, 3).map((cell, c) => truncate(cell, COLUMNS[c]!.width).padEnd(COLUMNS[c]!.width) + ' ').join('')}
-            <Text color={row.error ? theme.status.error : tone && theme.verdict[tone]}>
-              {truncate(cells[3]!, COLUMNS[3].width).padEnd(COLUMNS[3].width)}{' '}
-            </Text>
-            {cells[4]!.padStart(COLUMNS[4].width)} {cells[5]!.padStart(COLUMNS[5].width)}
+            {names.map((name, c) => {
+              const text = pad(COLUMNS[name].cell(row, now), COLUMNS[name]) + (c < names.length - 1 ? ' ' : '');
+              if (name !== 'verdict') return text;
+              return (
+                <Text key={name} color={row.error ? theme.status.error : tone && theme.verdict[tone]}>
+                  {text}
+                </Text>
+              );
+            })}
           </Text>
         );
       })}

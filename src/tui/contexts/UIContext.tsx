@@ -5,17 +5,22 @@
 import { createContext, useContext } from 'react';
 import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import type { LiveActions } from '../hooks/useLiveEpisode.js';
+import type { EpisodeListActions } from '../hooks/useWorkspace.js';
+import type { WatchFormActions, WatchFormView } from '../hooks/useWatchForm.js';
 import type { EpisodeRow, HomeSummary, WorkspaceView } from '../services.js';
-import type { ListCursor } from '../state/episode-list.js';
+import type { EpisodeListView } from '../state/episode-list.js';
 import type { LiveState } from '../state/live.js';
 import type { Route } from '../state/navigation.js';
 import type { PlayerAction, PlayerState } from '../state/player.js';
 
 export type Loading<T> = { status: 'loading' } | { status: 'ready'; value: T } | { status: 'failed'; message: string };
 
-export interface EpisodeListState {
+/** The list's query, cursor and prompt, with what the workspace holds for them. */
+export interface EpisodeListState extends EpisodeListView {
+  /** All the episodes recorded. */
+  recorded: number;
+  /** The episodes matching the filter. */
   total: number;
-  cursor: ListCursor;
   /** Only the visible rows, from `cursor.top`. */
   rows: readonly EpisodeRow[];
 }
@@ -31,6 +36,8 @@ export interface UIState {
   episode: Loading<CompletedEpisode | FailedEpisode> | null;
   player: PlayerState;
   live: LiveState;
+  /** The "Watch a model" form (meaningful on the watch route). */
+  watchForm: WatchFormView;
 }
 
 export interface UIActions {
@@ -40,9 +47,10 @@ export interface UIActions {
   toggleHelp(): void;
   notify(message: string | null): void;
   player(action: PlayerAction): void;
-  moveEpisodes(delta: number): void;
+  episodes: EpisodeListActions;
   live: LiveActions;
-  /** Home's "Play" and "Watch a model", when the services offer them. */
+  watchForm: WatchFormActions;
+  /** Home's "Play" and "Watch a model" (its form), when the services offer them. */
   play?: () => void;
   watch?: () => void;
 }

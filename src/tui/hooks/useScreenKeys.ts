@@ -1,21 +1,23 @@
 /**
  * A screen's keys, with the help overlay handled once for all screens: while it is open, its own
  * key or esc closes it and every other key is swallowed (nothing happens behind the overlay).
+ * A screen passes no help command while a prompt takes the keys, so that `?` can be typed.
  */
 import type { Key } from 'ink';
 import { useKeyHandler } from '../contexts/KeyboardContext.js';
 import { useUIActions, useUIState } from '../contexts/UIContext.js';
 import { matches, type Command } from '../keys.js';
 
-export function useScreenKeys(helpCommand: Command, handler: (input: string, key: Key) => void): void {
+export function useScreenKeys(helpCommand: Command | null, handler: (input: string, key: Key) => void): void {
   const { help } = useUIState();
   const { toggleHelp } = useUIActions();
   useKeyHandler((input, key) => {
+    const isHelp = helpCommand !== null && matches(helpCommand, input, key);
     if (help) {
-      if (matches(helpCommand, input, key) || key.escape) toggleHelp();
+      if (isHelp || key.escape) toggleHelp();
       return;
     }
-    if (matches(helpCommand, input, key)) return toggleHelp();
+    if (isHelp) return toggleHelp();
     handler(input, key);
   });
 }

@@ -1,8 +1,9 @@
 /** The workspace behind Home, Episodes and the Player: opened after the first frame, read on demand. */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useReducer, useState } from 'react';
 import type { Loading } from '../contexts/UIContext.js';
 import type { EpisodeRow, HomeSummary, WorkspaceView } from '../services.js';
-import { moveCursor, START, type ListCursor } from '../state/episode-list.js';
+import { isFiltered } from '../state/episode-filter.js';
+import { episodeListReducer, INITIAL_LIST } from '../state/episode-list.js';
 
 export function useWorkspace(openWorkspace: (() => Promise<WorkspaceView>) | undefined): Loading<WorkspaceView> | null {
   const [workspace, setWorkspace] = useState<Loading<WorkspaceView> | null>(openWorkspace ? { status: 'loading' } : null);
@@ -36,17 +37,54 @@ export function useHomeSummary(workspace: Loading<WorkspaceView> | null, visit: 
   return useMemo(() => (visit ? read(workspace, (view) => view.summary()) : null), [workspace, visit]);
 }
 
-/** The Episodes list: a count, a cursor, and only the rows on screen. */
+export interface EpisodeListActions {
+  move(delta: number): void;
+  /** The `/` prompt: open, type, erase, cancel, and apply (or say which term does not parse). */
+  openFilter(): void;
+  typeFilter(text: string): void;
+  eraseFilter(): void;
+  cancelFilter(): void;
+  applyFilter(): void;
+  clearFilter(): void;
+  /** recent → reward → distance → turns, each its useful end first. */
+  cycleSort(): void;
+  reverseSort(): void;
+}
+
+/**
+ * The Episodes list: two counts (all, and matching the filter) and only the rows on screen. The
+ * filter count is read when the filter changes, not when the order or the cursor does.
+ */
 export function useEpisodeList(workspace: Loading<WorkspaceView> | null, visit: unknown, visibleRows: number) {
-  const [cursor, setCursor] = useState<ListCursor>(START);
-  const total = useMemo(() => {
-    const count = visit ? read(workspace, (view) => view.countEpisodes()) : null;
-    return count?.status === 'ready' ? count.value : 0;
-  }, [workspace, visit]);
+  const [view, dispatch] = useReducer(episodeListReducer, INITIAL_LIST);
+  const { query, cursor } = view;
+  const recorded = useMemo(() => (visit ? countOf(read(workspace, (w) => w.countEpisodes())) : 0), [workspace, visit]);
+  const total = useMemo(
+    () => (!isFiltered(query.filter) ? recorded : visit ? countOf(read(workspace, (w) => w.countEpisodes(query.filter))) : 0),
+    [workspace, visit, query.filter, recorded],
+  );
   const rows = useMemo((): readonly EpisodeRow[] => {
-    const window = read(workspace, (view) => view.listEpisodes(cursor.top, visibleRows));
-    return visit && window.status === 'ready' ? window.value : [];
-  }, [workspace, visit, cursor.top, visibleRows]);
-  const move = useCallback((delta: number) => setCursor((c) => moveCursor(c, delta, total, visibleRows)), [total, visibleRows]);
-  return { state: { total, cursor, rows }, move };
+    // Nothing matches: no page to read (a search that finds nothing would walk every row again).
+    const window = visit && total > 0 ? read(workspace, (w) => w.listEpisodes(query, cursor.top, visibleRows)) : null;
+    return window?.status === 'ready' ? window.value : [];
+  }, [workspace, visit, total, query, cursor.top, visibleRows]);
+  const actions = useMemo<EpisodeListActions>(
+    () => ({
+      move: (delta) => dispatch({ type: 'move', delta, total, visible: visibleRows }),
+      openFilter: () => dispatch({ type: 'openFilter' }),
+      typeFilter: (text) => dispatch({ type: 'typeFilter', text }),
+      eraseFilter: () => dispatch({ type: 'eraseFilter' }),
+      cancelFilter: () => dispatch({ type: 'cancelFilter' }),
+      applyFilter: () => dispatch({ type: 'applyFilter' }),
+      clearFilter: () => dispatch({ type: 'clearFilter' }),
+      cycleSort: () => dispatch({ type: 'cycleSort' }),
+      reverseSort: () => dispatch({ type: 'reverseSort' }),
+    }),
+    [total, visibleRows],
+  );
+  return { state: { ...view, recorded, total, rows }, actions };
+}
+
+function countOf(count: Loading<number>): number {
+  return count.status === 'ready' ? count.value : 0;
 }

@@ -8,6 +8,8 @@ export type Route =
   | { screen: 'home' }
   | { screen: 'episodes' }
   | { screen: 'player'; episodeId: string }
+  /** The "Watch a model" form; a good start opens Live on top of it. */
+  | { screen: 'watch' }
   | { screen: 'live'; source: LiveSource };
 
 export interface NavigationState {

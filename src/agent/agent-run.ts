@@ -1,0 +1,181 @@
+/**
+ * Settings into a run: the environment (embedded over the demo splits, or a remote server), the
+ * policy, and the workspace recorder with the harness config. The one place `geolab agent` and the
+ * TUI's "Watch a model" both build an episode from, so a watched episode is recorded exactly like
+ * one run from the command line.
+ */
+import { UsageError } from '../core/errors.js';
+import type { LatLon } from '../core/geodesy.js';
+import { truthOf, type Task } from '../core/tasks.js';
+import type { EnvClient } from '../env/client/types.js';
+import { EnvError } from '../env/types.js';
+import type { Workspace } from '../store/index.js';
+import { hashString } from '../demo/random.js';
+import { taskProblem, type AgentSettings } from './agent-settings.js';
+import { knowledgeFromSpec, knowledgeFromTask, type GuardKnowledge } from './leak-guard.js';
+import { DEFAULT_MAX_ATTEMPTS, type ServedModel } from './openai.js';
+import { fixedPolicy, priorPolicy, randomLandPolicy } from './policies/baselines.js';
+import { createModelPolicy, promptVersionOf } from './policies/model.js';
+import { createRecorder, type Recorder } from './recorder.js';
+import type { Policy, RunOptions } from './types.js';
+
+export interface AgentRun {
+  /** The episode for the runner, less the callbacks its caller owns (events, abort). */
+  run: RunOptions & { sink: Recorder };
+  /** Frees the environment; call once the runner has let go of it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the environment and builds the policy and the recorder. `served` is the endpoint's entry for
+ * the model when the caller checked it (checked first: a wrong model should fail in a second).
+ */
+export async function openAgentRun(settings: AgentSettings, context: { workspace: Workspace; served?: ServedModel }): Promise<AgentRun> {
+  const environment = await openEnvironment(settings, context.workspace.paths.panoramas);
+  try {
+    const policy = buildPolicy(settings, environment, context.served);
+    const config = harnessConfig(settings);
+    return {
+      run: {
+        client: environment.client,
+        policy,
+        split: settings.split,
+        index: environment.index,
+        task: environment.task,
+        maxTurns: settings.maxTurns,
+        config,
+        sink: createRecorder(context.workspace, { config }),
+      },
+      close: () => environment.close(),
+    };
+  } catch (err) {
+    await environment.close();
+    throw err;
+  }
+}
+
+/** Checks a split and task against the embedded environment's splits, without starting it. */
+export async function embeddedTaskProblem(split: string, index: number | null) {
+  const { demoSplits } = await import('../env/task-splits.js');
+  return taskProblem(sizesOf(await demoSplits()), 'the embedded environment', split, index);
+}
+
+/** The harness's config, on every record and in the run's run.json. */
+function harnessConfig(settings: AgentSettings): Record<string, unknown> {
+  const { endpoint } = settings;
+  return {
+    mode: endpoint ? settings.protocol : 'baseline',
+    prompt_version: endpoint ? promptVersionOf(settings.protocol) : null,
+    policy: settings.policy,
+    base_url: endpoint?.baseUrl ?? null,
+    retries: endpoint ? (endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) - 1 : 0,
+    ...(endpoint && settings.protocol === 'tools' ? { tools: settings.tools } : {}),
+    ...(endpoint ? { image_size: settings.imageSizePx } : {}),
+  };
+}
+
+interface OpenedEnvironment {
+  client: EnvClient;
+  /** The task played: the one asked for, or the random pick. */
+  index: number;
+  /** What the leak guard may know: the whole task when embedded, the Task API's spec when remote. */
+  guard: GuardKnowledge;
+  /** Task fields for the record beyond what the environment reports. */
+  task: Record<string, unknown>;
+  /** Start points of the tasks the `prior` baseline averages over (embedded only). */
+  priorPoints: { source: string; points: LatLon[] } | null;
+  close(): Promise<void>;
+}
+
+async function openEnvironment(settings: AgentSettings, panoramasDir: string): Promise<OpenedEnvironment> {
+  const { split } = settings;
+  if (settings.envUrl) {
+    const { RemoteEnvClient } = await import('../env/client/remote.js');
+    const client = new RemoteEnvClient(settings.envUrl);
+    try {
+      const index = settings.index ?? randomIndex(await remoteSplitSize(client, split));
+      let spec: Record<string, unknown>;
+      try {
+        spec = (await client.http('POST', '/geoguesser_env/task', { split, index })) as Record<string, unknown>;
+      } catch (err) {
+        if (err instanceof EnvError) throw new UsageError(`split ${split}, task ${index}: ${err.message}`);
+        throw err;
+      }
+      return {
+        client,
+        index,
+        guard: knowledgeFromSpec(spec),
+        task: { task_id: spec.task_id ?? null, sequence_id: spec.sequence_id ?? null },
+        priorPoints: null,
+        close: () => client.close(),
+      };
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
+  const [{ demoSplits }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
+    import('../env/task-splits.js'),
+    import('../env/environment.js'),
+    import('../env/client/embedded.js'),
+  ]);
+  const splits = await demoSplits();
+  const problem = taskProblem(sizesOf(splits), 'the embedded environment', split, settings.index);
+  if (problem) throw new UsageError(problem.message);
+  const tasks = splits.get(split)!;
+  const index = settings.index ?? randomIndex(tasks.length);
+  const task = tasks[index]!;
+  // One episode at a time: rendering on this thread beats starting worker threads.
+  const env = createEnvironment({ splits, panoramasDir, demo: true, workers: 0 });
+  const priorSplit = splits.has('train') ? 'train' : split;
+  return {
+    client: new EmbeddedEnvClient(env),
+    index,
+    guard: knowledgeFromTask(task),
+    task: recordedTask(task),
+    priorPoints: { source: `${priorSplit} split`, points: (splits.get(priorSplit) ?? []).map(truthOf) },
+    close: () => env.close(),
+  };
+}
+
+async function remoteSplitSize(client: EnvClient, split: string): Promise<number> {
+  const sizes = new Map((await client.splits()).map((s) => [s.name, s.num_tasks]));
+  const problem = taskProblem(sizes, client.location, split, null);
+  if (problem) throw new UsageError(problem.message);
+  return sizes.get(split)!;
+}
+
+function sizesOf(splits: ReadonlyMap<string, readonly Task[]>): Map<string, number> {
+  return new Map([...splits].map(([name, tasks]) => [name, tasks.length]));
+}
+
+function randomIndex(size: number): number {
+  return Math.floor(Math.random() * size);
+}
+
+function recordedTask(task: Task): Record<string, unknown> {
+  return { task_id: task.task_id, country: task.country ?? null, sequence_id: task.sequence_id ?? null, attribution: task.attribution ?? null };
+}
+
+function buildPolicy(settings: AgentSettings, environment: OpenedEnvironment, served: ServedModel | undefined): Policy {
+  if (settings.endpoint) {
+    return createModelPolicy({
+      endpoint: settings.endpoint,
+      protocol: settings.protocol,
+      tools: settings.tools,
+      imageSizePx: settings.imageSizePx,
+      guard: environment.guard,
+      served,
+    });
+  }
+  switch (settings.policy) {
+    case 'fixed':
+      if (!settings.point) throw new UsageError('the fixed baseline needs a point (LAT,LON)');
+      return fixedPolicy(settings.point);
+    case 'prior':
+      if (!environment.priorPoints) throw new UsageError('the prior baseline needs the task files: run it against the embedded environment');
+      return priorPolicy(environment.priorPoints.points, environment.priorPoints.source);
+    default:
+      return randomLandPolicy(settings.seed ?? hashString(`${settings.split}:${environment.index}`));
+  }
+}

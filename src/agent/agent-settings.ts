@@ -1,0 +1,126 @@
+/**
+ * What it takes to play one agent episode, as plain data: who plays (a model over an endpoint, or a
+ * baseline), by which protocol, on which task. `geolab agent` fills it from flags and the TUI's
+ * "Watch a model" from a form; `openAgentRun` (agent-run.ts) turns it into a run. This module is
+ * pure and light (no environment, no sharp, no axios) so that a form can check values as they are typed.
+ *
+ * Checks return what is wrong without saying where the value came from: each shell names its own
+ * source (a flag, a form field) in front.
+ */
+import type { LatLon } from '../core/geodesy.js';
+import type { Endpoint } from './openai.js';
+import type { Protocol } from './policies/model.js';
+import type { ToolSet } from './protocols/tools.js';
+
+export type PolicyName = 'model' | 'random-land' | 'fixed' | 'prior';
+export const POLICIES: readonly PolicyName[] = ['model', 'random-land', 'fixed', 'prior'];
+
+export const DEFAULT_PROTOCOL: Protocol = 'tools';
+export const DEFAULT_SPLIT = 'eval';
+/** The harness's turn budget before the forced guess. */
+export const DEFAULT_MAX_TURNS = 12;
+/** The size the published adapter was trained on (DESIGN §7). */
+export const DEFAULT_IMAGE_SIZE_PX = 448;
+/** The recipe's completion cap (DESIGN §7). */
+export const DEFAULT_MAX_TOKENS = 6144;
+/** Where `vllm serve` listens by default. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000/v1';
+
+export interface AgentSettings {
+  policy: PolicyName;
+  protocol: Protocol;
+  tools: ToolSet;
+  split: string;
+  /** Null: a random task of the split. */
+  index: number | null;
+  maxTurns: number;
+  imageSizePx: number;
+  /** The point of the `fixed` baseline. */
+  point: LatLon | null;
+  /** The model's endpoint; null for a baseline. */
+  endpoint: Endpoint | null;
+  /** Seed of the `random-land` baseline (default: one per task, so a sweep does not guess one point everywhere). */
+  seed?: number;
+  /** A remote environment server; default: the embedded one over the demo splits. */
+  envUrl?: string;
+}
+
+/** A model playing by `protocol` on one task, everything else at the harness's defaults. */
+export function modelSettings(endpoint: Endpoint, choice: { protocol: Protocol; split: string; index: number | null }): AgentSettings {
+  return {
+    policy: 'model',
+    protocol: choice.protocol,
+    tools: 'trained',
+    split: choice.split,
+    index: choice.index,
+    maxTurns: DEFAULT_MAX_TURNS,
+    imageSizePx: DEFAULT_IMAGE_SIZE_PX,
+    point: null,
+    endpoint,
+  };
+}
+
+/** Null when `text` is an http(s) URL; otherwise what is wrong with it. */
+export function baseUrlProblem(text: string): string | null {
+  const wrong = `must be an http(s) URL such as ${DEFAULT_BASE_URL}, got "${text}"`;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? null : wrong;
+  } catch {
+    return wrong;
+  }
+}
+
+/** Null when `name` can name an environment variable. People paste the key itself here: say so. */
+export function apiKeyEnvProblem(name: string): string | null {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
+    ? null
+    : 'takes the NAME of an environment variable (e.g. OPENAI_API_KEY), not the key itself';
+}
+
+/**
+ * The key held by the variable named `name`, read at the last moment and handed only to the
+ * endpoint: never stored, printed or recorded (DESIGN §12). An empty variable counts as unset.
+ */
+export function apiKeyFrom(name: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return (name && env[name]) || undefined;
+}
+
+export interface EndpointChoice {
+  model: string;
+  /** Already checked with `baseUrlProblem`. */
+  baseUrl: string;
+  apiKey?: string;
+  temperature?: number;
+  maxTokens?: number;
+  /** Seconds per request attempt. */
+  timeoutS?: number;
+}
+
+export function modelEndpoint(choice: EndpointChoice): Endpoint {
+  return {
+    baseUrl: choice.baseUrl.replace(/\/+$/, ''),
+    model: choice.model,
+    apiKey: choice.apiKey,
+    temperature: choice.temperature,
+    maxTokens: choice.maxTokens ?? DEFAULT_MAX_TOKENS,
+    ...(choice.timeoutS !== undefined ? { timeoutMs: choice.timeoutS * 1000 } : {}),
+  };
+}
+
+/** Which setting a task choice got wrong, so a form can point at the field. */
+export interface TaskProblem {
+  setting: 'split' | 'task';
+  message: string;
+}
+
+/** Null when `split` is served and `index` (null: random) is one of its tasks. */
+export function taskProblem(sizes: ReadonlyMap<string, number>, where: string, split: string, index: number | null): TaskProblem | null {
+  const size = sizes.get(split);
+  if (size === undefined) return { setting: 'split', message: `split "${split}" is not served: ${where} serves ${[...sizes.keys()].join(', ') || 'none'}` };
+  if (size === 0) return { setting: 'split', message: `split "${split}" has no tasks` };
+  if (index !== null && !(Number.isInteger(index) && index >= 0 && index < size)) {
+    return { setting: 'task', message: `task ${index} is out of range: split ${split} has tasks 0 to ${size - 1}` };
+  }
+  return null;
+}

@@ -1,0 +1,127 @@
+import { Box, Text, type Key } from 'ink';
+import { Footer } from '../components/Footer.js';
+import { Header } from '../components/Header.js';
+import { HelpOverlay } from '../components/HelpOverlay.js';
+import { Spinner } from '../components/Spinner.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
+import type { WatchFormView } from '../hooks/useWatchForm.js';
+import { useScreenKeys } from '../hooks/useScreenKeys.js';
+import { keyHint, matches, type HintItem } from '../keys.js';
+import { START_POSITION, WATCH_FIELDS, type FieldSpec, type WatchField } from '../state/watch-form.js';
+
+const HINTS: HintItem[] = [
+  { commands: ['watch.prev', 'watch.next'], label: 'field' },
+  { commands: ['watch.choose'], label: 'protocol' },
+  { commands: ['watch.enter'], label: 'next/start' },
+  { commands: ['watch.help'], label: 'help' },
+  { commands: ['watch.back'], label: 'back' },
+];
+
+/** What an empty field means, shown in its place. */
+const EMPTY: Partial<Record<WatchField, string>> = {
+  model: 'the name the endpoint lists at /v1/models',
+  apiKeyEnv: 'none: no key is sent',
+  task: 'blank: a random task of the split',
+};
+
+const PROTOCOL_NOTES: Record<string, string> = {
+  tools: 'native tool calls (what the adapter was trained with)',
+  json: 'one JSON action per turn (the public eval harness)',
+};
+
+const LABEL_WIDTH = Math.max(...WATCH_FIELDS.map((f) => f.label.length)) + 2;
+
+export function WatchScreen() {
+  const { watchForm: form, help, notice } = useUIState();
+  const actions = useUIActions();
+  useScreenKeys('watch.help', (input, key) => onKey(actions, input, key));
+
+  return (
+    <Box flexDirection="column" paddingX={1} height="100%">
+      <Header title={<Text bold>WATCH A MODEL · one task played live, recorded in the workspace</Text>} right={keyHint(['watch.help', 'watch.back'])} />
+      {help ? (
+        <HelpOverlay title="Watch a model" groups={['watch']} />
+      ) : (
+        <Box flexDirection="column" marginTop={1} flexGrow={1}>
+          {form.phase === 'loading' ? <Spinner label="reading the last settings" /> : <Fields form={form} />}
+        </Box>
+      )}
+      <Footer notice={notice} hints={HINTS} />
+    </Box>
+  );
+}
+
+function onKey(actions: UIActions, input: string, key: Key): void {
+  const form = actions.watchForm;
+  if (matches('watch.back', input, key)) {
+    form.cancel();
+    actions.back();
+  }
+  else if (matches('watch.next', input, key)) form.move(1);
+  else if (matches('watch.prev', input, key)) form.move(-1);
+  else if (matches('watch.choose', input, key)) form.choose(key.leftArrow ? -1 : 1);
+  else if (matches('watch.erase', input, key)) form.erase();
+  else if (matches('watch.enter', input, key)) form.submit();
+  // Printable text only: arrows and other named keys arrive with an empty input.
+  else if (input && !key.ctrl && !key.meta) form.type(input);
+}
+
+function Fields({ form }: { form: WatchFormView }) {
+  const theme = useTheme();
+  const error = form.error;
+  const startFocused = form.focus === START_POSITION;
+  return (
+    <Box flexDirection="column">
+      {WATCH_FIELDS.map((field, i) => (
+        <Box key={field.name} flexDirection="column">
+          <FieldRow field={field} form={form} focused={i === form.focus} />
+          {error?.field === field.name ? <Text color={theme.status.error}>{`    ${error.message}`}</Text> : null}
+        </Box>
+      ))}
+      <Box marginTop={1}>
+        <Text color={startFocused ? theme.accent : undefined} bold={startFocused} inverse={startFocused}>
+          {startFocused ? '› [ Start ]' : '  [ Start ]'}
+        </Text>
+      </Box>
+      <Box marginTop={1} flexDirection="column">
+        {form.phase === 'checking' ? <Spinner label={`asking ${form.values.baseUrl.trim()} whether it serves "${form.values.model.trim()}"`} /> : null}
+        {error && error.field === null ? <Text color={theme.status.error}>{error.message}</Text> : null}
+      </Box>
+    </Box>
+  );
+}
+
+function FieldRow({ field, form, focused }: { field: FieldSpec; form: WatchFormView; focused: boolean }) {
+  const theme = useTheme();
+  const value = form.values[field.name];
+  const editing = focused && form.phase === 'editing';
+  return (
+    <Text wrap="truncate-end">
+      <Text color={focused ? theme.accent : undefined} bold={focused}>
+        {focused ? '› ' : '  '}
+        {field.label.padEnd(LABEL_WIDTH)}
+      </Text>
+      {field.choices ? (
+        <>
+          <Text bold={focused}>{focused ? `‹ ${value} ›` : value}</Text>
+          <Text color={theme.muted}>{`  ${PROTOCOL_NOTES[value] ?? ''}`}</Text>
+        </>
+      ) : (
+        <>
+          {value}
+          {editing ? <Text inverse> </Text> : null}
+          {value ? null : <Text color={theme.muted}>{`${editing ? ' ' : ''}${EMPTY[field.name] ?? ''}`}</Text>}
+          {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
+        </>
+      )}
+    </Text>
+  );
+}
+
+/** Whether the variable holds a key: never what it holds. */
+function KeyStatus({ set }: { set: boolean | null }) {
+  const theme = useTheme();
+  if (set === null) return null;
+  return set ? <Text color={theme.status.ok}>{' (set)'}</Text> : <Text color={theme.status.warn}>{' (not set: no key is sent)'}</Text>;
+}
