@@ -1,13 +1,15 @@
 /**
  * TUI budgets (DESIGN §11): the first frame of `geolab` (Home) against a bare Ink hello-world
- * measured in the same run, and a keypress-to-redraw in the Player, both in a pseudo-terminal
- * (util-linux `script`) with CI unset so Ink draws live frames, in truecolor; an inline panorama, warm.
+ * measured in the same run, and keypress-to-redraw in the Player and in the Episodes list over
+ * 100,000 episodes, all in a pseudo-terminal (util-linux `script`) with CI unset so Ink draws live
+ * frames; an inline panorama, warm.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { workspaceWith100kEpisodes } from './episodes.js';
 import { median, round, type Bench } from './harness.js';
 
 /** Milliseconds from spawning `command` in a pty until its output contains `marker`. */
@@ -36,6 +38,49 @@ function timeToText(command: string, marker: string, env: NodeJS.ProcessEnv): Pr
   });
 }
 
+const BIN = join(PACKAGE_ROOT, 'bin', 'geolab.js');
+
+/** A command in a 120x40 pty (util-linux `script`): keys in, the text it draws (escapes removed) out. */
+class Pty {
+  private readonly child: ChildProcess;
+  private screen = '';
+
+  constructor(command: string, env: NodeJS.ProcessEnv) {
+    this.child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${command}`, '/dev/null'], {
+      env: { ...env, COLORTERM: 'truecolor', TERM: 'xterm-256color' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const escapes = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
+    this.child.stdout!.on('data', (chunk: Buffer) => (this.screen += chunk.toString().replace(escapes, '')));
+  }
+
+  /** Waits until the output since the last key contains `text`. */
+  async until(text: string): Promise<void> {
+    const deadline = performance.now() + 10_000;
+    while (!this.screen.includes(text)) {
+      if (performance.now() > deadline) throw new Error(`"${text}" never appeared; last output: ${this.screen.slice(-300)}`);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  write(keys: string): void {
+    this.screen = '';
+    this.child.stdin!.write(keys);
+  }
+
+  /** Milliseconds from writing `keys` until `text` is drawn. */
+  async press(keys: string, text: string): Promise<number> {
+    const start = performance.now();
+    this.write(keys);
+    await this.until(text);
+    return performance.now() - start;
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
 function withoutCi(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.CI;
@@ -50,14 +95,13 @@ export const tuiBenches: Bench[] = [
       const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-tui-'));
       const hello = join(PACKAGE_ROOT, 'bench', 'hello-ink.mjs');
       const env = { ...withoutCi(), GEOLAB_HOME: join(dir, 'ws') };
-      const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
       // The first start creates the demo workspace: not what this figure measures.
-      await timeToText(`${process.execPath} ${bin}`, 'Episodes', env);
+      await timeToText(`${process.execPath} ${BIN}`, 'Episodes', env);
       const geolab: number[] = [];
       const bare: number[] = [];
       for (let i = 0; i < 3; i++) {
         bare.push(await timeToText(`${process.execPath} ${hello}`, 'hello from ink', env));
-        geolab.push(await timeToText(`${process.execPath} ${bin}`, 'Episodes', env));
+        geolab.push(await timeToText(`${process.execPath} ${BIN}`, 'Episodes', env));
       }
       const ms = median(geolab);
       const bareMs = median(bare);
@@ -71,44 +115,58 @@ export const tuiBenches: Bench[] = [
     unit: 'redraws',
     async run() {
       const home = mkdtempSync(join(tmpdir(), 'geolab-bench-tui-'));
-      const env = { ...withoutCi(), GEOLAB_HOME: home, COLORTERM: 'truecolor', TERM: 'xterm-256color' };
-      const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
-      const list = spawnSync(process.execPath, [bin, 'episodes', 'list', '--json'], { env, encoding: 'utf8' });
+      const env = { ...withoutCi(), GEOLAB_HOME: home };
+      const list = spawnSync(process.execPath, [BIN, 'episodes', 'list', '--json'], { env, encoding: 'utf8' });
       const episode = (JSON.parse(list.stdout) as { episode_id: string; model: string }[]).find((e) => e.model === 'scripted-demo');
       if (!episode) throw new Error('the demo workspace has no scripted-demo episode');
-      const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${process.execPath} ${bin} episodes show ${episode.episode_id}`, '/dev/null'], {
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let screen = '';
-      const escapes = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g');
-      child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString().replace(escapes, '')));
-      const until = async (text: string) => {
-        const deadline = performance.now() + 10_000;
-        while (!screen.includes(text)) {
-          if (performance.now() > deadline) throw new Error(`"${text}" never appeared`);
-          await new Promise((r) => setImmediate(r));
+      const pty = new Pty(`${process.execPath} ${BIN} episodes show ${episode.episode_id}`, env);
+      try {
+        await pty.until('turn 0/');
+        // Both turns' images rendered once (they are cached), as when a person steps back and forth.
+        await pty.press('\x1b[C', 'turn 1/');
+        await new Promise((r) => setTimeout(r, 400));
+        await pty.press('\x1b[D', 'turn 0/');
+        await new Promise((r) => setTimeout(r, 400));
+        const times: number[] = [];
+        for (let i = 0; i < 11; i++) {
+          const forward = i % 2 === 0;
+          times.push(await pty.press(forward ? '\x1b[C' : '\x1b[D', forward ? 'turn 1/' : 'turn 0/'));
+          await new Promise((r) => setTimeout(r, 50));
         }
-      };
-      await until('turn 0/');
-      // Both turns' images rendered once (they are cached), as when a person steps back and forth.
-      child.stdin.write('\x1b[C');
-      await new Promise((r) => setTimeout(r, 800));
-      child.stdin.write('\x1b[D');
-      await new Promise((r) => setTimeout(r, 800));
-      const times: number[] = [];
-      for (let i = 0; i < 11; i++) {
-        const forward = i % 2 === 0;
-        screen = '';
-        const start = performance.now();
-        child.stdin.write(forward ? '\x1b[C' : '\x1b[D');
-        await until(forward ? 'turn 1/' : 'turn 0/');
-        times.push(performance.now() - start);
-        await new Promise((r) => setTimeout(r, 50));
+        const ms = median(times);
+        return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
+      } finally {
+        pty.kill();
       }
-      child.kill('SIGKILL');
-      const ms = median(times);
-      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
+    },
+  },
+  {
+    // The Episodes list over 100,000 episodes: from a down arrow written to the pty until the
+    // cursor's new position is on screen (a page read per move), and from the enter that applies
+    // a filter until its count is (a count and a page under the filter).
+    name: 'tui.episodes_keypress_100k',
+    unit: 'redraws',
+    async run() {
+      const { dir } = await workspaceWith100kEpisodes();
+      const pty = new Pty(`${process.execPath} ${BIN}`, { ...withoutCi(), GEOLAB_HOME: dir });
+      try {
+        await pty.until('Watch a model');
+        await pty.press('\r', ' 1/100000');
+        const moves: number[] = [];
+        for (let k = 2; k <= 12; k++) moves.push(await pty.press('\x1b[B', ` ${k}/100000`));
+        const filters: number[] = [];
+        for (const verdict of ['Pinpoint', 'Right region', 'Right country']) {
+          await pty.press('/', 'filter');
+          pty.write(`verdict:"${verdict}"`); // the prompt starts empty: `c` cleared the filter
+          await new Promise((r) => setTimeout(r, 100));
+          filters.push(await pty.press('\r', 'of 100000'));
+          await pty.press('c', '100000 recorded');
+        }
+        const ms = median(moves);
+        return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1), filter_ms: round(median(filters), 1) };
+      } finally {
+        pty.kill();
+      }
     },
   },
   {
