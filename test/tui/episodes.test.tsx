@@ -95,6 +95,13 @@ describe('the Episodes screen', () => {
     expect(frame).not.toContain('filter:');
   });
 
+  it('takes a filter pasted with its enter in one write, the enter applying it', async () => {
+    const { app } = await openEpisodes();
+    await app.press('/', 'model:tuned\r');
+    await app.waitFor((f) => f.includes('EPISODES · 2 of 6 · model:tuned'));
+    expect(app.frame()).not.toContain('filter:');
+  });
+
   it('searches free text and matches countries whatever the case, with quotes for spaces', async () => {
     const { app } = await openEpisodes();
     await app.press('/', ...'japan', KEY.enter);

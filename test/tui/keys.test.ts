@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
+import { pressOf } from '../../src/tui/hooks/useKeys.js';
 import { helpEntries, KEYMAP, keyHint, matches, type Command } from '../../src/tui/keys.js';
 
 const NO_KEY: Key = {
@@ -79,5 +80,16 @@ describe('the key table', () => {
     expect(keyHint(items, 46)).toBe('→ next turn · ? help · q back');
     expect(keyHint(items, 10)).toBe('? help · q back');
     expect(keyHint([{ commands: ['person.panLeft', 'person.panRight'], label: 'pan 45°' }])).toBe('←/→ pan 45°');
+  });
+});
+
+describe('pressOf: one character of a run Ink reported as text', () => {
+  const base = NO_KEY;
+  it('makes enter, tab, backspace and ctrl+letter keys again, and leaves text as text', () => {
+    expect(pressOf('\r', base)).toMatchObject({ input: '', key: { return: true } });
+    expect(pressOf('\t', base)).toMatchObject({ input: '', key: { tab: true, return: false } });
+    expect(pressOf('\x7f', base)).toMatchObject({ input: '', key: { delete: true } });
+    expect(pressOf('\x03', base)).toMatchObject({ input: 'c', key: { ctrl: true } });
+    expect(pressOf('7', base)).toMatchObject({ input: '7', key: { return: false, ctrl: false } });
   });
 });

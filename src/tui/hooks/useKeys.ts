@@ -9,7 +9,7 @@ import type { KeyHandler } from '../contexts/KeyboardContext.js';
 /** How long a queued key waits for the previous key's redraw before it goes anyway. */
 const RENDER_WAIT_MS = 100;
 
-interface Press {
+export interface Press {
   input: string;
   key: Key;
 }
@@ -28,7 +28,7 @@ export function useKeys(): RefObject<KeyHandler | undefined> {
     const pending = queue.current;
     const idle = pending.length === 0;
     const chars = [...input];
-    pending.push(...(chars.length > 1 ? chars.map((char) => ({ input: char, key })) : [{ input, key }]));
+    pending.push(...(chars.length > 1 ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
     // The next key must see the screen the previous one left. Screens hand over a new handler on
     // every render, so a changed handler means React has rendered; a key that changed nothing
     // renders nothing, hence the short fallback.
@@ -46,4 +46,20 @@ export function useKeys(): RefObject<KeyHandler | undefined> {
   }, []);
   useInput(listener, { isActive: isRawModeSupported });
   return handler;
+}
+
+/**
+ * One character of a run Ink reported as a single text input ("47.1\r" typed or pasted at once),
+ * as the key Ink reports when that character comes alone: enter, tab, backspace (DEL is Ink's
+ * `delete`) and ctrl+letter are keys, not text.
+ */
+export function pressOf(char: string, key: Key): Press {
+  const plain: Key = { ...key, return: false, tab: false, backspace: false, delete: false, ctrl: false };
+  const code = char.charCodeAt(0);
+  if (char === '\r' || char === '\n') return { input: '', key: { ...plain, return: true } };
+  if (char === '\t') return { input: '', key: { ...plain, tab: true } };
+  if (char === '\x7f') return { input: '', key: { ...plain, delete: true } };
+  if (char === '\b') return { input: '', key: { ...plain, backspace: true } };
+  if (code >= 1 && code <= 26) return { input: String.fromCharCode(code + 96), key: { ...plain, ctrl: true } };
+  return { input: char, key: plain };
 }
