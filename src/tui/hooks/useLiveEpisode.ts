@@ -3,7 +3,7 @@
  * person's HumanPolicy as it is, a model's wrapped in the pause gate), and folds the runner's
  * events into the Live state. Leaving the screen aborts the run, then frees the source.
  */
-import { useEffect, useMemo, useReducer, useRef } from 'react';
+import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { HumanPolicy } from '../../agent/policies/human.js';
 import type { Action } from '../../env/types.js';
 import { Gate, gatedPolicy } from '../live/gate.js';
@@ -40,6 +40,13 @@ export function useLiveEpisode(
   notify: (message: string) => void,
 ): { state: LiveState; actions: LiveActions } {
   const [state, dispatch] = useReducer(liveReducer, 'model', initialLiveState);
+  // A new source starts from a clean state in the render that shows it, not in an effect after
+  // the first frame: a key pressed in between would be wiped out by the reset.
+  const [shown, setShown] = useState<LiveSource | null>(null);
+  if (source !== shown) {
+    setShown(source);
+    if (source) dispatch({ type: 'reset', driver: source.driver });
+  }
   const running = useRef<Running | undefined>(undefined);
   // Actions read the latest state without being re-created on every event.
   const latest = useRef(state);
@@ -47,7 +54,6 @@ export function useLiveEpisode(
 
   useEffect(() => {
     if (!source) return;
-    dispatch({ type: 'reset', driver: source.driver });
     const abort = new AbortController();
     const gate = new Gate({
       held: () => dispatch({ type: 'held' }),
