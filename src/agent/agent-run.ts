@@ -39,7 +39,7 @@ export async function openAgentRun(settings: AgentSettings, context: { workspace
       run: {
         client: environment.client,
         policy,
-        split: settings.split,
+        split: environment.split,
         index: environment.index,
         task: environment.task,
         maxTurns: settings.maxTurns,
@@ -74,8 +74,20 @@ function harnessConfig(settings: AgentSettings): Record<string, unknown> {
   };
 }
 
-interface OpenedEnvironment {
+/** Where an episode is played: a remote server or the embedded one, which split, which task. */
+export interface EnvironmentChoice {
+  /** A remote environment server; default: the embedded one over the demo splits. */
+  envUrl?: string;
+  /** Null: the environment's default split. */
+  split: string | null;
+  /** Null: a random task of the split. */
+  index: number | null;
+}
+
+export interface OpenedEnvironment {
   client: EnvClient;
+  /** The split played: the one asked for, or the environment's default. */
+  split: string;
   /** The task played: the one asked for, or the random pick. */
   index: number;
   /** What the leak guard may know: the whole task when embedded, the Task API's spec when remote. */
@@ -87,13 +99,19 @@ interface OpenedEnvironment {
   close(): Promise<void>;
 }
 
-async function openEnvironment(settings: AgentSettings, panoramasDir: string): Promise<OpenedEnvironment> {
-  const { split } = settings;
-  if (settings.envUrl) {
+/**
+ * The environment for one episode, with the task chosen and checked (a split it does not serve or
+ * an index out of range is a UsageError). Used by agents and by a person playing (`geolab play`).
+ */
+export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: string): Promise<OpenedEnvironment> {
+  if (choice.envUrl) {
     const { RemoteEnvClient } = await import('../env/client/remote.js');
-    const client = new RemoteEnvClient(settings.envUrl);
+    const client = new RemoteEnvClient(choice.envUrl);
     try {
-      const index = settings.index ?? randomIndex(await remoteSplitSize(client, split));
+      const { split, size } = await remoteSplit(client, choice.split);
+      const index = choice.index ?? randomIndex(size);
+      const problem = taskProblem(new Map([[split, size]]), client.location, split, index);
+      if (problem) throw new UsageError(problem.message);
       let spec: Record<string, unknown>;
       try {
         spec = (await client.http('POST', '/geoguesser_env/task', { split, index })) as Record<string, unknown>;
@@ -103,6 +121,7 @@ async function openEnvironment(settings: AgentSettings, panoramasDir: string): P
       }
       return {
         client,
+        split,
         index,
         guard: knowledgeFromSpec(spec),
         task: { task_id: spec.task_id ?? null, sequence_id: spec.sequence_id ?? null },
@@ -114,22 +133,24 @@ async function openEnvironment(settings: AgentSettings, panoramasDir: string): P
       throw err;
     }
   }
-  const [{ demoSplits }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
+  const [{ demoSplits, defaultSplit }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
     import('../env/task-splits.js'),
     import('../env/environment.js'),
     import('../env/client/embedded.js'),
   ]);
   const splits = await demoSplits();
-  const problem = taskProblem(sizesOf(splits), 'the embedded environment', split, settings.index);
+  const split = choice.split ?? defaultSplit(splits) ?? '';
+  const problem = taskProblem(sizesOf(splits), 'the embedded environment', split, choice.index);
   if (problem) throw new UsageError(problem.message);
   const tasks = splits.get(split)!;
-  const index = settings.index ?? randomIndex(tasks.length);
+  const index = choice.index ?? randomIndex(tasks.length);
   const task = tasks[index]!;
   // One episode at a time: rendering on this thread beats starting worker threads.
   const env = createEnvironment({ splits, panoramasDir, demo: true, workers: 0 });
   const priorSplit = splits.has('train') ? 'train' : split;
   return {
     client: new EmbeddedEnvClient(env),
+    split,
     index,
     guard: knowledgeFromTask(task),
     task: recordedTask(task),
@@ -138,11 +159,14 @@ async function openEnvironment(settings: AgentSettings, panoramasDir: string): P
   };
 }
 
-async function remoteSplitSize(client: EnvClient, split: string): Promise<number> {
-  const sizes = new Map((await client.splits()).map((s) => [s.name, s.num_tasks]));
-  const problem = taskProblem(sizes, client.location, split, null);
+/** The split asked for (null: the server's default) and its size, or a UsageError naming what it serves. */
+async function remoteSplit(client: EnvClient, asked: string | null): Promise<{ split: string; size: number }> {
+  const infos = await client.splits();
+  const chosen = asked ?? (infos.find((s) => s.default) ?? infos[0])?.name ?? '';
+  const sizes = new Map(infos.map((s) => [s.name, s.num_tasks]));
+  const problem = taskProblem(sizes, client.location, chosen, null);
   if (problem) throw new UsageError(problem.message);
-  return sizes.get(split)!;
+  return { split: chosen, size: sizes.get(chosen)! };
 }
 
 function sizesOf(splits: ReadonlyMap<string, readonly Task[]>): Map<string, number> {

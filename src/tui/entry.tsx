@@ -4,8 +4,7 @@
  * without a TTY (the CLI then falls back to plain text). The workspace, the environment and the
  * runner are loaded after the first frame.
  */
-import { UsageError } from '../core/errors.js';
-import type { EnvClient } from '../env/client/types.js';
+import type { OpenedEnvironment } from '../agent/agent-run.js';
 import { HumanPolicy } from '../agent/policies/human.js';
 import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
@@ -88,57 +87,33 @@ export async function openPlay(options: OpenPlayOptions = {}): Promise<void> {
 }
 
 function playSource(session: WorkspaceSession, options: Omit<OpenPlayOptions, 'workspace'>): LiveSource {
-  let client: EnvClient | undefined;
-  let environment: { close(): Promise<void> } | undefined;
+  let environment: OpenedEnvironment | undefined;
   let disposed: Promise<void> | undefined;
   return {
     driver: 'person',
     who: 'you',
     async prepare() {
-      const ws = await session.open();
-      if (options.envUrl) {
-        const { RemoteEnvClient } = await import('../env/client/remote.js');
-        client = new RemoteEnvClient(options.envUrl);
-      } else {
-        const [{ createEnvironment }, { demoSplits }, { EmbeddedEnvClient }] = await Promise.all([
-          import('../env/environment.js'),
-          import('../env/task-splits.js'),
-          import('../env/client/embedded.js'),
-        ]);
-        const env = createEnvironment({ splits: await demoSplits(), panoramasDir: ws.paths.panoramas, demo: true, workers: 0 });
-        environment = env;
-        client = new EmbeddedEnvClient(env);
-      }
-      const { split, index } = await chooseTask(client, options);
-      const { createRecorder } = await import('../agent/recorder.js');
+      const [ws, { openEnvironment }, { createRecorder }] = await Promise.all([
+        session.open(),
+        import('../agent/agent-run.js'),
+        import('../agent/recorder.js'),
+      ]);
+      const choice = { envUrl: options.envUrl, split: options.split ?? null, index: options.task ?? null };
+      environment = await openEnvironment(choice, ws.paths.panoramas);
       return {
-        client,
+        client: environment.client,
         policy: new HumanPolicy(),
-        split,
-        index,
+        split: environment.split,
+        index: environment.index,
+        task: environment.task,
         maxTurns: PERSON_MAX_TURNS,
         sink: createRecorder(ws, { runId: PLAY_RUN_ID, runName: 'human play' }),
         config: { mode: 'human' },
       };
     },
     dispose() {
-      disposed ??= (async () => {
-        await client?.close();
-        await environment?.close();
-      })();
+      disposed ??= environment?.close() ?? Promise.resolve();
       return disposed;
     },
   };
-}
-
-async function chooseTask(client: EnvClient, options: { split?: string; task?: number }): Promise<{ split: string; index: number }> {
-  const splits = await client.splits();
-  const info = options.split ? splits.find((s) => s.name === options.split) : (splits.find((s) => s.default) ?? splits[0]);
-  if (!info) {
-    throw new UsageError(`no split "${options.split ?? ''}": the environment serves ${splits.map((s) => s.name).join(', ') || 'none'}`);
-  }
-  if (options.task !== undefined && !(Number.isInteger(options.task) && options.task >= 0 && options.task < info.num_tasks)) {
-    throw new UsageError(`task ${options.task} is out of range: split ${info.name} has tasks 0..${info.num_tasks - 1}`);
-  }
-  return { split: info.name, index: options.task ?? Math.floor(Math.random() * info.num_tasks) };
 }
