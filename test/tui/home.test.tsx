@@ -55,6 +55,13 @@ describe('Home', () => {
     expect(app.frame()).toContain('› Eval board');
   });
 
+  it('plays keys that arrive in one write in turn: enter opens the item the arrows moved to', async () => {
+    const { app } = await openHome();
+    await app.press(KEY.down + KEY.down + KEY.down + KEY.enter);
+    await app.waitFor((f) => f.includes('Eval board: coming.'));
+    expect(app.frame()).toContain('› Eval board');
+  });
+
   it('opens Play on the Live screen when an environment is offered', async () => {
     const source: LiveSource = { driver: 'person', who: 'you', prepare: () => new Promise(() => {}) };
     const { app } = await openHome({ play: () => source });

@@ -3,7 +3,7 @@
  * terminal; the listener is then simply off, so the app can still render.
  */
 import { useInput, useStdin, type Key } from 'ink';
-import { useCallback, useRef, type RefObject } from 'react';
+import { useMemo, useRef, type RefObject } from 'react';
 import type { KeyHandler } from '../contexts/KeyboardContext.js';
 
 /** How long a queued key waits for the previous key's redraw before it goes anyway. */
@@ -16,33 +16,36 @@ export interface Press {
 
 /**
  * Listens once for the app's lifetime and calls whichever handler the ref holds at each key.
- * Characters that arrive together (a paste, or typing faster than a redraw) are queued and played
- * one at a time, each after the redraw of the one before, so that "?q" closes the help and then
- * quits, and an enter typed behind "47.1, 10.2" comes after the last digit.
+ * Keys that arrive together (a paste, several keys in one write, or typing faster than a redraw)
+ * are queued and played one at a time, each after the redraw of the one before, so that "?q"
+ * closes the help and then quits, an enter typed behind "47.1, 10.2" comes after the last digit,
+ * and an enter behind two down arrows opens the item they moved to.
  */
 export function useKeys(): RefObject<KeyHandler | undefined> {
   const { isRawModeSupported } = useStdin();
   const handler = useRef<KeyHandler | undefined>(undefined);
-  const queue = useRef<Press[]>([]);
-  const listener = useCallback((input: string, key: Key) => {
-    const pending = queue.current;
-    const idle = pending.length === 0;
-    const chars = [...input];
-    pending.push(...(chars.length > 1 ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
+  const listener = useMemo(() => {
+    const pending: Press[] = [];
+    /** A key was played and its redraw is awaited: keys arriving now wait their turn. */
+    let settling = false;
     // The next key must see the screen the previous one left. Screens hand over a new handler on
     // every render, so a changed handler means React has rendered; a key that changed nothing
     // renders nothing, hence the short fallback.
-    const drain = () => {
+    const play = () => {
       const press = pending.shift();
+      settling = press !== undefined;
       if (!press) return;
       const before = handler.current;
-      handler.current?.(press.input, press.key);
-      if (!pending.length) return;
+      before?.(press.input, press.key);
       const started = Date.now();
-      const next = () => (handler.current !== before || Date.now() - started > RENDER_WAIT_MS ? drain() : setTimeout(next, 1));
+      const next = () => (handler.current !== before || Date.now() - started > RENDER_WAIT_MS ? play() : setTimeout(next, 1));
       setTimeout(next, 0);
     };
-    if (idle) drain();
+    return (input: string, key: Key) => {
+      const chars = [...input];
+      pending.push(...(chars.length > 1 ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
+      if (!settling) play();
+    };
   }, []);
   useInput(listener, { isActive: isRawModeSupported });
   return handler;
