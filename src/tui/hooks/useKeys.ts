@@ -6,8 +6,8 @@ import { useInput, useStdin, type Key } from 'ink';
 import { useMemo, useRef, type RefObject } from 'react';
 import type { KeyHandler } from '../contexts/KeyboardContext.js';
 
-/** How long a queued key waits for the previous key's redraw before it goes anyway. */
-const RENDER_WAIT_MS = 100;
+/** Turns of the event loop a key's render is awaited (React's task comes within two). */
+const RENDER_TURNS = 4;
 
 export interface Press {
   input: string;
@@ -17,29 +17,32 @@ export interface Press {
 /**
  * Listens once for the app's lifetime and calls whichever handler the ref holds at each key.
  * Keys that arrive together (a paste, several keys in one write, or typing faster than a redraw)
- * are queued and played one at a time, each after the redraw of the one before, so that "?q"
+ * are queued and played one at a time, each after the render of the one before, so that "?q"
  * closes the help and then quits, an enter typed behind "47.1, 10.2" comes after the last digit,
  * and an enter behind two down arrows opens the item they moved to.
+ *
+ * Ink hands over the keys of one read one after the other, and React renders the state a key set
+ * only in a task it schedules (from a microtask, so after an immediate queued by the key itself):
+ * a screen's handler would see none of the state the keys before it set. A key that renders hands
+ * over a new handler, and React's task runs within the next turns of the event loop; a key that
+ * changes nothing renders nothing, so after a few turns the next key goes anyway.
  */
 export function useKeys(): RefObject<KeyHandler | undefined> {
   const { isRawModeSupported } = useStdin();
   const handler = useRef<KeyHandler | undefined>(undefined);
   const listener = useMemo(() => {
     const pending: Press[] = [];
-    /** A key was played and its redraw is awaited: keys arriving now wait their turn. */
+    /** A key was played and the render it causes is awaited: keys arriving now wait their turn. */
     let settling = false;
-    // The next key must see the screen the previous one left. Screens hand over a new handler on
-    // every render, so a changed handler means React has rendered; a key that changed nothing
-    // renders nothing, hence the short fallback.
     const play = () => {
       const press = pending.shift();
       settling = press !== undefined;
       if (!press) return;
       const before = handler.current;
       before?.(press.input, press.key);
-      const started = Date.now();
-      const next = () => (handler.current !== before || Date.now() - started > RENDER_WAIT_MS ? play() : setTimeout(next, 1));
-      setTimeout(next, 0);
+      let turns = 0;
+      const next = () => (handler.current !== before || ++turns >= RENDER_TURNS ? play() : setImmediate(next));
+      setImmediate(next);
     };
     return (input: string, key: Key) => {
       const chars = [...input];
