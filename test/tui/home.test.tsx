@@ -62,6 +62,12 @@ describe('Home', () => {
     expect(app.frame()).toContain('› Eval board');
   });
 
+  it('takes a linefeed for enter (what enter sends before the terminal is in raw mode)', async () => {
+    const { app } = await openHome();
+    await app.press('\n');
+    await app.waitFor((f) => f.includes('EPISODES · 2 recorded'));
+  });
+
   it('opens Play on the Live screen when an environment is offered', async () => {
     const source: LiveSource = { driver: 'person', who: 'you', prepare: () => new Promise(() => {}) };
     const { app } = await openHome({ play: () => source });

@@ -46,7 +46,9 @@ export function useKeys(): RefObject<KeyHandler | undefined> {
     };
     return (input: string, key: Key) => {
       const chars = [...input];
-      pending.push(...(chars.length > 1 ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
+      // A lone "\n" is an enter too: the terminal turns enter into one while it is not yet in raw
+      // mode (a key pressed the instant the first frame is up), and Ink reports it as text.
+      pending.push(...(chars.length > 1 || input === '\n' ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
       if (!settling) play();
     };
   }, []);
