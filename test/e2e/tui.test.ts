@@ -42,6 +42,7 @@ describe('Home in a real terminal', () => {
     expect(lines[0]).toMatch(/^ geolab {2}workspace /);
     expect(lines.filter((line) => line.includes('geolab'))).toHaveLength(1);
     expect(home).not.toContain('opening the workspace');
+    expect(home).toContain('Splits     none saved · the embedded environment plays the demo as train and eval');
     expect(home).not.toMatch(/\bid +model +task/); // the Episodes column titles
     pane.send(['q']);
   });

@@ -32,6 +32,7 @@ describe('Home', () => {
     expect(app.frame()).toContain('Tasks      32 in 1 set (demo 32)');
     expect(app.frame()).toContain('last: qwen-test on eval/17');
     expect(app.frame()).toContain('Audit      0 open findings');
+    expect(app.frame()).toContain('Splits     2');
   });
 
   it('moves through the menu with the arrows and opens Episodes with enter', async () => {

@@ -81,7 +81,8 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
   const last = summary.lastEpisode;
   const rows: [string, string][] = [
     ['Tasks', `${tasks} in ${summary.taskSets.length} set${summary.taskSets.length === 1 ? '' : 's'}${sets ? ` (${sets})` : ''}`],
-    ['Splits', String(summary.splits)],
+    // Until splits are saved, the embedded environment splits the demo tasks itself (task-splits.ts).
+    ['Splits', summary.splits ? String(summary.splits) : 'none saved · the embedded environment plays the demo as train and eval'],
     [
       'Episodes',
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, Date.now())}` : ''}`,
