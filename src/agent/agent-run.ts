@@ -108,10 +108,8 @@ export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: s
     const { RemoteEnvClient } = await import('../env/client/remote.js');
     const client = new RemoteEnvClient(choice.envUrl);
     try {
-      const { split, size } = await remoteSplit(client, choice.split);
+      const { split, size } = await remoteSplit(client, choice.split, choice.index);
       const index = choice.index ?? randomIndex(size);
-      const problem = taskProblem(new Map([[split, size]]), client.location, split, index);
-      if (problem) throw new UsageError(problem.message);
       let spec: Record<string, unknown>;
       try {
         spec = (await client.http('POST', '/geoguesser_env/task', { split, index })) as Record<string, unknown>;
@@ -159,12 +157,15 @@ export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: s
   };
 }
 
-/** The split asked for (null: the server's default) and its size, or a UsageError naming what it serves. */
-async function remoteSplit(client: EnvClient, asked: string | null): Promise<{ split: string; size: number }> {
+/**
+ * The split asked for (null: the server's default) and its size, or a UsageError naming what the
+ * server serves or, for an index asked for, the tasks the split has.
+ */
+async function remoteSplit(client: EnvClient, asked: string | null, index: number | null): Promise<{ split: string; size: number }> {
   const infos = await client.splits();
   const chosen = asked ?? (infos.find((s) => s.default) ?? infos[0])?.name ?? '';
   const sizes = new Map(infos.map((s) => [s.name, s.num_tasks]));
-  const problem = taskProblem(sizes, client.location, chosen, null);
+  const problem = taskProblem(sizes, client.location, chosen, index);
   if (problem) throw new UsageError(problem.message);
   return { split: chosen, size: sizes.get(chosen)! };
 }

@@ -15,6 +15,7 @@ import type { ToolSet } from './protocols/tools.js';
 export type PolicyName = 'model' | 'random-land' | 'fixed' | 'prior';
 export const POLICIES: readonly PolicyName[] = ['model', 'random-land', 'fixed', 'prior'];
 
+export const PROTOCOLS: readonly Protocol[] = ['tools', 'json'];
 export const DEFAULT_PROTOCOL: Protocol = 'tools';
 export const DEFAULT_SPLIT = 'eval';
 /** The harness's turn budget before the forced guess. */

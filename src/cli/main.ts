@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
 import { EXIT, GeolabError } from '../core/errors.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -130,14 +131,14 @@ export function buildProgram(): Command {
     .option('--model <name>', 'model name served by the endpoint')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1')
     .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
-    .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(['tools', 'json']).default('tools'))
+    .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
     .addOption(new Option('--tools <set>', 'tools offered with --protocol tools').choices(['trained', 'all']).default('trained'))
     .option('--point <lat,lon>', 'the point of --policy fixed')
     .option('--split <name>', 'split to play from')
     .option('--task <n>', 'task index', integer('--task'))
     .option('--env <url>', 'a remote environment server (default: the embedded one)')
-    .option('--max-turns <n>', 'turns before the forced guess', integer('--max-turns'), 12)
-    .option('--image-size <px>', 'side of the images sent to the model', integer('--image-size'), 448)
+    .option('--max-turns <n>', 'turns before the forced guess', integer('--max-turns'), DEFAULT_MAX_TURNS)
+    .option('--image-size <px>', 'side of the images sent to the model', integer('--image-size'), DEFAULT_IMAGE_SIZE_PX)
     .option('--temperature <t>', 'sampling temperature', number('--temperature'))
     .option('--max-tokens <n>', 'completion token cap', integer('--max-tokens'))
     .option('--timeout <s>', 'seconds per model request before it is retried', number('--timeout'))

@@ -21,6 +21,7 @@ import {
   DEFAULT_SPLIT,
   modelEndpoint,
   POLICIES,
+  PROTOCOLS,
   type AgentSettings,
   type PolicyName,
 } from '../../agent/agent-settings.js';
@@ -120,7 +121,7 @@ function checkOptions(opts: AgentOptions): AgentSettings {
   const policy = opts.policy ?? 'model';
   if (!POLICIES.includes(policy)) throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}, got "${policy}"`);
   const protocol = opts.protocol ?? DEFAULT_PROTOCOL;
-  if (protocol !== 'tools' && protocol !== 'json') throw new UsageError(`--protocol must be tools or json, got "${String(protocol)}"`);
+  if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be ${PROTOCOLS.join(' or ')}, got "${String(protocol)}"`);
   const tools = opts.tools ?? 'trained';
   if (tools !== 'trained' && tools !== 'all') throw new UsageError(`--tools must be trained or all, got "${String(tools)}"`);
   const index = opts.task ?? 0;

@@ -143,7 +143,6 @@ async function decode(path: string): Promise<PackedPanorama> {
       .ensureAlpha(1)
       .raw()
       .toBuffer({ resolveWithObject: true });
-    if (info.channels !== 4) throw new Error(`expected 4 channels after ensureAlpha, got ${info.channels}`);
     return packedFromRgba(data, info.width, info.height);
   } catch (error) {
     throw new EnvError('EXECUTION_ERROR', `cannot decode panorama ${path}: ${(error as Error).message}`);

@@ -3,7 +3,7 @@
  * reducer over the typed text, and the check that turns the text into a request (or names the field
  * that is wrong). The endpoint check and the start are the container's (hooks/useWatchForm.ts).
  */
-import { apiKeyEnvProblem, baseUrlProblem } from '../../agent/agent-settings.js';
+import { apiKeyEnvProblem, baseUrlProblem, PROTOCOLS } from '../../agent/agent-settings.js';
 import type { Protocol } from '../../agent/policies/model.js';
 
 /** What the form remembers between runs: no secret, only the NAME of the key's variable. */
@@ -29,8 +29,6 @@ export interface FieldSpec {
   /** A choice field cycles through these instead of taking typed text. */
   choices?: readonly string[];
 }
-
-export const PROTOCOLS: readonly Protocol[] = ['tools', 'json'];
 
 export const WATCH_FIELDS: readonly FieldSpec[] = [
   { name: 'model', label: 'model' },

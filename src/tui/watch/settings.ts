@@ -6,9 +6,9 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DEFAULT_BASE_URL, DEFAULT_PROTOCOL, DEFAULT_SPLIT } from '../../agent/agent-settings.js';
+import { DEFAULT_BASE_URL, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
 import { isRecord } from '../../core/values.js';
-import { PROTOCOLS, type WatchSettings } from '../state/watch-form.js';
+import type { WatchSettings } from '../state/watch-form.js';
 
 export const WATCH_DEFAULTS: WatchSettings = {
   model: '',
