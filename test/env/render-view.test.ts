@@ -8,7 +8,7 @@ import { noonSun } from '../../src/demo/scenes.js';
 import { ByteLru } from '../../src/env/render/lru.js';
 import { PanoramaRenderer } from '../../src/env/render/panorama.js';
 import { PanoramaSource } from '../../src/env/render/panorama-source.js';
-import { packRgb, reproject as reprojectPacked, type RgbImage } from '../../src/env/render/reproject.js';
+import { packRgb, reprojectRows, type PackedPanorama, type RgbImage } from '../../src/env/render/reproject.js';
 import { EnvError, type Camera, type PanoramaRef } from '../../src/env/types.js';
 import { DEMO_TASKS_FILE } from '../../src/paths.js';
 import { loadTasksStrict } from '../../src/tasks/load.js';
@@ -70,7 +70,14 @@ async function rendererWith(panoramas: Record<string, RgbImage>, cacheBytes?: nu
 const look = (headingDeg: number, pitchDeg = 0, fovDeg = 90): Camera => ({ headingDeg, pitchDeg, fovDeg });
 const ref = (imageId: string, compassAngle = 0): PanoramaRef => ({ imageId, compassAngle });
 
-/** reproject on an RGB test image (packed on each call). */
+/** The whole view of a packed panorama, in a buffer of its own. */
+function reprojectPacked(pano: PackedPanorama, yaw: number, pitch: number, fov: number, size: number): Uint8Array {
+  const out = new Uint8Array(size * size * 3);
+  reprojectRows(pano, yaw, pitch, fov, size, out, 0, size);
+  return out;
+}
+
+/** The view of an RGB test image (packed on each call). */
 const reproject = (pano: RgbImage, yaw: number, pitch: number, fov: number, size: number): Uint8Array =>
   reprojectPacked(packRgb(pano), yaw, pitch, fov, size);
 

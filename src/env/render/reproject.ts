@@ -27,7 +27,7 @@ export interface RgbImage {
 }
 
 /**
- * A panorama as reproject reads it: row-major pixels, one per word, red in the low byte and then
+ * A panorama as reprojectRows reads it: row-major pixels, one per word, red in the low byte and then
  * green, blue and alpha: RGBA bytes (as sharp's `.ensureAlpha().raw()` gives them) seen through a
  * Uint32Array on a little-endian machine.
  */
@@ -48,7 +48,7 @@ export function packedFromRgba(rgba: Uint8Array, width: number, height: number):
   return { data: new Uint32Array(aligned.buffer, aligned.byteOffset, width * height), width, height };
 }
 
-/** An RGB image packed for reproject (a copy). */
+/** An RGB image packed for reprojectRows (a copy). */
 export function packRgb({ data, width, height }: RgbImage): PackedPanorama {
   if (data.length !== width * height * 3) throw new RangeError(`image data (${data.length} bytes) is not ${width}x${height} RGB`);
   const rgba = new Uint8Array(width * height * 4);
@@ -81,19 +81,10 @@ function atanUnit(a: number): number {
 }
 
 /**
- * The view at yaw `yawDeg` (from the panorama's centre column, positive to the right), pitch
- * `pitchDeg` (positive up) and field of view `fovDeg` (horizontal = vertical), as sizePx x sizePx RGB.
- */
-export function reproject(pano: PackedPanorama, yawDeg: number, pitchDeg: number, fovDeg: number, sizePx: number): Uint8Array<ArrayBuffer> {
-  // Not zero-filled: every byte is written.
-  const out = Buffer.allocUnsafeSlow(sizePx * sizePx * 3);
-  reprojectRows(pano, yawDeg, pitchDeg, fovDeg, sizePx, out, 0, sizePx);
-  return out;
-}
-
-/**
- * Rows [rowStart, rowEnd) of the view into `out` (sizePx * sizePx * 3 bytes): workers each draw a
- * band of one view into shared memory, so a single view uses every core.
+ * Rows [rowStart, rowEnd) of the view at yaw `yawDeg` (from the panorama's centre column, positive
+ * to the right), pitch `pitchDeg` (positive up) and field of view `fovDeg` (horizontal = vertical),
+ * into `out` (sizePx * sizePx RGB bytes, which the caller reuses): workers each draw a band of one
+ * view into shared memory, so a single view uses every core.
  */
 export function reprojectRows(
   pano: PackedPanorama,
@@ -157,7 +148,7 @@ export function reprojectRows(
   }
 }
 
-/** Throws a RangeError naming the first argument reproject cannot work with. */
+/** Throws a RangeError naming the first argument reprojectRows cannot work with. */
 export function checkViewArgs(pano: PackedPanorama, yawDeg: number, pitchDeg: number, fovDeg: number, sizePx: number): void {
   const { data, width: w, height: h } = pano;
   // Fixed-point coordinates (up to three turns) and byte offsets must fit an int32.
