@@ -9,15 +9,13 @@ import { useUIActions, useUIState, type EpisodeListState, type UIActions } from 
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { keyLabel, matches, type HintItem } from '../keys.js';
-import { describeFilter, isFiltered } from '../state/episode-filter.js';
+import { describeFilter, FILTER_SYNTAX, isFiltered } from '../state/episode-filter.js';
 
 /**
  * Rows the list cannot use: header, blank line, column titles, notice and key hints (or in their
  * place the filter prompt and its complaint), and the spare last row.
  */
 export const EPISODES_CHROME_ROWS = 6;
-
-const FILTER_SYNTAX = 'model:X split:X country:X verdict:X reward:0.5..1, or text';
 
 export function EpisodesScreen() {
   const theme = useTheme();

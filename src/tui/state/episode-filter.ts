@@ -6,6 +6,9 @@
  * for the header and for editing. Pure.
  */
 
+/** The syntax in a line, for the help and the prompt. */
+export const FILTER_SYNTAX = 'model:X split:X country:X verdict:X reward:0.5..1, or text';
+
 export interface EpisodeFilter {
   readonly model?: string;
   readonly split?: string;
