@@ -8,6 +8,7 @@
  * source (a flag, a form field) in front.
  */
 import type { LatLon } from '../core/geodesy.js';
+import { registerSecret } from '../core/secrets.js';
 import type { Endpoint } from './openai.js';
 import type { Protocol } from './policies/model.js';
 import type { ToolSet } from './protocols/tools.js';
@@ -81,10 +82,11 @@ export function apiKeyEnvProblem(name: string): string | null {
 
 /**
  * The key held by the variable named `name`, read at the last moment and handed only to the
- * endpoint: never stored, printed or recorded (DESIGN §12). An empty variable counts as unset.
+ * endpoint: never stored, printed or recorded (DESIGN §12), so it is registered for redaction as it
+ * is read. An empty variable counts as unset.
  */
 export function apiKeyFrom(name: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return (name && env[name]) || undefined;
+  return registerSecret((name && env[name]) || undefined);
 }
 
 export interface EndpointChoice {
@@ -92,6 +94,8 @@ export interface EndpointChoice {
   /** Already checked with `baseUrlProblem`. */
   baseUrl: string;
   apiKey?: string;
+  /** The variable the key is read from, for messages. */
+  apiKeyEnv?: string;
   temperature?: number;
   maxTokens?: number;
   /** Seconds per request attempt. */
@@ -103,6 +107,7 @@ export function modelEndpoint(choice: EndpointChoice): Endpoint {
     baseUrl: choice.baseUrl.replace(/\/+$/, ''),
     model: choice.model,
     apiKey: choice.apiKey,
+    ...(choice.apiKeyEnv ? { apiKeyEnv: choice.apiKeyEnv } : {}),
     temperature: choice.temperature,
     maxTokens: choice.maxTokens ?? DEFAULT_MAX_TOKENS,
     ...(choice.timeoutS !== undefined ? { timeoutMs: choice.timeoutS * 1000 } : {}),

@@ -1,20 +1,26 @@
 /**
  * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; DESIGN §8). The I/O shell of
  * the model policy: a request with timeouts and bounded retries with exponential backoff on 429, 5xx,
- * timeouts and dropped connections. A request that still fails is returned as errors for the turn's
- * record, never thrown: a provider error costs the turn, not the episode. Only an abort throws.
+ * timeouts and dropped connections. A request the endpoint answered with an error to the last
+ * attempt is returned as errors for the turn's record: a provider error costs the turn, not the
+ * episode. An endpoint that is gone throws EndpointGoneError and fails the episode: no attempt got
+ * an answer at all (refused, timed out), or it refused the key (401/403, never retried).
  *
- * The API key comes from an environment variable chosen by the caller, is sent only as
- * `Authorization: Bearer`, and is redacted from every message this module produces.
+ * The API key comes from an environment variable chosen by the caller and is sent only as
+ * `Authorization: Bearer`. Everything this module returns or throws (errors, error bodies, the
+ * model's reply) is redacted first (src/core/secrets.ts).
  */
 import axios, { type AxiosResponse } from 'axios';
 import { ServiceError, UsageError } from '../core/errors.js';
+import { redact, redactDeep, registerSecret } from '../core/secrets.js';
 
 export interface Endpoint {
   /** Up to and including the version: `http://127.0.0.1:8000/v1`. */
   baseUrl: string;
   model: string;
   apiKey?: string;
+  /** The environment variable the key came from, named (never its value) when the key is refused. */
+  apiKeyEnv?: string;
   /** Per attempt. */
   timeoutMs?: number;
   /** Attempts in all, the first included. */
@@ -60,6 +66,11 @@ export interface ChatCall {
   latencyS: number;
 }
 
+/** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, DESIGN §8). */
+export class EndpointGoneError extends ServiceError {}
+
+type Failure = { message: string; retry: boolean; retryAfterMs?: number; kind: 'http' | 'refused' | 'transport' };
+
 export async function chatCompletion(
   endpoint: Endpoint,
   request: { messages: WireMessage[]; tools?: unknown[] },
@@ -72,13 +83,14 @@ export async function chatCompletion(
     ...(endpoint.temperature !== undefined ? { temperature: endpoint.temperature } : {}),
     ...(endpoint.maxTokens !== undefined ? { max_tokens: endpoint.maxTokens } : {}),
   };
+  registerSecret(endpoint.apiKey);
   const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const errors: string[] = [];
   const started = performance.now();
   const latencyS = () => (performance.now() - started) / 1000;
   for (let attempt = 1; ; attempt++) {
-    let failure: { message: string; retry: boolean; retryAfterMs?: number };
+    let failure: Failure;
     try {
       const res = await axios.post(joinUrl(endpoint.baseUrl, 'chat/completions'), body, {
         headers: headers(endpoint.apiKey),
@@ -92,16 +104,25 @@ export async function chatCompletion(
       if (res.status >= 200 && res.status < 300) {
         const reply = readReply(res.data);
         if (reply) return { reply, attempts: attempt, errors, latencyS: latencyS() };
-        failure = { message: `malformed response: ${snippet(res.data)}`, retry: false };
+        failure = { message: `malformed response: ${snippet(res.data)}`, retry: false, kind: 'http' };
       } else {
-        failure = { message: `HTTP ${res.status}: ${snippet(res.data)}`, retry: res.status === 429 || res.status >= 500, retryAfterMs: retryAfterMs(res) };
+        failure = {
+          message: `HTTP ${res.status}: ${snippet(res.data)}`,
+          retry: res.status === 429 || res.status >= 500,
+          retryAfterMs: retryAfterMs(res),
+          kind: res.status === 401 || res.status === 403 ? 'refused' : 'http',
+        };
       }
     } catch (err) {
       if (signal?.aborted) throw abortError();
       failure = transportFailure(err, timeoutMs);
     }
-    errors.push(redact(`attempt ${attempt}: ${failure.message}`, endpoint.apiKey));
-    if (!failure.retry || attempt >= maxAttempts) return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
+    errors.push(`attempt ${attempt}: ${failure.message}`);
+    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message));
+    if (!failure.retry || attempt >= maxAttempts) {
+      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message));
+      return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
+    }
     const backoffMs = (endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS) * 2 ** (attempt - 1);
     await sleep(Math.max(backoffMs, failure.retryAfterMs ?? 0), signal);
   }
@@ -114,17 +135,21 @@ export interface ServedModel {
   root: string | null;
 }
 
+type EndpointAccess = { apiKey?: string; apiKeyEnv?: string; timeoutMs?: number };
+
 /** `GET {baseUrl}/models`; an endpoint that cannot be reached or answers with an error is a ServiceError (exit 3). */
-export async function listModels(baseUrl: string, options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ServedModel[]> {
+export async function listModels(baseUrl: string, options: EndpointAccess = {}): Promise<ServedModel[]> {
+  registerSecret(options.apiKey);
   const url = joinUrl(baseUrl, 'models');
   let res: AxiosResponse;
   try {
     res = await axios.get(url, { headers: headers(options.apiKey), timeout: options.timeoutMs ?? 15_000, validateStatus: () => true });
   } catch (err) {
-    throw new ServiceError(redact(`cannot reach the model endpoint at ${url}: ${transportFailure(err, options.timeoutMs ?? 15_000).message}`, options.apiKey));
+    throw new ServiceError(`cannot reach the model endpoint at ${url}: ${transportFailure(err, options.timeoutMs ?? 15_000).message}`);
   }
+  if (res.status === 401 || res.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, `HTTP ${res.status}: ${snippet(res.data)}`));
   if (res.status < 200 || res.status >= 300) {
-    throw new ServiceError(redact(`the model endpoint answered HTTP ${res.status} at ${url}: ${snippet(res.data)}`, options.apiKey));
+    throw new ServiceError(`the model endpoint answered HTTP ${res.status} at ${url}: ${snippet(res.data)}`);
   }
   const data = (res.data as { data?: unknown })?.data;
   if (!Array.isArray(data)) throw new ServiceError(`the model endpoint at ${url} did not answer with a model list`);
@@ -139,7 +164,7 @@ export async function listModels(baseUrl: string, options: { apiKey?: string; ti
  * The requested model must be listed: vLLM serves a request for an unknown name with nothing, and an
  * adapter name mistyped is the commonest way to evaluate the wrong thing.
  */
-export async function checkModel(baseUrl: string, model: string, options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ServedModel> {
+export async function checkModel(baseUrl: string, model: string, options: EndpointAccess = {}): Promise<ServedModel> {
   const served = await listModels(baseUrl, options);
   const found = served.find((m) => m.id === model);
   if (!found) {
@@ -149,8 +174,18 @@ export async function checkModel(baseUrl: string, model: string, options: { apiK
   return found;
 }
 
-export function redact(text: string, apiKey: string | undefined): string {
-  return apiKey ? text.split(apiKey).join('[redacted]') : text;
+/** Names the variable the key came from, never the key. */
+function refusedMessage(endpoint: { baseUrl: string; apiKey?: string; apiKeyEnv?: string }, failure: string): string {
+  const key = endpoint.apiKey
+    ? `check the key in $${endpoint.apiKeyEnv ?? 'the API key variable'}`
+    : endpoint.apiKeyEnv
+      ? `$${endpoint.apiKeyEnv} is not set, so no key was sent`
+      : 'no key was sent: name the variable holding it with --api-key-env';
+  return `the model endpoint at ${endpoint.baseUrl} refused the request (${failure}): ${key}`;
+}
+
+function goneMessage(endpoint: Endpoint, attempts: number, failure: string): string {
+  return `the model endpoint at ${endpoint.baseUrl} is gone: ${attempts} attempt${attempts === 1 ? '' : 's'} got no answer, the last ${failure}`;
 }
 
 function headers(apiKey: string | undefined): Record<string, string> {
@@ -170,10 +205,11 @@ function readReply(data: unknown): ChatReply | null {
   const message = choice?.message;
   if (!message || typeof message !== 'object') return null;
   const reasoning = message.reasoning_content ?? message.reasoning;
+  // A model can repeat a key it was shown (an echoed error, a prompt): the reply is recorded and replayed.
   return {
-    content: typeof message.content === 'string' ? message.content : '',
-    reasoning: typeof reasoning === 'string' ? reasoning : null,
-    toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls : [],
+    content: typeof message.content === 'string' ? redact(message.content) : '',
+    reasoning: typeof reasoning === 'string' ? redact(reasoning) : null,
+    toolCalls: Array.isArray(message.tool_calls) ? redactDeep(message.tool_calls) : [],
     finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
     tokensIn: typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : null,
     tokensOut: typeof body.usage?.completion_tokens === 'number' ? body.usage.completion_tokens : null,
@@ -182,11 +218,16 @@ function readReply(data: unknown): ChatReply | null {
 
 const RETRYABLE_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
-function transportFailure(err: unknown, timeoutMs: number): { message: string; retry: boolean } {
+function transportFailure(err: unknown, timeoutMs: number): Failure {
   const code = axios.isAxiosError(err) ? err.code : (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return { message: `no answer within ${timeoutMs} ms (timeout)`, retry: true };
-  const message = code ? `connection failed (${code})` : `request failed: ${(err as Error)?.message ?? String(err)}`;
-  return { message, retry: code !== undefined && RETRYABLE_CODES.has(code) };
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return { message: `no answer within ${timeoutMs} ms (timeout)`, retry: true, kind: 'transport' };
+  const message =
+    code === 'ECONNREFUSED'
+      ? 'connection refused (ECONNREFUSED)'
+      : code
+        ? `connection failed (${code})`
+        : `request failed: ${redact((err as Error)?.message ?? String(err))}`;
+  return { message, retry: code !== undefined && RETRYABLE_CODES.has(code), kind: 'transport' };
 }
 
 function retryAfterMs(res: AxiosResponse): number | undefined {
@@ -195,9 +236,9 @@ function retryAfterMs(res: AxiosResponse): number | undefined {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : undefined;
 }
 
-/** A response body, short enough for one line of an error. */
+/** A response body, short enough for one line of an error: redacted before it is cut, so no cut hides a key. */
 function snippet(data: unknown): string {
-  const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data));
+  const text = redact(typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data)));
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }
 

@@ -7,13 +7,18 @@
  * Turn rules (DESIGN §13): at most `maxTurns` turns; a decision without a usable action costs its
  * turn and touches nothing; at the limit the policy is asked once more with only `guess` allowed, and
  * if that yields no usable coordinates the harness submits an empty guess (a parse failure scoring
- * 0, `forced_guess`). An environment error, a leak-guard refusal or an abort fails the episode.
+ * 0, `forced_guess`). An environment error, a leak-guard refusal, a model endpoint that is gone
+ * (EndpointGoneError) or an abort fails the episode: a failed record, never a score, whose `failure`
+ * says why.
  */
 import { randomUUID } from 'node:crypto';
 import { EPISODE_SCHEMA_VERSION, type Camera, type CompletedEpisode, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
+import { ServiceError } from '../core/errors.js';
+import { redactDeep } from '../core/secrets.js';
 import { referenceReward } from '../core/scoring.js';
 import type { EnvClient } from '../env/client/types.js';
 import { EnvError, type Action, type Observation, type StepResult } from '../env/types.js';
+import { ABORTED_ERROR, episodeState, type EpisodeFailure } from '../store/episode-state.js';
 import { sniffImageMime, sha256Hex } from '../store/images.js';
 import { LeakGuardError } from './leak-guard.js';
 import { formatAction, isUsableGuess, toHarnessAction } from './protocols/common.js';
@@ -46,6 +51,8 @@ export async function runEpisode(options: RunOptions): Promise<EpisodeRecord> {
   } catch (err) {
     record = failedRecord(options, maxTurns, played, signal.aborted ? null : err);
   }
+  // Whatever reached the record (a reply, an error body, a stack), no piece of a key goes further.
+  record = redactDeep(record);
   await options.sink?.write(record, played.images);
   options.onEvent?.({ type: 'finished', record });
   return record;
@@ -279,11 +286,14 @@ function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Out
   };
 }
 
-/** The failed shape (DESIGN §1.2), with the turns played so far and, for a leak, what was found. */
+/**
+ * The failed shape (DESIGN §1.2), with the turns played so far, what kind of failure it was and, for
+ * a leak, what was found. `err` is null for the user's abort.
+ */
 function failedRecord(options: RunOptions, maxTurns: number, played: Played, err: unknown): FailedEpisode {
   const error =
     err === null
-      ? 'aborted'
+      ? ABORTED_ERROR
       : err instanceof EnvError
         ? `environment ${err.code}: ${err.message}`
         : err instanceof Error
@@ -298,10 +308,20 @@ function failedRecord(options: RunOptions, maxTurns: number, played: Played, err
     task: { ...options.task, split: options.split, index: options.index, sample: options.sample ?? 0 },
     config: configOf(options, maxTurns),
     error,
+    failure: failureOf(err),
     traceback: err instanceof Error ? (err.stack ?? null) : null,
     turns: played.turns,
     ...(err instanceof LeakGuardError ? { leak_findings: err.findings } : {}),
   };
+}
+
+function failureOf(err: unknown): EpisodeFailure {
+  if (err === null) return 'aborted';
+  // A model endpoint that is gone, or a remote environment whose connection was lost.
+  if (err instanceof ServiceError) return 'unreachable';
+  if (err instanceof EnvError) return 'environment';
+  if (err instanceof LeakGuardError) return 'leak';
+  return 'error';
 }
 
 /** Rejects as soon as the signal aborts, whatever the promise is doing. */
@@ -352,7 +372,7 @@ export function turnLine(turn: Turn): string {
 }
 
 export function outcomeLine(record: EpisodeRecord): string {
-  if (!isCompleted(record)) return `failed  ${String(record.error)}`;
+  if (!isCompleted(record)) return `${episodeState(record.error)}  ${String(record.error)}`;
   const o = record.outcome;
   const result =
     o.distance_km === null || o.distance_km === undefined

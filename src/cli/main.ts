@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
 import { EXIT, GeolabError } from '../core/errors.js';
+import { redact } from '../core/secrets.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -189,7 +190,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`geolab: ${err.message}\n`);
       return err.exitCode;
     }
-    process.stderr.write(`geolab: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    process.stderr.write(`geolab: unexpected error: ${redact((err as Error).stack ?? String(err))}\n`);
     return 1;
   }
 }

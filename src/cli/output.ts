@@ -1,15 +1,19 @@
-/** Plain output helpers shared by the commands: JSON on stdout, messages on stderr. */
+/**
+ * Plain output helpers shared by the commands: JSON on stdout, messages on stderr. Everything is
+ * redacted on the way out (src/core/secrets.ts), whatever the command thought it printed.
+ */
+import { redact, redactDeep } from '../core/secrets.js';
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  process.stdout.write(JSON.stringify(redactDeep(value)) + '\n');
 }
 
 export function printLine(text = ''): void {
-  process.stdout.write(text + '\n');
+  process.stdout.write(redact(text) + '\n');
 }
 
 export function warn(text: string): void {
-  process.stderr.write(text + '\n');
+  process.stderr.write(redact(text) + '\n');
 }
 
 /** Right-pads cells into aligned columns for plain-text tables. */

@@ -1,7 +1,9 @@
 /**
  * Errors are values at the edges: each carries the exit code it maps to (DESIGN §10), and a message
- * a user can act on. The CLI maps them to exit codes in one place.
+ * a user can act on. The CLI maps them to exit codes in one place. A message is redacted as it is
+ * made (an error body may echo a key), so whoever prints or stores it leaks nothing.
  */
+import { redact } from './secrets.js';
 
 export const EXIT = {
   ok: 0,
@@ -18,7 +20,7 @@ export class GeolabError extends Error {
     message: string,
     readonly exitCode: ExitCode = EXIT.usage,
   ) {
-    super(message);
+    super(redact(message));
     this.name = new.target.name;
   }
 }

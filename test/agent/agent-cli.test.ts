@@ -2,7 +2,6 @@
  * `geolab agent` end to end: the real binary against a scripted OpenAI-compatible server, with the
  * embedded environment and a private workspace, read back from the run's episodes.jsonl.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +9,7 @@ import { parseEpisodeRecord, type CompletedEpisode } from '../../src/core/episod
 import { destinationPoint, haversineKm } from '../../src/core/geodesy.js';
 import { truthOf } from '../../src/core/tasks.js';
 import { demoSplits } from '../../src/env/task-splits.js';
-import { BIN, type CliResult } from '../helpers/cli.js';
+import { spawnGeolab, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startScriptedOpenAI, toolCall, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 
@@ -29,24 +28,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** The binary as a child process, asynchronously: the scripted server answers from this process. */
+/** The binary, asynchronously: the scripted server answers from this process. */
 function geolab(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', GEOLAB_HOME: HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
+  return spawnGeolab(args, { home: HOME, env }).done;
 }
 
 /** The run directory the command names on stderr, and its one recorded episode. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatCompletion, checkModel, listModels, redact, type Endpoint } from '../../src/agent/openai.js';
+import { chatCompletion, checkModel, EndpointGoneError, listModels, type Endpoint } from '../../src/agent/openai.js';
 import { EXIT, ServiceError, UsageError } from '../../src/core/errors.js';
+import { FRAGMENT_CHARS } from '../../src/core/secrets.js';
 import { startScriptedOpenAI, toolCall, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 
 let server: ScriptedOpenAI | undefined;
@@ -54,16 +55,65 @@ describe('chat completions', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('sends the key as a bearer token only when there is one, and redacts it from errors', async () => {
+  it('sends the key as a bearer token only when there is one', async () => {
     const key = 'sk-test-0123456789abcdef';
-    server = await startScriptedOpenAI({ script: [{ text: 'a' }, { status: 401, body: { error: `bad key ${key}` } }] });
+    server = await startScriptedOpenAI({ script: [{ text: 'a' }, { text: 'b' }] });
     await chatCompletion(endpointOf(server), { messages: hello });
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
-    const call = await chatCompletion(endpointOf(server, { apiKey: key }), { messages: hello });
+    await chatCompletion(endpointOf(server, { apiKey: key }), { messages: hello });
     expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${key}`);
-    expect(call.errors.join(' ')).not.toContain(key);
-    expect(call.errors[0]).toContain('[redacted]');
-    expect(redact(`x ${key} y ${key}`, key)).toBe('x [redacted] y [redacted]');
+  });
+
+  it('gives up at once on 401 and 403, naming the endpoint and the key variable, never the key', async () => {
+    const key = 'sk-refused-9f8e7d6c5b4a3210';
+    for (const status of [401, 403]) {
+      server = await startScriptedOpenAI({ script: [{ status, body: { error: `key ${key} is revoked; ${key.slice(0, 14)}` } }, { text: 'never' }] });
+      const err = await chatCompletion(endpointOf(server, { apiKey: key, apiKeyEnv: 'GEO_KEY' }), { messages: hello }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EndpointGoneError);
+      expect((err as EndpointGoneError).exitCode).toBe(EXIT.unreachable);
+      const message = (err as Error).message;
+      expect(message).toContain(`the model endpoint at ${server.baseUrl} refused the request (HTTP ${status}`);
+      expect(message).toContain('$GEO_KEY');
+      expect(fragmentsOf(key).filter((f) => message.includes(f))).toEqual([]);
+      expect(server.requests).toHaveLength(1);
+      await server.close();
+    }
+    server = undefined;
+  });
+
+  it('gives up on an endpoint that refuses connections or never answers, after the retries', async () => {
+    server = await startScriptedOpenAI({ script: [{ text: 'alive' }, { die: true }] });
+    const endpoint = endpointOf(server, { timeoutMs: 300 });
+    expect((await chatCompletion(endpoint, { messages: hello })).reply?.content).toBe('alive');
+    const refused = await chatCompletion(endpoint, { messages: hello }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(EndpointGoneError);
+    expect((refused as Error).message).toBe(`the model endpoint at ${server.baseUrl} is gone: 3 attempts got no answer, the last connection refused (ECONNREFUSED)`);
+
+    server = await startScriptedOpenAI({ script: [{ hang: true }, { hang: true }, { hang: true }, { text: 'too late' }] });
+    const hung = await chatCompletion(endpointOf(server, { timeoutMs: 200 }), { messages: hello }).catch((e: unknown) => e);
+    expect(hung).toBeInstanceOf(EndpointGoneError);
+    expect((hung as Error).message).toMatch(/is gone: 3 attempts got no answer, the last no answer within 200 ms \(timeout\)$/);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('redacts the key, whole or cut off, from error bodies and replies, before cutting a long body short', async () => {
+    const key = 'sk-live-AbCdEfGhIjKlMnOpQrStUvWx';
+    // Cut before redacting, this body would keep the first 10 characters of the key (a cut at 297).
+    const long = `${'y'.repeat(287)}${key}`;
+    server = await startScriptedOpenAI({
+      script: [
+        { status: 500, body: { error: `bad key ${key}` } },
+        { status: 502, body: `upstream said: ${key.slice(3, 15)}` },
+        { status: 503, body: long },
+        { toolCalls: [toolCall('look', { heading_deg: 90, note: key })], content: `The key is ${key}.`, reasoning: `I saw ${key.slice(-11)} once` },
+      ],
+    });
+    const call = await chatCompletion(endpointOf(server, { apiKey: key, maxAttempts: 4 }), { messages: hello });
+    const everything = JSON.stringify(call);
+    expect(fragmentsOf(key).filter((f) => everything.includes(f))).toEqual([]);
+    expect(call.errors[1]).toBe('attempt 2: HTTP 502: upstream said: [redacted]');
+    expect(call.reply?.content).toBe('The key is [redacted].');
+    expect(call.reply?.reasoning).toBe('I saw [redacted] once');
   });
 
   it('throws on abort instead of recording an error', async () => {
@@ -102,3 +152,8 @@ describe('model listing', () => {
     expect((err as Error).message).toContain('ECONNREFUSED');
   });
 });
+
+/** Every run of FRAGMENT_CHARS characters of a key: none may appear anywhere. */
+function fragmentsOf(key: string): string[] {
+  return Array.from({ length: key.length - FRAGMENT_CHARS + 1 }, (_, i) => key.slice(i, i + FRAGMENT_CHARS));
+}

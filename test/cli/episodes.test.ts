@@ -99,6 +99,7 @@ describe('geolab episodes list', () => {
       verdict: 'close',
       distance_km: 14.04,
       reward: 0.9123,
+      state: 'scored',
     });
   });
 

@@ -1,5 +1,5 @@
 /** Runs the real `bin/geolab.js` as a child process, with a private workspace. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/geolab.js', import.meta.url));
@@ -18,6 +18,30 @@ export function geolab(args: string[], options: { input?: string; env?: Record<s
     timeout: 60_000,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The binary as a child process, asynchronously: for tests whose servers answer it from this process.
+ * `child` is there to signal it; it is killed if it runs past a minute.
+ */
+export function spawnGeolab(args: string[], options: { env?: Record<string, string>; home?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+  return { child, done };
 }
 
 export function jsonLines(text: string): unknown[] {

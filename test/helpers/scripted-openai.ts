@@ -1,7 +1,7 @@
 /**
  * A real OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script: each chat request
- * takes the next reply (native tool calls, plain text, an HTTP error, or no answer at all). Every
- * request body and its headers are kept for the test to read.
+ * takes the next reply (native tool calls, plain text, an HTTP error, no answer at all, or the
+ * server's death). Every request body and its headers are kept for the test to read.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,9 @@ export type ScriptedReply =
   | { text: string; reasoning?: string; finishReason?: string }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** Never answers: the client's timeout has to end it. */
-  | { hang: true };
+  | { hang: true }
+  /** Drops this request and every connection and stops listening: from then on the port refuses. */
+  | { die: true };
 
 export interface ChatRequestBody {
   model: string;
@@ -62,6 +64,12 @@ export async function startScriptedOpenAI(options: {
         hanging.add(res);
         return;
       }
+      if ('die' in reply) {
+        server.close();
+        server.closeAllConnections();
+        req.socket.destroy();
+        return;
+      }
       if ('status' in reply) return send(res, reply.status, reply.body ?? { error: { message: `scripted ${reply.status}` } }, reply.headers);
       const n = requests.length;
       const message =
@@ -98,6 +106,7 @@ export async function startScriptedOpenAI(options: {
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.destroy();
+        if (!server.listening) return resolve();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

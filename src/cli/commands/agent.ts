@@ -5,7 +5,8 @@
  * line per turn and the outcome.
  *
  * Exit codes: 0 the episode finished; 1 it failed (environment error, leak guard); 2 bad usage;
- * 3 the model endpoint or the environment cannot be reached; 130 interrupted.
+ * 3 the model endpoint or the environment cannot be reached, before or during the episode (which is
+ * then recorded as failed, never scored); 130 interrupted (SIGINT, or aborted on the Live screen).
  */
 import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
@@ -80,13 +81,26 @@ export async function agentCommand(opts: AgentOptions): Promise<void> {
       }
       if (opts.json) printJson(record);
       warn(`geolab: episode ${record.episode_id} recorded in ${run.sink.runDir}`);
-      const failed = typeof record.error === 'string';
-      process.exitCode = controller.signal.aborted ? EXIT.interrupted : failed ? EXIT.problemFound : EXIT.ok;
+      process.exitCode = controller.signal.aborted ? EXIT.interrupted : exitCodeOf(record);
     } finally {
       await agentRun.close();
     }
   } finally {
     ws.close();
+  }
+}
+
+/** A failed record's exit code; an unreachable service is also said on stderr, where scripts look. */
+function exitCodeOf(record: CompletedEpisode | FailedEpisode): number {
+  if (typeof record.error !== 'string') return EXIT.ok;
+  switch (record.failure) {
+    case 'aborted':
+      return EXIT.interrupted;
+    case 'unreachable':
+      warn(`geolab: ${record.error}`);
+      return EXIT.unreachable;
+    default:
+      return EXIT.problemFound;
   }
 }
 
@@ -168,6 +182,7 @@ function endpointOf(opts: AgentOptions): AgentSettings['endpoint'] {
     model: opts.model,
     baseUrl: opts.baseUrl,
     apiKey,
+    apiKeyEnv: opts.apiKeyEnv,
     temperature: opts.temperature,
     maxTokens: opts.maxTokens,
     timeoutS: opts.timeout,

@@ -1,5 +1,6 @@
 /** `geolab episodes list | import`. */
 import { UsageError } from '../../core/errors.js';
+import { episodeState } from '../../store/episode-state.js';
 import { countEpisodes, listEpisodes, type EpisodeQuery, type EpisodeRow } from '../../store/episodes.js';
 import { importEpisodesFile } from '../../store/import-episodes.js';
 import { openWorkspace } from '../../store/index.js';
@@ -35,7 +36,7 @@ export async function listCommand(opts: ListOptions): Promise<void> {
           e.split,
           e.task_index,
           e.country ?? '-',
-          e.verdict ?? (e.error !== null ? 'failed' : '-'),
+          e.error !== null ? episodeState(e.error) : (e.verdict ?? '-'),
           e.distance_km === null ? '-' : e.distance_km.toFixed(1),
           e.reward === null ? '-' : e.reward.toFixed(3),
         ]),
@@ -60,6 +61,7 @@ function jsonRow(e: EpisodeRow) {
     verdict: e.verdict,
     distance_km: e.distance_km,
     reward: e.reward,
+    state: episodeState(e.error),
   };
 }
 

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { formatAgo, formatKm, truncate } from '../format.js';
 import type { EpisodeSort } from '../../store/episode-sort.js';
+import { episodeState } from '../../store/episode-state.js';
 import type { EpisodeRow } from '../services.js';
 import { verdictTone } from '../theme.js';
 
@@ -19,7 +20,7 @@ const COLUMNS = {
   task: { title: 'task', width: 9, align: 'left', cell: (row) => `${row.split}/${row.index}${row.sample ? `#${row.sample}` : ''}` },
   country: { title: 'country', width: 11, align: 'left', cell: (row) => row.country ?? '' },
   // 15: "Wrong continent", the longest verdict.
-  verdict: { title: 'verdict', width: 15, align: 'left', cell: (row) => (row.error ? 'failed' : (row.verdict ?? 'no guess')) },
+  verdict: { title: 'verdict', width: 15, align: 'left', cell: (row) => (row.error ? episodeState(row.error) : (row.verdict ?? 'no guess')) },
   km: { title: 'km', width: 9, align: 'right', cell: (row) => (row.distanceKm != null ? formatKm(row.distanceKm) : '') },
   reward: { title: 'reward', width: 6, align: 'right', cell: (row) => (row.reward != null ? row.reward.toFixed(4) : '') },
   turns: { title: 'turns', width: 5, align: 'right', cell: (row) => (row.turnsUsed != null ? String(row.turnsUsed) : '') },

@@ -19,7 +19,12 @@ export function watchService(session: WorkspaceSession, settingsFile: string, en
     prefill: async () => prefillWatch(env, readWatchSettings(settingsFile)),
     isSet: (name) => !apiKeyEnvProblem(name) && apiKeyFrom(name, env) !== undefined,
     async start(request) {
-      const endpoint = modelEndpoint({ model: request.model, baseUrl: request.baseUrl, apiKey: apiKeyFrom(request.apiKeyEnv, env) });
+      const endpoint = modelEndpoint({
+        model: request.model,
+        baseUrl: request.baseUrl,
+        apiKey: apiKeyFrom(request.apiKeyEnv, env),
+        apiKeyEnv: request.apiKeyEnv || undefined,
+      });
       let served: ServedModel;
       try {
         const { checkModel } = await import('../../agent/openai.js');
