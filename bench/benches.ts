@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseGuess } from '../src/core/parse-guess.js';
+import { redactDeep, registerSecret } from '../src/core/secrets.js';
 import { locate } from '../src/geo/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { openDatabase } from '../src/store/db.js';
@@ -57,6 +58,21 @@ function writePool(n: number): string {
   const file = join(mkdtempSync(join(tmpdir(), 'geolab-bench-')), 'pool.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
+}
+
+/** A JSON-protocol episode's size: 12 turns, each request repeating the prompt and the history so far. */
+function syntheticRecord(): Record<string, unknown> {
+  const rand = lcg(7);
+  const words = (n: number) => Array.from({ length: n }, () => Math.floor(rand() * 36 ** 6).toString(36)).join(' ');
+  const system = words(500);
+  const replies: string[] = [];
+  const turns = Array.from({ length: 12 }, (_, t) => {
+    const reply = `${words(150)}\n\`\`\`json\n{"action": "look", "heading_deg": ${t * 30}}\n\`\`\``;
+    const messages = [{ role: 'system', content: system }, ...replies.map((r) => ({ role: 'assistant', content: r })), { role: 'user', content: words(120) }];
+    replies.push(reply);
+    return { turn: t + 1, status: 'ok', feedback: words(20), model: { reply, reasoning: words(200), errors: [] }, messages };
+  });
+  return { schema_version: 2, episode_id: 'bench', model_name: 'bench', task: { split: 'eval', index: 0 }, turns };
 }
 
 function cliStartMs(args: string[]): Promise<number> {
@@ -130,4 +146,16 @@ export const benches: Bench[] = [
   ...envStepBenches,
   ...episodeBenches,
   ...tuiBenches,
+  {
+    // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).
+    name: 'core.redact_record',
+    unit: 'records',
+    run() {
+      registerSecret('sk-bench-' + 'Zx8vQ2mL7pR4tW9yB3nK6cF1hJ5gD0sA'.repeat(2));
+      const record = syntheticRecord();
+      const chars = JSON.stringify(record).length;
+      const r = timeBatches(() => redactDeep(record), 20);
+      return { ...r, record_kib: Math.round(chars / 1024), mib_per_s: Math.round((chars / 2 ** 20) * r.per_s) };
+    },
+  },
 ];
