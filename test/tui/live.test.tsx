@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { HumanPolicy } from '../../src/agent/policies/human.js';
 import { runEpisode } from '../../src/agent/runner.js';
-import type { Policy } from '../../src/agent/types.js';
+import type { EpisodeSink, Policy } from '../../src/agent/types.js';
 import type { EnvClient } from '../../src/env/client/types.js';
 import { EmbeddedEnvClient } from '../../src/env/client/embedded.js';
 import { createEnvironment, type Environment } from '../../src/env/environment.js';
@@ -53,15 +53,22 @@ afterAll(() => env.close());
 
 afterEach(() => cleanup());
 
-function source(policy: Policy, client: EnvClient): LiveSource {
+function source(policy: Policy, client: EnvClient, sink?: EpisodeSink): LiveSource {
   const person = policy instanceof HumanPolicy;
-  return { driver: person ? 'person' : 'model', who: person ? 'you' : policy.name, prepare: async () => ({ client, policy, split: 'eval', index: 0, maxTurns: 24 }) };
+  return {
+    driver: person ? 'person' : 'model',
+    who: person ? 'you' : policy.name,
+    prepare: async () => ({ client, policy, split: 'eval', index: 0, maxTurns: 24, sink }),
+  };
 }
 
 async function openLive(policy: Policy, size: { columns?: number; rows?: number } = {}) {
   const client = new RecordingClient(env);
-  const app = await renderApp({ route: { screen: 'live', source: source(policy, client) }, services: { runEpisode }, ...size });
-  return { app, client };
+  let written!: (record: Parameters<EpisodeSink['write']>[0]) => void;
+  const recorded = new Promise<Parameters<EpisodeSink['write']>[0]>((resolve) => (written = resolve));
+  const sink: EpisodeSink = { write: async (record) => written(record) };
+  const app = await renderApp({ route: { screen: 'live', source: source(policy, client, sink) }, services: { runEpisode }, ...size });
+  return { app, client, recorded };
 }
 
 /** A model that plays a fixed list of actions, then guesses. */
@@ -149,8 +156,8 @@ describe('Live, a model playing', () => {
     expect(frame).toContain('? help · q leave');
   });
 
-  it('space pauses before the next decision, n lets exactly one through, a aborts', async () => {
-    const { app, client } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
+  it('space pauses before the next decision, n lets exactly one through, a aborts and the episode is recorded as aborted', async () => {
+    const { app, client, recorded } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
     await app.press(' ');
     await app.waitFor((f) => f.includes('paused before turn 1'));
     expect(app.frame()).toContain('space pause · n next · a abort · ? help · q quit');
@@ -161,5 +168,6 @@ describe('Live, a model playing', () => {
     await app.press('a');
     await app.waitFor((f) => f.includes('Aborted'));
     expect(client.steps).toHaveLength(1);
+    expect(await recorded).toMatchObject({ error: 'aborted', failure: 'aborted' });
   });
 });
