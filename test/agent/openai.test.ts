@@ -141,6 +141,15 @@ describe('model listing', () => {
     expect((err as Error).message).toContain('it serves: run1');
   });
 
+  it('reports a refused key as a service error (exit 3) naming the key variable, never the key', async () => {
+    const key = 'sk-listing-5e6f7a8b9c0d1e2f';
+    server = await startScriptedOpenAI({ script: [], modelsError: { status: 403, body: { error: `forbidden for ${key.slice(2)}` } } });
+    const err = await checkModel(server.baseUrl, 'scripted', { apiKey: key, apiKeyEnv: 'GEO_KEY' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).exitCode).toBe(EXIT.unreachable);
+    expect((err as Error).message).toBe(`the model endpoint at ${server.baseUrl} refused the request (HTTP 403: {"error":"forbidden for [redacted]"}): check the key in $GEO_KEY`);
+  });
+
   it('reports an unreachable endpoint as a service error (exit 3)', async () => {
     server = await startScriptedOpenAI({ script: [] });
     const url = server.baseUrl;

@@ -36,6 +36,8 @@ export const toolCall = (name: string, args: string | Record<string, unknown>) =
 export async function startScriptedOpenAI(options: {
   script: ScriptedReply[] | ((body: ChatRequestBody, n: number) => ScriptedReply);
   models?: { id: string; parent?: string }[];
+  /** An error `/v1/models` answers instead of the list (a refused key, say). */
+  modelsError?: { status: number; body?: unknown };
 }): Promise<ScriptedOpenAI> {
   const models = options.models ?? [{ id: 'scripted' }];
   const requests: ScriptedOpenAI['requests'] = [];
@@ -54,6 +56,7 @@ export async function startScriptedOpenAI(options: {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (req.method === 'GET' && path === '/v1/models') {
         modelListings++;
+        if (options.modelsError) return send(res, options.modelsError.status, options.modelsError.body ?? {});
         return send(res, 200, { object: 'list', data: models.map((m) => ({ id: m.id, object: 'model', root: m.id, parent: m.parent ?? null })) });
       }
       if (req.method !== 'POST' || path !== '/v1/chat/completions') return send(res, 404, { error: { message: `no route ${path}` } });
