@@ -177,7 +177,7 @@ export async function checkModel(baseUrl: string, model: string, options: Endpoi
 /** Names the variable the key came from, never the key. */
 function refusedMessage(endpoint: { baseUrl: string; apiKey?: string; apiKeyEnv?: string }, failure: string): string {
   const key = endpoint.apiKey
-    ? `check the key in $${endpoint.apiKeyEnv ?? 'the API key variable'}`
+    ? `check the key${endpoint.apiKeyEnv ? ` in $${endpoint.apiKeyEnv}` : ''}`
     : endpoint.apiKeyEnv
       ? `$${endpoint.apiKeyEnv} is not set, so no key was sent`
       : 'no key was sent: name the variable holding it with --api-key-env';
