@@ -60,7 +60,7 @@ export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 const MAX_QUEUED_MESSAGES = 16;
 
 /** The name OpenEnv's Task API routes are namespaced by (`/{env_name}/...`). */
-export const ENV_NAME = 'geoguesser_env';
+const ENV_NAME = 'geoguesser_env';
 
 /** Truth-free task spec: bookkeeping for harnesses, never for prompts. */
 export function taskSpec(task: Task, split: string) {
@@ -147,9 +147,10 @@ function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, pool: S
     if (unsent <= maxUnsent) return false;
     inbox.length = 0;
     inboxBytes = 0;
-    ws.pause();
     pool.close(session.id);
     ws.close(1008, `replies not read: ${unsent} bytes unsent, over the ${maxUnsent} byte limit`);
+    // Read on, so the client's close frame ends the connection; what it sends meanwhile is dropped.
+    ws.resume();
     return true;
   };
 
@@ -166,7 +167,7 @@ function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, pool: S
     } finally {
       answering = false;
     }
-    overBound();
+    if (ws.readyState === WebSocket.OPEN) overBound();
   };
 
   ws.on('message', (raw: RawData, isBinary: boolean) => {
@@ -345,7 +346,7 @@ function taskApi(splits: Splits, path: string, body: unknown, res: ServerRespons
  * ends, negative ones count from the end, all are clamped, and start past stop is empty. A string
  * says why the bounds are unusable.
  */
-export function sliceRange(length: number, start: unknown, stop: unknown): [number, number] | string {
+function sliceRange(length: number, start: unknown, stop: unknown): [number, number] | string {
   const bound = (value: unknown, absent: number): number | undefined => {
     if (value === undefined || value === null) return absent;
     if (!Number.isSafeInteger(value)) return undefined;
