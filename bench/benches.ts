@@ -13,6 +13,7 @@ import { loadTaskFile } from '../src/tasks/load.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
+import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
 import { lcg, timeAsync, timeBatches, type Bench } from './harness.js';
 import { tuiBenches } from './tui.js';
@@ -144,6 +145,7 @@ export const benches: Bench[] = [
   ...envRenderBenches,
   ...envMapBenches,
   ...envStepBenches,
+  ...envServerBenches,
   ...episodeBenches,
   ...tuiBenches,
   {

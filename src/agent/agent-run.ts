@@ -112,7 +112,7 @@ export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: s
       const index = choice.index ?? randomIndex(size);
       let spec: Record<string, unknown>;
       try {
-        spec = (await client.http('POST', '/geoguesser_env/task', { split, index })) as Record<string, unknown>;
+        spec = await client.task(split, index);
       } catch (err) {
         if (err instanceof EnvError) throw new UsageError(`split ${split}, task ${index}: ${err.message}`);
         throw err;

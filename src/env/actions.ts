@@ -198,11 +198,25 @@ export const ResetRequestSchema = z.object({
   episode_id: text(200).min(1, { error: 'expected a non-empty string' }).optional(),
 });
 
-/** Validates reset data; unknown keys are ignored (OpenEnv passes reset kwargs through). */
+const RESET_KEYS = Object.keys(ResetRequestSchema.shape);
+
+/**
+ * Validates reset data. An unknown key is an error, not ignored: a misspelt selector (upstream's
+ * old `task_index` for `index`) would otherwise play a random task and look like a result.
+ * Null values count as absent (OpenEnv clients send unset keyword arguments as null).
+ */
 export function parseResetRequest(raw: unknown): ResetRequest {
   if (raw === undefined || raw === null) return {};
   if (!isRecord(raw)) throw invalid(`reset data must be a JSON object, got ${kindOf(raw)}`);
   const fields = withoutNulls(raw);
+  const unknown = Object.keys(fields).filter((key) => !RESET_KEYS.includes(key));
+  if (unknown.length > 0) {
+    const hint = unknown.includes('task_index') ? ' ("task_index" is spelt "index" here)' : '';
+    throw invalid(
+      `reset data: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}${hint};` +
+        ` accepted keys are ${RESET_KEYS.join(', ')}`,
+    );
+  }
   const parsed = ResetRequestSchema.safeParse(fields);
   if (!parsed.success) {
     throw invalid(

@@ -14,7 +14,7 @@ import { truthOf, type Task } from '../core/tasks.js';
 import { parseAction, parseResetRequest } from './actions.js';
 import { defaultSplit } from './task-splits.js';
 import { applyAction, startEpisode, type Drawing, type EpisodeData } from './episode-rules.js';
-import { finalMetadata, observationOf, stateOf, turnMetadata, type EpisodeState, type Image } from './episode-wire.js';
+import { finalMetadata, observationOf, stateOf, stepResultOf, turnMetadata, type EpisodeState, type Image } from './episode-wire.js';
 import * as say from './feedback.js';
 import { EnvError, type MapPin, type MapRenderer, type ResetRequest, type StepResult, type ViewRenderer } from './types.js';
 
@@ -104,17 +104,17 @@ export class Episode {
     const data = startEpisode({ episodeId: request.episode_id ?? randomUUID(), split, index, task: tasks[index]! });
     const image = await this.draw(data, { kind: 'view' });
     this.data = data;
-    return {
-      observation: observationOf(data, this.config, {
+    return stepResultOf(
+      observationOf(data, this.config, {
         feedback: say.episodeStarted(this.config.maxSteps),
         image,
         prompt: say.openingPrompt(this.config.maxSteps, this.config.freeMeasures),
         movedMeters: 0,
       }),
-      reward: null,
-      done: false,
-      metadata: turnMetadata(data, this.config, 'reset', 0),
-    };
+      null,
+      false,
+      turnMetadata(data, this.config, 'reset', 0),
+    );
   }
 
   private async act(raw: unknown): Promise<StepResult> {
@@ -122,23 +122,23 @@ export class Episode {
     const action = parseAction(raw);
     const data = this.current();
     if (data.outcome) {
-      return {
-        observation: observationOf(data, this.config, { feedback: say.episodeOverFeedback(), image: null, prompt: null, movedMeters: 0 }),
-        reward: null,
-        done: true,
-        metadata: { ...turnMetadata(data, this.config, action.op, 0), refused: true },
-      };
+      return stepResultOf(
+        observationOf(data, this.config, { feedback: say.episodeOverFeedback(), image: null, prompt: null, movedMeters: 0 }),
+        null,
+        true,
+        { ...turnMetadata(data, this.config, action.op, 0), refused: true },
+      );
     }
     const turn = applyAction(data, action, this.config);
     const image = await this.draw(turn.next, turn.drawing);
     this.data = turn.next;
     const outcome = turn.next.outcome;
-    return {
-      observation: observationOf(turn.next, this.config, { feedback: turn.feedback, image, prompt: null, movedMeters: turn.movedMeters }),
-      reward: outcome ? outcome.reward : null,
-      done: outcome !== null,
-      metadata: (outcome ? finalMetadata : turnMetadata)(turn.next, this.config, action.op, turn.costHundredths),
-    };
+    return stepResultOf(
+      observationOf(turn.next, this.config, { feedback: turn.feedback, image, prompt: null, movedMeters: turn.movedMeters }),
+      outcome ? outcome.reward : null,
+      outcome !== null,
+      (outcome ? finalMetadata : turnMetadata)(turn.next, this.config, action.op, turn.costHundredths),
+    );
   }
 
   private chooseSplit(requested: string | undefined): [string, readonly Task[]] {

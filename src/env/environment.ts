@@ -65,6 +65,7 @@ const OBSERVATION_SCHEMA = {
     true_lat: NULLABLE_NUMBER,
     true_lon: NULLABLE_NUMBER,
     parsed_ok: { type: ['boolean', 'null'] },
+    metadata: { type: 'object', description: 'the same object as the metadata beside the observation' },
   },
 } as const;
 

@@ -8,7 +8,7 @@
 import { truthOf } from '../core/tasks.js';
 import { OPS } from './actions.js';
 import { stepsRemaining, type EpisodeData, type RulesConfig } from './episode-rules.js';
-import type { ImageKind, Observation, PinView } from './types.js';
+import type { ImageKind, Observation, PinView, StepResult } from './types.js';
 
 /** A drawn image: a JPEG view or a PNG map. */
 export interface Image {
@@ -41,11 +41,24 @@ export interface WireConfig extends RulesConfig {
   readonly showIdentity: boolean;
 }
 
+/**
+ * A step's answer with its metadata in both places OpenEnv generations read it: beside the
+ * observation (newer clients) and inside it (older ones and the public harness).
+ */
+export function stepResultOf(
+  observation: Omit<Observation, 'metadata'>,
+  reward: number | null,
+  done: boolean,
+  metadata: Record<string, unknown>,
+): StepResult {
+  return { observation: { ...observation, metadata }, reward, done, metadata };
+}
+
 export function observationOf(
   data: EpisodeData,
   config: RulesConfig,
   turn: { feedback: string; image: Image | null; prompt: string | null; movedMeters: number },
-): Observation {
+): Omit<Observation, 'metadata'> {
   const frame = data.task.frames[data.frameIndex]!;
   const outcome = data.outcome;
   const truth = outcome ? truthOf(data.task) : null;
@@ -130,9 +143,22 @@ export function stateOf(data: EpisodeData, config: WireConfig): EpisodeState {
   };
 }
 
+/**
+ * geolab plays the public environment's agentic mode on panoramas only, and draws no street layer
+ * (upstream's Overpass streets): the values its per-turn metadata always reports.
+ */
+const EPISODE_MODE = 'agentic';
+const BACKEND = 'panorama';
+const STREET_DETAIL = 'off';
+
 function bookkeeping(data: EpisodeData, config: RulesConfig, op: string, stepCostHundredths: number) {
   return {
     episode_id: data.episodeId,
+    split: data.split,
+    frame_index: data.frameIndex,
+    backend: BACKEND,
+    episode_mode: EPISODE_MODE,
+    street_detail: STREET_DETAIL,
     op,
     step_count: data.stepCount,
     steps_used: data.stepsUsed,

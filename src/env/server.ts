@@ -1,8 +1,9 @@
 /**
  * The OpenEnv GeoGuesser server (DESIGN §2.3): health, schema and metadata, the Task API, the
  * stateful WebSocket at /ws, and stateful HTTP sessions for clients without a WebSocket library.
- * Safe by default: loopback, identity hidden, a session cap, a message size cap, idle timeouts, and
- * no route that serves truth or raw panoramas.
+ * Safe by default: loopback, identity hidden, a session cap, a message size cap, a nesting limit,
+ * a bound on each connection's unread replies, idle timeouts, and no route that serves truth or raw
+ * panoramas. No request target, body or message a client sends can take the server down.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,7 @@ import { defaultSplit, splitInfos, type Splits } from './task-splits.js';
 import { SessionPool, type Session } from './sessions.js';
 import { EnvError, type EnvErrorCode, type ResetRequest, type StepResult } from './types.js';
 import { isRecord } from '../core/values.js';
+import { parseClientJson } from './wire-json.js';
 
 /** What the server needs of an episode (the engine's Episode). */
 export interface ServedEpisode {
@@ -40,6 +42,8 @@ export interface ServerOptions {
   idleTimeoutS?: number;
   /** Largest WebSocket message or HTTP body accepted (DESIGN §2.3: 1 MiB). */
   maxMessageBytes?: number;
+  /** Replies a WebSocket client may leave unread before it is closed with 1008 (DESIGN §12: 8 MiB). */
+  maxUnsentBytes?: number;
 }
 
 export interface RunningServer {
@@ -51,6 +55,12 @@ export interface RunningServer {
 }
 
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+export const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+/** Messages read ahead of their answers; beyond this a connection is not read until they are answered. */
+const MAX_QUEUED_MESSAGES = 16;
+
+/** The name OpenEnv's Task API routes are namespaced by (`/{env_name}/...`). */
+const ENV_NAME = 'geoguesser_env';
 
 /** Truth-free task spec: bookkeeping for harnesses, never for prompts. */
 export function taskSpec(task: Task, split: string) {
@@ -71,6 +81,7 @@ export async function startServer<E extends ServedEpisode>(
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
   const pool = new SessionPool<E>(() => env.newEpisode(), options.maxSessions ?? 64, (options.idleTimeoutS ?? 0) * 1000);
 
   const server = createServer((req, res) => {
@@ -78,11 +89,14 @@ export async function startServer<E extends ServedEpisode>(
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBytes });
   server.on('upgrade', (req, socket, head) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/ws') {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    // The socket is ours from here: without a listener, a client resetting it would throw.
+    socket.on('error', () => socket.destroy());
+    const path = targetPath(req);
+    if (path !== '/ws') {
+      socket.end(`HTTP/1.1 ${path === undefined ? '400 Bad Request' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(env, pool, ws));
+    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(env, pool, ws, maxUnsent));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -110,7 +124,13 @@ export async function startServer<E extends ServedEpisode>(
 // ---------------------------------------------------------------------------------------------
 // WebSocket
 
-function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, pool: SessionPool<E>, ws: WebSocket): void {
+/**
+ * One connection's session. Messages are answered in order, one at a time. Memory per connection
+ * is bounded: at most MAX_QUEUED_MESSAGES are read ahead (then the socket is paused, so a flood
+ * waits in the client's own buffers), and a client whose unread replies plus queued messages pass
+ * `maxUnsent` bytes is closed with 1008 and its queue dropped unanswered.
+ */
+function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, pool: SessionPool<E>, ws: WebSocket, maxUnsent: number): void {
   const session = pool.open('ws');
   if (!session) {
     send(ws, { type: 'error', data: { message: `the server is at its cap of ${pool.maxSessions} sessions`, code: 'CAPACITY_REACHED' } });
@@ -118,10 +138,45 @@ function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, pool: S
     return;
   }
   session.onEnd = (reason) => ws.close(reason === 'idle' ? 1000 : 1001, reason === 'idle' ? 'idle timeout' : 'server shutting down');
-  // Messages of one connection are answered in order, one at a time.
-  let queue = Promise.resolve();
+  const inbox: { raw: RawData; isBinary: boolean; bytes: number }[] = [];
+  let inboxBytes = 0;
+  let answering = false;
+
+  const overBound = (): boolean => {
+    const unsent = ws.bufferedAmount + inboxBytes;
+    if (unsent <= maxUnsent) return false;
+    inbox.length = 0;
+    inboxBytes = 0;
+    pool.close(session.id);
+    ws.close(1008, `replies not read: ${unsent} bytes unsent, over the ${maxUnsent} byte limit`);
+    // Read on, so the client's close frame ends the connection; what it sends meanwhile is dropped.
+    ws.resume();
+    return true;
+  };
+
+  const answerQueued = async (): Promise<void> => {
+    if (answering) return;
+    answering = true;
+    try {
+      while (inbox.length > 0 && ws.readyState === WebSocket.OPEN && !overBound()) {
+        const next = inbox.shift()!;
+        inboxBytes -= next.bytes;
+        if (ws.isPaused && inbox.length < MAX_QUEUED_MESSAGES / 2) ws.resume();
+        await answerMessage(env, pool, session, ws, next.raw, next.isBinary);
+      }
+    } finally {
+      answering = false;
+    }
+    if (ws.readyState === WebSocket.OPEN) overBound();
+  };
+
   ws.on('message', (raw: RawData, isBinary: boolean) => {
-    queue = queue.then(() => answerMessage(env, pool, session, ws, raw, isBinary));
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const bytes = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw.byteLength;
+    inbox.push({ raw, isBinary, bytes });
+    inboxBytes += bytes;
+    if (inbox.length >= MAX_QUEUED_MESSAGES) ws.pause();
+    void answerQueued();
   });
   ws.on('close', () => pool.close(session.id));
   ws.on('error', () => pool.close(session.id));
@@ -138,11 +193,12 @@ async function answerMessage<E extends ServedEpisode>(
   if (!pool.touch(session.id)) return;
   let message: { type?: unknown; data?: unknown };
   try {
-    const parsed: unknown = JSON.parse(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString());
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('expected a JSON object');
-    message = parsed as typeof message;
+    const parsed = parseClientJson(isBinary ? Buffer.from(raw as Buffer).toString('utf8') : raw.toString(), 'message');
+    if (!isRecord(parsed)) throw new EnvError('INVALID_JSON', 'message is not a JSON object: expected {"type": ..., "data": ...}');
+    message = parsed;
   } catch (err) {
-    return send(ws, errorMessage('INVALID_JSON', `message is not valid JSON: ${messageOf(err)}`));
+    const e = asEnvError(err);
+    return send(ws, errorMessage(e.code, e.message));
   }
   try {
     switch (message.type) {
@@ -188,11 +244,14 @@ async function handleHttp<E extends ServedEpisode>(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '') || '/';
+  const target = targetPath(req);
+  if (target === undefined) return sendError(res, 400, 'VALIDATION_ERROR', 'malformed request target');
+  const path = target.replace(/\/+$/, '') || '/';
   const method = req.method ?? 'GET';
   const route = `${method} ${path}`;
 
-  if (method === 'GET') {
+  // HEAD answers as GET does; Node leaves the body out.
+  if (method === 'GET' || method === 'HEAD') {
     if (path === '/health') return sendJson(res, 200, { status: 'healthy' });
     if (path === '/schema') return sendJson(res, 200, env.schema());
     if (path === '/metadata') return sendJson(res, 200, env.metadata());
@@ -214,6 +273,11 @@ async function handleHttp<E extends ServedEpisode>(
       if (body === undefined) return;
       const action = isRecord(body) && 'action' in body ? body.action : undefined;
       if (action === undefined) return sendError(res, 400, 'VALIDATION_ERROR', 'expected a body {"action": {...}}');
+      const unknown = Object.keys(body as Record<string, unknown>).filter((key) => key !== 'action');
+      if (unknown.length > 0) {
+        const keys = unknown.map((k) => JSON.stringify(k)).join(', ');
+        return sendError(res, 400, 'VALIDATION_ERROR', `step body: unknown key${unknown.length > 1 ? 's' : ''} ${keys}; the accepted key is action`);
+      }
       await sendStep(res, () => session.episode.step(action), { session_id: session.id });
       return;
     }
@@ -221,15 +285,7 @@ async function handleHttp<E extends ServedEpisode>(
   }
 
   if (method !== 'POST') return sendError(res, 404, 'UNKNOWN_TYPE', `no route ${route}`);
-  const known = [
-    '/sessions',
-    '/reset',
-    '/step',
-    '/geoguesser_env/num_tasks',
-    '/geoguesser_env/task',
-    '/geoguesser_env/tasks',
-    '/geoguesser_env/task_range',
-  ];
+  const known = ['/sessions', '/reset', '/step', ...['num_tasks', 'task', 'tasks', 'task_range'].map((r) => `/${ENV_NAME}/${r}`)];
   if (!known.includes(path)) return sendError(res, 404, 'UNKNOWN_TYPE', `no route ${route}`);
   const body = await readBody(req, res, maxBytes);
   if (body === undefined) return;
@@ -257,6 +313,7 @@ async function handleHttp<E extends ServedEpisode>(
   return taskApi(env.splits, path, body, res);
 }
 
+/** OpenEnv's Task API: its response bodies, and Python slice semantics for ranges. */
 function taskApi(splits: Splits, path: string, body: unknown, res: ServerResponse): void {
   const fields = isRecord(body) ? body : {};
   const split = fields.split ?? defaultSplit(splits);
@@ -264,27 +321,44 @@ function taskApi(splits: Splits, path: string, body: unknown, res: ServerRespons
     return sendError(res, 400, 'VALIDATION_ERROR', `unknown split ${JSON.stringify(split)}: served are ${[...splits.keys()].join(', ')}`);
   }
   const tasks = splits.get(split) as readonly Task[];
-  switch (path) {
-    case '/geoguesser_env/num_tasks':
-      return sendJson(res, 200, { split, num_tasks: tasks.length });
-    case '/geoguesser_env/task': {
+  switch (path.slice(ENV_NAME.length + 2)) {
+    case 'num_tasks':
+      return sendJson(res, 200, { num_tasks: tasks.length });
+    case 'task': {
       const index = fields.index;
       if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= tasks.length) {
         return sendError(res, 400, 'VALIDATION_ERROR', `index ${JSON.stringify(index)} is out of range for split ${split} (0..${tasks.length - 1})`);
       }
-      return sendJson(res, 200, taskSpec(tasks[index as number] as Task, split));
+      return sendJson(res, 200, { task: taskSpec(tasks[index as number] as Task, split) });
     }
-    case '/geoguesser_env/tasks':
-      return sendJson(res, 200, tasks.map((t) => taskSpec(t, split)));
-    case '/geoguesser_env/task_range': {
-      const start = fields.start ?? 0;
-      const stop = fields.stop ?? tasks.length;
-      if (!Number.isInteger(start) || !Number.isInteger(stop) || (start as number) < 0 || (stop as number) < (start as number)) {
-        return sendError(res, 400, 'VALIDATION_ERROR', 'start and stop must be integers with 0 <= start <= stop');
-      }
-      return sendJson(res, 200, tasks.slice(start as number, Math.min(stop as number, tasks.length)).map((t) => taskSpec(t, split)));
+    case 'tasks':
+      return sendJson(res, 200, { tasks: tasks.map((t) => taskSpec(t, split)), env_name: ENV_NAME });
+    case 'task_range': {
+      const range = sliceRange(tasks.length, fields.start, fields.stop);
+      if (typeof range === 'string') return sendError(res, 400, 'VALIDATION_ERROR', range);
+      return sendJson(res, 200, { tasks: tasks.slice(range[0], range[1]).map((t) => taskSpec(t, split)) });
     }
   }
+}
+
+/**
+ * `[start, stop)` as Python's `slice(start, stop).indices(length)` gives it: absent bounds are the
+ * ends, negative ones count from the end, all are clamped, and start past stop is empty. A string
+ * says why the bounds are unusable.
+ */
+function sliceRange(length: number, start: unknown, stop: unknown): [number, number] | string {
+  const bound = (value: unknown, absent: number): number | undefined => {
+    if (value === undefined || value === null) return absent;
+    if (!Number.isSafeInteger(value)) return undefined;
+    const n = value as number;
+    return Math.min(length, Math.max(0, n < 0 ? n + length : n));
+  };
+  const from = bound(start, 0);
+  const to = bound(stop, length);
+  if (from === undefined || to === undefined) {
+    return `start and stop must be integers or null (Python slice bounds), got ${JSON.stringify(start ?? null)} and ${JSON.stringify(stop ?? null)}`;
+  }
+  return [from, Math.max(from, to)];
 }
 
 /** Runs a reset or step and answers with its result; returns whether it succeeded. */
@@ -317,9 +391,19 @@ async function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: num
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return {};
   try {
-    return JSON.parse(text) as unknown;
+    return parseClientJson(text, 'body');
   } catch (err) {
-    sendError(res, 400, 'INVALID_JSON', `body is not valid JSON: ${messageOf(err)}`);
+    const e = asEnvError(err);
+    sendError(res, 400, e.code, e.message);
+    return undefined;
+  }
+}
+
+/** The path of a request's target, or undefined when the target is not a URL (`//`, `http://[`). */
+function targetPath(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://x').pathname;
+  } catch {
     return undefined;
   }
 }
@@ -340,7 +424,6 @@ function sendError(res: ServerResponse, status: number, code: EnvErrorCode, mess
 function asEnvError(err: unknown): EnvError {
   return err instanceof EnvError ? err : new EnvError('EXECUTION_ERROR', messageOf(err));
 }
-
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

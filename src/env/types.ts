@@ -60,6 +60,8 @@ export interface Observation {
   true_lat: number | null;
   true_lon: number | null;
   parsed_ok: boolean | null;
+  /** The turn's metadata again, for clients that read it inside the observation (DESIGN §2.3). */
+  metadata: Record<string, unknown>;
 }
 
 /** What reset and step answer with, on every transport. */

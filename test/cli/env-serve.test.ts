@@ -45,7 +45,7 @@ describe('geolab env serve', () => {
     const { child, info } = await serve(['--tasks', `dev=${file}`, '--max-sessions', '8']);
     expect(info.splits).toEqual({ dev: 3 });
     const specs = await (await fetch(`${String(info.url)}/geoguesser_env/tasks`, { method: 'POST', body: '{"split":"dev"}' })).json();
-    expect((specs as { task_id: string }[]).map((t) => t.task_id)).toEqual(['fx-00000', 'fx-00001', 'fx-00002']);
+    expect((specs as { tasks: { task_id: string }[] }).tasks.map((t) => t.task_id)).toEqual(['fx-00000', 'fx-00001', 'fx-00002']);
     const done = exited(child);
     child.kill('SIGINT');
     expect(await done).toBe(130);

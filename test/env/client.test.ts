@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEnvironment } from '../../src/agent/agent-run.js';
 import { ServiceError } from '../../src/core/errors.js';
 import { EmbeddedEnvClient } from '../../src/env/client/embedded.js';
 import { RemoteEnvClient } from '../../src/env/client/remote.js';
@@ -84,5 +85,18 @@ describe('remote client', () => {
     await expect(client.reset()).rejects.toThrow(/no answer within 300 ms/);
     await client.close();
     await new Promise((r) => silent.close(r));
+  });
+});
+
+describe('geolab against geolab', () => {
+  it('an agent\'s remote environment reads its task from the Task API\'s {"task": spec} body', async () => {
+    const opened = await openEnvironment({ envUrl: live.server.url, split: 'eval', index: 2 }, '');
+    try {
+      const task = live.splits.get('eval')?.[2];
+      expect(opened.task).toEqual({ task_id: task?.task_id, sequence_id: task?.sequence_id ?? null });
+      expect(opened.guard.truth).toBeNull();
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -50,7 +50,7 @@ describe('before the guess', () => {
     for (const turn of await play(episode)) {
       const keys = allKeys(turn.metadata);
       expect(keys.filter((k) => /country|region|truth|verdict/i.test(k))).toEqual([]);
-      for (const identity of ['task_id', 'sequence_id', 'split', 'index']) expect(keys).not.toContain(identity);
+      for (const identity of ['task_id', 'sequence_id', 'index']) expect(keys).not.toContain(identity);
     }
     const state = episode.state();
     expect(state).not.toHaveProperty('task_id');

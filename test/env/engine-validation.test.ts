@@ -141,7 +141,10 @@ describe('a validation error costs nothing and changes nothing', () => {
 describe('reset data', () => {
   it('is validated like actions, nulls counting as absent and unknown keys ignored', () => {
     expect(parseResetRequest(undefined)).toEqual({});
-    expect(parseResetRequest({ split: 'eval', index: null, seed: 3, extra: true })).toEqual({ split: 'eval', seed: 3 });
+    expect(parseResetRequest({ split: 'eval', index: null, seed: 3, task_index: null })).toEqual({ split: 'eval', seed: 3 });
+    expect(validationMessage(() => parseResetRequest({ split: 'eval', task_index: 3 }))).toBe(
+      'reset data: unknown key "task_index" ("task_index" is spelt "index" here); accepted keys are split, index, seed, episode_id',
+    );
     expect(validationMessage(() => parseResetRequest({ index: -1 }))).toBe('reset.index: expected an integer >= 0, got -1');
     expect(validationMessage(() => parseResetRequest({ index: 1.5 }))).toContain('reset.index');
     expect(validationMessage(() => parseResetRequest({ seed: 'x' }))).toBe('reset.seed: expected an integer, got "x"');

@@ -30,21 +30,45 @@ describe('HTTP routes', () => {
     ]);
   });
 
-  it('serves truth-free task specs', async () => {
+  it('serves truth-free task specs in the bodies of OpenEnv\'s Task API', async () => {
     const one = await postJson(`${live.server.url}/geoguesser_env/task`, { split: 'eval', index: 1 });
     expect(one.status).toBe(200);
-    expect(Object.keys(one.json).sort()).toEqual(['n_frames', 'offline_ready', 'provider', 'sequence_id', 'split', 'task_id', 'task_index']);
-    expect(one.json).toMatchObject({ task_index: 1, split: 'eval', offline_ready: true });
+    expect(Object.keys(one.json)).toEqual(['task']);
+    const spec = one.json.task as Record<string, unknown>;
+    expect(Object.keys(spec).sort()).toEqual(['n_frames', 'offline_ready', 'provider', 'sequence_id', 'split', 'task_id', 'task_index']);
+    expect(spec).toMatchObject({ task_index: 1, split: 'eval', offline_ready: true });
     const all = await postJson(`${live.server.url}/geoguesser_env/tasks`, { split: 'train' });
-    expect(all.json).toHaveLength(live.splits.get('train')?.length as number);
+    expect(Object.keys(all.json).sort()).toEqual(['env_name', 'tasks']);
+    expect(all.json.env_name).toBe('geoguesser_env');
+    expect(all.json.tasks).toHaveLength(live.splits.get('train')?.length as number);
     const text = JSON.stringify(all.json);
     for (const forbidden of ['lat', 'lon', 'country', 'frames', 'attribution', 'image_id']) expect(text).not.toContain(`"${forbidden}"`);
-    const range = await postJson(`${live.server.url}/geoguesser_env/task_range`, { split: 'train', start: 2, stop: 5 });
-    expect((range.json as unknown as { task_index: number }[]).map((t) => t.task_index)).toEqual([2, 3, 4]);
-    expect((await postJson(`${live.server.url}/geoguesser_env/num_tasks`, { split: 'eval' })).json).toEqual({
-      split: 'eval',
-      num_tasks: live.splits.get('eval')?.length,
+    expect(await postJson(`${live.server.url}/geoguesser_env/num_tasks`, { split: 'eval' })).toEqual({
+      status: 200,
+      json: { num_tasks: live.splits.get('eval')?.length },
     });
+  });
+
+  it('/task_range slices as Python does: negative bounds from the end, clamped, empty when start passes stop', async () => {
+    const n = live.splits.get('train')?.length as number;
+    const range = async (start: unknown, stop: unknown) => {
+      const r = await postJson(`${live.server.url}/geoguesser_env/task_range`, { split: 'train', start, stop });
+      expect(r.status).toBe(200);
+      expect(Object.keys(r.json)).toEqual(['tasks']);
+      return (r.json.tasks as { task_index: number }[]).map((t) => t.task_index);
+    };
+    const indices = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+    expect(await range(2, 5)).toEqual([2, 3, 4]);
+    expect(await range(-3, null)).toEqual(indices(n - 3, n));
+    expect(await range(null, -2)).toEqual(indices(0, n - 2));
+    expect(await range(-1000, 2)).toEqual([0, 1]);
+    expect(await range(n - 2, n + 1000)).toEqual([n - 2, n - 1]);
+    expect(await range(5, 2)).toEqual([]);
+    expect(await range(-1, -3)).toEqual([]);
+    expect(await range(undefined, undefined)).toEqual(indices(0, n));
+    const bad = await postJson(`${live.server.url}/geoguesser_env/task_range`, { split: 'train', start: 1.5 });
+    expect(bad.status).toBe(400);
+    expect(bad.json.code).toBe('VALIDATION_ERROR');
   });
 
   it('answers 400 for an unknown split or an index out of range', async () => {
@@ -133,6 +157,36 @@ describe('WebSocket protocol', () => {
     }
     const end = await c.step({ op: 'guess', lat: 0, lon: 0 });
     expect(end.data.metadata).toMatchObject({ country: live.splits.get('train')?.[0]?.country, guess_country: null });
+    c.close();
+  });
+
+  it('sends metadata beside the observation and inside it, with the public environment\'s bookkeeping', async () => {
+    const c = await WireClient.open(live.wsUrl);
+    const frames: unknown[] = [];
+    for (const send of [() => c.reset({ split: 'train', index: 0 }), () => c.step({ op: 'move', meters: 10 }), () => c.step({ op: 'look', heading_deg: 30 })]) {
+      const t = await send();
+      expect(t.data.observation?.metadata).toEqual(t.data.metadata);
+      expect(t.data.metadata).toMatchObject({ split: 'train', backend: 'panorama', episode_mode: 'agentic', street_detail: 'off' });
+      expect(t.data.metadata).not.toHaveProperty('task_id');
+      expect(t.data.metadata?.frame_index).toBe((await c.send({ type: 'state' })).data.frame_index);
+      frames.push(t.data.metadata?.frame_index);
+    }
+    expect(frames[1]).not.toBe(frames[0]);
+    const truth = live.truth('train', 0);
+    const end = await c.step({ op: 'guess', lat: truth.lat, lon: truth.lon });
+    expect(end.data.observation?.metadata).toEqual(end.data.metadata);
+    expect(end.data.metadata).toMatchObject({ episode_mode: 'agentic', frame_index: frames[2], country: live.splits.get('train')?.[0]?.country });
+    c.close();
+  });
+
+  it('reset data with an unknown key is a VALIDATION_ERROR naming it and the accepted keys', async () => {
+    const c = await WireClient.open(live.wsUrl);
+    const bad = await c.reset({ split: 'eval', task_index: 1 });
+    expect(bad.type).toBe('error');
+    expect(bad.data.code).toBe('VALIDATION_ERROR');
+    expect(bad.data.message).toContain('"task_index"');
+    expect(bad.data.message).toContain('accepted keys are split, index, seed, episode_id');
+    expect((await c.reset({ split: 'eval', index: 1, seed: null })).type).toBe('observation');
     c.close();
   });
 
@@ -232,6 +286,25 @@ describe('stateful HTTP sessions', () => {
     expect((await getJson(`${live.server.url}/sessions/${id}/state`)).status).toBe(200);
     expect((await fetch(`${live.server.url}/sessions/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await postJson(`${live.server.url}/sessions/${id}/step`, { action: { op: 'pan', delta_deg: 1 } })).status).toBe(404);
+  });
+
+  it('HTTP answers carry metadata in both places; unknown keys in session bodies are a VALIDATION_ERROR', async () => {
+    const refused = await postJson(`${live.server.url}/sessions`, { split: 'eval', task_index: 2 });
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe('VALIDATION_ERROR');
+    expect(String(refused.json.message)).toContain('"task_index"');
+    const opened = await postJson(`${live.server.url}/sessions`, { split: 'eval', index: 2 });
+    const id = opened.json.session_id as string;
+    expect((opened.json.observation as Record<string, unknown>).metadata).toEqual(opened.json.metadata);
+    expect(opened.json.metadata).toMatchObject({ split: 'eval', backend: 'panorama', episode_mode: 'agentic', street_detail: 'off' });
+    expect((opened.json.metadata as Record<string, unknown>).frame_index).toBe((await getJson(`${live.server.url}/sessions/${id}/state`)).json.frame_index);
+    const extra = await postJson(`${live.server.url}/sessions/${id}/step`, { action: { op: 'pan', delta_deg: 5 }, session: id });
+    expect(extra.status).toBe(400);
+    expect(extra.json).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('"session"') });
+    expect(String(extra.json.message)).toContain('action');
+    const step = await postJson(`${live.server.url}/sessions/${id}/step`, { action: { op: 'pan', delta_deg: 5 } });
+    expect(step.json.observation).toMatchObject({ steps_remaining: 23, metadata: step.json.metadata });
+    await fetch(`${live.server.url}/sessions/${id}`, { method: 'DELETE' });
   });
 
   it('stateless /reset answers once; /step points to sessions', async () => {

@@ -79,6 +79,7 @@ const observation = (over: Partial<Observation> = {}): Observation => ({
   true_lat: null,
   true_lon: null,
   parsed_ok: null,
+  metadata: {},
   ...over,
 });
 

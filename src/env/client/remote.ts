@@ -6,6 +6,7 @@
  */
 import WebSocket from 'ws';
 import { ServiceError } from '../../core/errors.js';
+import { isRecord } from '../../core/values.js';
 import { EnvError, type Action, type EnvErrorCode, type ResetRequest, type StepResult } from '../types.js';
 import type { EnvClient, SplitInfo } from './types.js';
 
@@ -67,6 +68,13 @@ export class RemoteEnvClient implements EnvClient {
 
   async splits(): Promise<SplitInfo[]> {
     return (await this.http('GET', '/geoguesser_env/splits')) as SplitInfo[];
+  }
+
+  /** One task's truth-free spec (OpenEnv's Task API answers `{"task": spec}`). */
+  async task(split: string, index: number): Promise<Record<string, unknown>> {
+    const answer = (await this.http('POST', '/geoguesser_env/task', { split, index })) as { task?: unknown } | null;
+    if (!isRecord(answer?.task)) throw new ServiceError(`the environment at ${this.httpBase} answered /geoguesser_env/task without a task`);
+    return answer.task;
   }
 
   /** A GET or POST to the server's HTTP routes; 4xx answers become EnvErrors with the server's code. */
