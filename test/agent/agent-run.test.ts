@@ -77,7 +77,7 @@ describe('openAgentRun', () => {
     await expect(openAgentRun(modelSettings(endpoint, { protocol: 'tools', split: 'nope', index: 0 }), { workspace: ws })).rejects.toThrow(
       'split "nope" is not served: the embedded environment serves train, eval',
     );
-    await expect(embeddedTaskProblem('eval', 99)).resolves.toMatchObject({ setting: 'task' });
-    await expect(embeddedTaskProblem('eval', null)).resolves.toBeNull();
+    await expect(embeddedTaskProblem(ws, 'eval', 99)).resolves.toMatchObject({ setting: 'task' });
+    await expect(embeddedTaskProblem(ws, 'eval', null)).resolves.toBeNull();
   });
 });
