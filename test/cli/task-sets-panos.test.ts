@@ -3,9 +3,9 @@
  * panorama cache, a missing panorama is named before an episode starts, checksums are verified, and
  * a cache is filled from a loopback server that answers like Mapillary's Graph API.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geolab } from '../helpers/cli.js';
 import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
+import { TmuxPane } from '../helpers/tmux.js';
 
 const TOKEN = 'MLY|test-token-4f9c2a71b8';
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'geolab.js');
@@ -101,13 +102,17 @@ describe('a task set with its own panorama folder', () => {
     expect(geolab(['config', 'set', 'nope', 'x'], { home }).code).toBe(2);
   });
 
-  it('is served by `env serve` with no --tasks, beside the demo splits', async () => {
+  it('is served by `env serve` with no --tasks; a missing panorama is named at reset and logged, and moving onto one leaks no id', async () => {
     const home = tempDir();
     const { file, panos } = await fixtureWithPanos();
+    rmSync(join(panos, 'img0b.jpg'));
+    rmSync(join(panos, 'img1a.jpg'));
     expect(geolab(['tasks', 'import', file, '--name', 'fixture', '--panos', panos], { home }).code).toBe(0);
     const child = spawn(process.execPath, [BIN, 'env', 'serve', '--port', '0', '--json', '--workers', '0'], {
       env: { ...process.env, GEOLAB_HOME: home },
     });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const info = await new Promise<{ url: string; splits: Record<string, number> }>((resolve, reject) => {
         let out = '';
@@ -115,14 +120,80 @@ describe('a task set with its own panorama folder', () => {
           out += chunk.toString();
           if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as { url: string; splits: Record<string, number> });
         });
-        child.on('exit', (code) => reject(new Error(`env serve exited ${code}`)));
+        child.on('exit', (code) => reject(new Error(`env serve exited ${code}: ${stderr}`)));
       });
       expect(info.splits).toMatchObject({ train: expect.any(Number), eval: expect.any(Number), fixture: 2 });
       const splits = (await (await fetch(`${info.url}/geoguesser_env/splits`)).json()) as { name: string }[];
       expect(splits.map((s) => s.name)).toContain('fixture');
+
+      const post = async (path: string, body: unknown) => {
+        const r = await fetch(`${info.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+      };
+      const refused = await post('/sessions', { split: 'fixture', index: 1 });
+      expect(refused.status).toBeGreaterThanOrEqual(400);
+      const message = String(refused.body.message);
+      expect(message).toContain('split fixture, task 1 (fx-00001), frame 0');
+      expect(message).toContain(`image img1a`);
+      expect(message).toContain(join(panos, 'img1a.jpg'));
+      expect(message).not.toContain('could not draw');
+      expect(stderr).toContain(join(panos, 'img1a.jpg'));
+
+      const started = await post('/sessions', { split: 'fixture', index: 0 });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      const moved = await post(`/sessions/${String(started.body.session_id)}/step`, { action: { op: 'move', meters: 15 } });
+      expect(moved.status).toBeGreaterThanOrEqual(400);
+      expect(String(moved.body.message)).toContain('frame 1');
+      expect(String(moved.body.message)).not.toContain('img0b');
+      expect(stderr).toContain(join(panos, 'img0b.jpg'));
     } finally {
       child.kill('SIGTERM');
     }
+  });
+});
+
+describe('geolab play on a task set', () => {
+  it('plays a task of an imported set on its own panoramas in a real terminal and records the episode', async () => {
+    const home = tempDir();
+    const { file, panos } = await fixtureWithPanos();
+    expect(geolab(['tasks', 'import', file, '--name', 'fixture', '--panos', panos], { home }).code).toBe(0);
+    const pane = new TmuxPane([process.execPath, BIN, 'play', '--split', 'fixture', '--task', '0'], { GEOLAB_HOME: home, TERM: 'xterm-256color' });
+    try {
+      await pane.waitFor('Your move: turn 1.');
+      pane.send(['g']);
+      await pane.waitFor('enter guess');
+      // Keys sent in the instant before the prompt's input handler mounts are not seen: a person is slower.
+      await new Promise((r) => setTimeout(r, 300));
+      pane.send(['45.001, 7.001'], true);
+      await pane.waitFor('45.001, 7.001');
+      pane.send(['Enter']);
+      await pane.waitFor('guess 45.0010, 7.0010');
+    } finally {
+      pane.kill();
+    }
+    const list = JSON.parse(geolab(['episodes', 'list', '--split', 'fixture', '--json'], { home }).stdout) as { distance_km: number }[];
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ split: 'fixture', task_index: 0, model: 'human' });
+    expect(list[0]!.distance_km).toBeLessThan(1);
+  });
+
+  it('in a terminal, names a missing start panorama in one line and exits 2 before any TUI', async () => {
+    const home = tempDir();
+    const file = writeJsonl([makeTask(0)]);
+    expect(geolab(['tasks', 'import', file, '--name', 'fixture'], { home }).code).toBe(0);
+    // `script` gives the binary a real terminal on stdin and stdout, so it gets past the TTY check.
+    const r = spawnSync('script', ['-qec', `${process.execPath} ${BIN} play --split fixture --task 0`, '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, GEOLAB_HOME: home, TERM: 'xterm-256color' },
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    const lines = r.stdout.split(/\r?\n/).filter((l) => l.trim());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('geolab: cannot start split fixture, task 0 (fx-00000), frame 0');
+    expect(lines[0]).toContain(join(home, 'panos', 'img0a.jpg'));
+    // No TUI was drawn: no escape sequences at all.
+    expect(r.stdout).not.toContain('\u001b[');
   });
 });
 
