@@ -7,6 +7,9 @@ import { canDrawTui } from '../tty.js';
 export async function playCommand(opts: GlobalOptions & { split?: string; task?: number; env?: string; panos?: string; fetch?: boolean }): Promise<void> {
   if (!canDrawTui()) throw new UsageError('`geolab play` needs a terminal (stdin and stdout a TTY); for scripts use `geolab agent --headless`');
   const panos = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
+  // The TUI's modules load meanwhile, so the check below costs the first frame little.
+  const tui = import('../../tui/entry.js');
+  tui.catch(() => {}); // awaited below, unless the check fails first
   let { split, task } = opts;
   if (!opts.env) {
     // The task is chosen and its start panorama checked before the TUI opens: a missing one is a
@@ -21,6 +24,6 @@ export async function playCommand(opts: GlobalOptions & { split?: string; task?:
       ws.close();
     }
   }
-  const { openPlay } = await import('../../tui/entry.js');
+  const { openPlay } = await tui;
   await openPlay({ workspace: opts.workspace, envUrl: opts.env, split, task, panos, fetch: opts.fetch });
 }
