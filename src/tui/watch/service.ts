@@ -18,6 +18,10 @@ export function watchService(session: WorkspaceSession, settingsFile: string, en
   return {
     prefill: async () => prefillWatch(env, readWatchSettings(settingsFile)),
     isSet: (name) => !apiKeyEnvProblem(name) && apiKeyFrom(name, env) !== undefined,
+    async splits() {
+      const [workspace, { workspaceSplits }] = await Promise.all([session.open(), import('../../env/task-splits.js')]);
+      return [...(await workspaceSplits(workspace)).sizes.keys()];
+    },
     async start(request) {
       const endpoint = modelEndpoint({ model: request.model, baseUrl: request.baseUrl, apiKey: apiKeyFrom(request.apiKeyEnv, env) });
       let served: ServedModel;
