@@ -31,7 +31,7 @@ export interface AgentRun {
  * the model when the caller checked it (checked first: a wrong model should fail in a second).
  */
 export async function openAgentRun(settings: AgentSettings, context: { workspace: Workspace; served?: ServedModel }): Promise<AgentRun> {
-  const environment = await openEnvironment(settings, context.workspace.paths.panoramas);
+  const environment = await openEnvironment(settings, context.workspace);
   try {
     const policy = buildPolicy(settings, environment, context.served);
     const config = harnessConfig(settings);
@@ -54,10 +54,10 @@ export async function openAgentRun(settings: AgentSettings, context: { workspace
   }
 }
 
-/** Checks a split and task against the embedded environment's splits, without starting it. */
-export async function embeddedTaskProblem(split: string, index: number | null) {
-  const { demoSplits } = await import('../env/task-splits.js');
-  return taskProblem(sizesOf(await demoSplits()), 'the embedded environment', split, index);
+/** Checks a split and task against the workspace's embedded environment, without starting it. */
+export async function embeddedTaskProblem(workspace: Workspace, split: string, index: number | null) {
+  const { workspaceSplits, EMBEDDED } = await import('../env/task-splits.js');
+  return taskProblem((await workspaceSplits(workspace)).sizes, EMBEDDED, split, index);
 }
 
 /** The harness's config, on every record and in the run's run.json. */
@@ -76,8 +76,12 @@ function harnessConfig(settings: AgentSettings): Record<string, unknown> {
 
 /** Where an episode is played: a remote server or the embedded one, which split, which task. */
 export interface EnvironmentChoice {
-  /** A remote environment server; default: the embedded one over the demo splits. */
+  /** A remote environment server; default: the embedded one over the workspace's splits. */
   envUrl?: string;
+  /** The embedded environment's panorama cache, over any task set's or the workspace's. */
+  panos?: string;
+  /** Fetch missing panoramas from Mapillary (the embedded environment; needs a token). */
+  fetch?: boolean;
   /** Null: the environment's default split. */
   split: string | null;
   /** Null: a random task of the split. */
@@ -103,7 +107,7 @@ export interface OpenedEnvironment {
  * The environment for one episode, with the task chosen and checked (a split it does not serve or
  * an index out of range is a UsageError). Used by agents and by a person playing (`geolab play`).
  */
-export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: string): Promise<OpenedEnvironment> {
+export async function openEnvironment(choice: EnvironmentChoice, workspace: Workspace): Promise<OpenedEnvironment> {
   if (choice.envUrl) {
     const { RemoteEnvClient } = await import('../env/client/remote.js');
     const client = new RemoteEnvClient(choice.envUrl);
@@ -131,21 +135,17 @@ export async function openEnvironment(choice: EnvironmentChoice, panoramasDir: s
       throw err;
     }
   }
-  const [{ demoSplits, defaultSplit }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
-    import('../env/task-splits.js'),
+  const [chosen, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
+    import('../env/task-splits.js').then(({ chooseEmbeddedTask }) => chooseEmbeddedTask(choice, workspace)),
     import('../env/environment.js'),
     import('../env/client/embedded.js'),
   ]);
-  const splits = await demoSplits();
-  const split = choice.split ?? defaultSplit(splits) ?? '';
-  const problem = taskProblem(sizesOf(splits), 'the embedded environment', split, choice.index);
-  if (problem) throw new UsageError(problem.message);
-  const tasks = splits.get(split)!;
-  const index = choice.index ?? randomIndex(tasks.length);
-  const task = tasks[index]!;
+  const { split, index, fetcher } = chosen;
+  const priorSplit = chosen.sizes.has('train') ? 'train' : split;
+  const { splits, panoramas, demo } = chosen.load([split, priorSplit]);
+  const task = splits.get(split)![index]!;
   // One episode at a time: rendering on this thread beats starting worker threads.
-  const env = createEnvironment({ splits, panoramasDir, demo: true, workers: 0 });
-  const priorSplit = splits.has('train') ? 'train' : split;
+  const env = createEnvironment({ splits, panoramasDir: workspace.paths.panoramas, splitPanoramas: panoramas, demo, fetcher, workers: 0 });
   return {
     client: new EmbeddedEnvClient(env),
     split,
@@ -168,10 +168,6 @@ async function remoteSplit(client: EnvClient, asked: string | null, index: numbe
   const problem = taskProblem(sizes, client.location, chosen, index);
   if (problem) throw new UsageError(problem.message);
   return { split: chosen, size: sizes.get(chosen)! };
-}
-
-function sizesOf(splits: ReadonlyMap<string, readonly Task[]>): Map<string, number> {
-  return new Map([...splits].map(([name, tasks]) => [name, tasks.length]));
 }
 
 function randomIndex(size: number): number {

@@ -43,8 +43,12 @@ export interface AgentSettings {
   endpoint: Endpoint | null;
   /** Seed of the `random-land` baseline (default: one per task, so a sweep does not guess one point everywhere). */
   seed?: number;
-  /** A remote environment server; default: the embedded one over the demo splits. */
+  /** A remote environment server; default: the embedded one over the workspace's splits. */
   envUrl?: string;
+  /** The embedded environment's panorama cache (a command's --panos). */
+  panos?: string;
+  /** Let the embedded environment fetch missing panoramas from Mapillary. */
+  fetch?: boolean;
 }
 
 /** A model playing by `protocol` on one task, everything else at the harness's defaults. */

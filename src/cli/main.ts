@@ -48,7 +48,7 @@ export function buildProgram(): Command {
   const env = program.command('env').description('the embedded GeoGuesser environment');
   env
     .command('serve')
-    .description('serve the environment over HTTP and WebSocket (OpenEnv protocol); the demo splits by default')
+    .description('serve the environment over HTTP and WebSocket (OpenEnv protocol); the workspace\'s splits by default')
     .option('--tasks <SPLIT=FILE...>', 'serve task files as splits, e.g. --tasks train=a.jsonl eval=b.jsonl')
     .option('--panos <dir>', 'panorama cache directory (default: the workspace\'s panos/)')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
@@ -61,6 +61,7 @@ export function buildProgram(): Command {
     .option('--show-identity', 'put task identity in per-turn metadata (never for training or eval)')
     .option('--idle-timeout <s>', 'end sessions idle this many seconds (0: never)', number('--idle-timeout'), 600)
     .option('--workers <n>', 'render worker threads (default: one per core)', integer('--workers'))
+    .option('--fetch', 'fetch missing panoramas from Mapillary (needs MAPILLARY_ACCESS_TOKEN)')
     .option('--json', 'print the listening address as JSON')
     .action(async (opts, cmd: Command) => (await import('./commands/env.js')).serveCommand(withGlobals(opts, cmd)));
 
@@ -69,7 +70,7 @@ export function buildProgram(): Command {
     .command('validate')
     .description('check a task file: errors make it unusable (exit 1), warnings are worth a look')
     .argument('<file>', 'task JSONL file')
-    .option('--panos <dir>', 'panorama cache directory: report frames with no <image_id>.jpg')
+    .option('--panos <dir>', 'panorama cache directory: report frames with no <image_id>.jpg or bytes unlike meta.sha256')
     .option('--json', 'JSON output')
     .action(async (file: string, opts, cmd: Command) =>
       (await import('./commands/tasks.js')).validateCommand(file, withGlobals(opts, cmd)),
@@ -88,10 +89,44 @@ export function buildProgram(): Command {
     .argument('<file>', 'task JSONL file')
     .requiredOption('--name <name>', 'task set name')
     .option('--replace', 'overwrite a task set of that name holding another file')
+    .option('--panos <dir>', 'the panorama cache of this task set')
     .option('--json', 'JSON output')
     .action(async (file: string, opts, cmd: Command) =>
       (await import('./commands/tasks.js')).importCommand(file, withGlobals(opts, cmd)),
     );
+  const config = program.command('config').description('workspace settings (panos: the default panorama cache)');
+  config
+    .command('set')
+    .argument('<key>', 'setting name')
+    .argument('<value>', 'value')
+    .option('--json', 'JSON output')
+    .action(async (key: string, value: string, opts, cmd: Command) => (await import('./commands/config.js')).setCommand(key, value, withGlobals(opts, cmd)));
+  config
+    .command('get')
+    .description('print a setting (exit 1 when not set)')
+    .argument('<key>', 'setting name')
+    .option('--json', 'JSON output')
+    .action(async (key: string, opts, cmd: Command) => (await import('./commands/config.js')).getCommand(key, withGlobals(opts, cmd)));
+  config
+    .command('unset')
+    .argument('<key>', 'setting name')
+    .option('--json', 'JSON output')
+    .action(async (key: string, opts, cmd: Command) => (await import('./commands/config.js')).unsetCommand(key, withGlobals(opts, cmd)));
+  config
+    .command('list')
+    .option('--json', 'JSON output')
+    .action(async (opts, cmd: Command) => (await import('./commands/config.js')).listCommand(withGlobals(opts, cmd)));
+
+  const panos = program.command('panos').description('panorama caches');
+  panos
+    .command('fetch')
+    .description('download every frame of a task file or task set from Mapillary (MAPILLARY_ACCESS_TOKEN); resumes')
+    .argument('<tasks>', 'task JSONL file or workspace task set name')
+    .option('--panos <dir>', 'cache directory (default: the task set\'s, else `config get panos`, else the workspace\'s)')
+    .option('--concurrency <n>', 'downloads at a time', integer('--concurrency'), 8)
+    .option('--json', 'JSON output')
+    .action(async (tasks: string, opts, cmd: Command) => (await import('./commands/panos.js')).fetchCommand(tasks, withGlobals(opts, cmd)));
+
   const episodes = program.command('episodes').description('recorded episodes');
   episodes
     .command('list')
@@ -123,6 +158,8 @@ export function buildProgram(): Command {
     .option('--split <name>', 'split to play from')
     .option('--task <n>', 'task index', integer('--task'))
     .option('--env <url>', 'a remote environment server (default: the embedded one)')
+    .option('--panos <dir>', 'panorama cache of the embedded environment')
+    .option('--fetch', 'fetch missing panoramas from Mapillary (needs MAPILLARY_ACCESS_TOKEN)')
     .action(async (opts, cmd: Command) => (await import('./commands/play.js')).playCommand(withGlobals(opts, cmd)));
 
   program
@@ -143,6 +180,8 @@ export function buildProgram(): Command {
     .option('--temperature <t>', 'sampling temperature', number('--temperature'))
     .option('--max-tokens <n>', 'completion token cap', integer('--max-tokens'))
     .option('--timeout <s>', 'seconds per model request before it is retried', number('--timeout'))
+    .option('--panos <dir>', 'panorama cache of the embedded environment')
+    .option('--fetch', 'fetch missing panoramas from Mapillary (needs MAPILLARY_ACCESS_TOKEN)')
     .option('--headless', 'no TUI: one plain line per turn')
     .option('--json', 'print the recorded episode as JSON when done (implies --headless)')
     .action(async (opts, cmd: Command) => (await import('./commands/agent.js')).agentCommand(withGlobals(opts, cmd)));

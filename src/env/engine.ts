@@ -16,6 +16,7 @@ import { defaultSplit } from './task-splits.js';
 import { applyAction, startEpisode, type Drawing, type EpisodeData } from './episode-rules.js';
 import { finalMetadata, observationOf, stateOf, stepResultOf, turnMetadata, type EpisodeState, type Image } from './episode-wire.js';
 import * as say from './feedback.js';
+import { MissingPanoramaError } from '../tasks/panoramas.js';
 import { EnvError, type MapPin, type MapRenderer, type ResetRequest, type StepResult, type ViewRenderer } from './types.js';
 
 export type { EpisodeState } from './episode-wire.js';
@@ -51,6 +52,8 @@ export interface EpisodeDeps {
   config?: Partial<EngineConfig>;
   /** Picks the task of a reset that names neither index nor seed (default Math.random). */
   random?: () => number;
+  /** Operator log: what is missing when an episode cannot start or move (never sent to a model). */
+  log?: (line: string) => void;
 }
 
 export class Episode {
@@ -102,7 +105,7 @@ export class Episode {
     const [split, tasks] = this.chooseSplit(request.split);
     const index = this.chooseIndex(split, tasks.length, request);
     const data = startEpisode({ episodeId: request.episode_id ?? randomUUID(), split, index, task: tasks[index]! });
-    const image = await this.draw(data, { kind: 'view' });
+    const image = await this.draw(data, { kind: 'view' }, true);
     this.data = data;
     return stepResultOf(
       observationOf(data, this.config, {
@@ -163,7 +166,7 @@ export class Episode {
     return Math.min(size - 1, Math.floor((this.deps.random ?? Math.random)() * size));
   }
 
-  private async draw(data: EpisodeData, drawing: Drawing): Promise<Image | null> {
+  private async draw(data: EpisodeData, drawing: Drawing, starting = false): Promise<Image | null> {
     const pins: MapPin[] = data.pins.map(({ index, lat, lon }) => ({ index, lat, lon }));
     try {
       switch (drawing.kind) {
@@ -191,6 +194,7 @@ export class Episode {
           };
       }
     } catch (err) {
+      if (err instanceof MissingPanoramaError) throw this.missing(data, err, starting);
       // Renderer messages can name image files (identity), so the agent gets a plain one; the
       // original stays on `cause` for the server's log.
       const what = drawing.kind === 'view' ? 'view' : 'map';
@@ -198,6 +202,22 @@ export class Episode {
       error.cause = err;
       throw error;
     }
+  }
+
+  /**
+   * A missing panorama, logged in full for the operator. Starting, the reset's caller (a harness or
+   * the CLI, not a model) gets the same; moving, the agent gets no image id or path (identity).
+   */
+  private missing(data: EpisodeData, err: MissingPanoramaError, starting: boolean): EnvError {
+    const where = `split ${data.split}, task ${data.index} (${data.task.task_id}), frame ${data.frameIndex}`;
+    const detail = `${where}: ${err.message}`;
+    this.deps.log?.(`geolab: ${starting ? 'cannot start' : 'cannot move'}: ${detail}`);
+    const message = starting
+      ? `cannot start ${detail}`
+      : `the panorama of frame ${data.frameIndex} is missing from the server's cache (its log names the file); nothing changed`;
+    const error = new EnvError('EXECUTION_ERROR', message);
+    error.cause = err;
+    return error;
   }
 }
 

@@ -3,6 +3,7 @@
  * episodes over them. The server, the embedded client and the bench all build it here.
  */
 import type { Task } from '../core/tasks.js';
+import type { PanoramaFetcher } from '../tasks/mapillary.js';
 import { actionJsonSchema } from './actions.js';
 import { DEFAULT_ENGINE_CONFIG, Episode, type EngineConfig } from './engine.js';
 import { handleMcp } from './mcp.js';
@@ -16,8 +17,14 @@ export interface EnvironmentOptions {
   splits: Splits;
   /** Where `<image_id>.jpg` panoramas are (and demo panoramas are drawn on first use). */
   panoramasDir: string;
-  /** Draw missing panoramas of the served tasks with the demo generator. */
-  demo?: boolean;
+  /** A split's own panorama cache (a task set's), instead of `panoramasDir`. */
+  splitPanoramas?: ReadonlyMap<string, string>;
+  /** Draw missing panoramas with the demo generator: of every served split (true) or of those named. */
+  demo?: boolean | readonly string[];
+  /** Fills a panorama cache miss (Mapillary); without one a missing panorama is an error. */
+  fetcher?: PanoramaFetcher;
+  /** Operator log (the server's stderr): what is missing when an episode cannot start or move. */
+  log?: (line: string) => void;
   /** Render worker threads; default one per core (the server wants both cores). */
   workers?: number;
   cacheBytes?: number;
@@ -71,8 +78,13 @@ const OBSERVATION_SCHEMA = {
 
 export function createEnvironment(options: EnvironmentOptions): Environment {
   const config: Readonly<EngineConfig> = { ...DEFAULT_ENGINE_CONFIG, ...options.config };
-  const demoTasks: Task[] = options.demo ? [...options.splits.values()].flat() : [];
-  const views = new PanoramaRenderer(new PanoramaSource(options.panoramasDir, { demoTasks }), {
+  const { demo } = options;
+  const demoTasks: Task[] = [...options.splits]
+    .filter(([name]) => demo === true || (Array.isArray(demo) && demo.includes(name)))
+    .flatMap(([, tasks]) => tasks);
+  const served = [...options.splits].map(([name, tasks]) => ({ tasks, dir: options.splitPanoramas?.get(name) }));
+  const source = new PanoramaSource(options.panoramasDir, { demoTasks, served, fetcher: options.fetcher });
+  const views = new PanoramaRenderer(source, {
     workers: options.workers ?? 2,
     cacheBytes: options.cacheBytes,
   });
@@ -83,7 +95,7 @@ export function createEnvironment(options: EnvironmentOptions): Environment {
     config,
     views,
     maps,
-    newEpisode: () => new Episode({ splits, views, maps, config }),
+    newEpisode: () => new Episode({ splits, views, maps, config, log: options.log }),
     mcp: (episode, request) => handleMcp(episode, request),
     schema: () => ({ action: actionJsonSchema(), observation: OBSERVATION_SCHEMA, state: { type: 'object' } }),
     metadata: () => ({

@@ -144,4 +144,13 @@ export const MIGRATIONS: readonly string[] = [
     distance_km, reward, error
   );
   `,
+  // 4: a panorama cache is configured once: on a task set (`tasks import --panos`) or for the
+  // workspace (`config set panos`), read whenever an episode is played.
+  `
+  ALTER TABLE task_sets ADD COLUMN panos_dir TEXT;
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ];

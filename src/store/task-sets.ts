@@ -14,6 +14,8 @@ export interface TaskSetRow {
   n_tasks: number;
   n_frames: number;
   imported_at: string;
+  /** The set's own panorama cache (`tasks import --panos`), absolute; null: the workspace's. */
+  panos_dir: string | null;
 }
 
 export type ImportStatus = 'imported' | 'unchanged' | 'replaced';
@@ -26,20 +28,24 @@ export interface ImportResult {
 /**
  * Loads a task file into the store as the named set. The file is read and validated first; then one
  * transaction writes it, so a bad file leaves the store untouched. Re-importing the same bytes under
- * the same name is a no-op; other bytes under a taken name need `replace`.
+ * the same name is a no-op (bar a new `panosDir`); other bytes under a taken name need `replace`.
  */
 export async function importTaskFile(
   db: Db,
   file: string,
   name: string,
-  options: { replace?: boolean } = {},
+  options: { replace?: boolean; panosDir?: string } = {},
 ): Promise<ImportResult> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
     throw new InputError('expected a name of letters, digits, "_", "-", "." (at most 64)', { field: '--name' });
   }
   const sha256 = await fileSha256(file);
   const existing = getTaskSet(db, name);
-  if (existing && existing.source_sha256 === sha256) return { status: 'unchanged', set: existing };
+  if (existing && existing.source_sha256 === sha256) {
+    if (options.panosDir === undefined || options.panosDir === existing.panos_dir) return { status: 'unchanged', set: existing };
+    db.prepare('UPDATE task_sets SET panos_dir = ? WHERE id = ?').run(options.panosDir, existing.id);
+    return { status: 'unchanged', set: getTaskSet(db, name) as TaskSetRow };
+  }
   if (existing && !options.replace) {
     throw new GeolabError(`task set "${name}" already holds another file (${existing.source_path}); pass --replace to overwrite it`);
   }
@@ -53,9 +59,9 @@ export async function importTaskFile(
     if (existing) db.prepare('DELETE FROM task_sets WHERE id = ?').run(existing.id);
     const { lastInsertRowid } = db
       .prepare(
-        'INSERT INTO task_sets (name, source_path, source_sha256, n_tasks, n_frames, imported_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO task_sets (name, source_path, source_sha256, n_tasks, n_frames, imported_at, panos_dir) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(name, file, sha256, tasks.length, nFrames, new Date().toISOString());
+      .run(name, file, sha256, tasks.length, nFrames, new Date().toISOString(), options.panosDir ?? existing?.panos_dir ?? null);
     for (const task of tasks) {
       const truth = truthOf(task);
       insertTask.run(

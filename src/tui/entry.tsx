@@ -31,12 +31,16 @@ export interface OpenPlayerOptions {
 
 export interface OpenPlayOptions {
   workspace?: string;
-  /** A remote environment server; default: the embedded one over the demo splits. */
+  /** A remote environment server; default: the embedded one over the workspace's splits. */
   envUrl?: string;
   /** Default: the environment's default split. */
   split?: string;
   /** Task index; default: a random task of the split. */
   task?: number;
+  /** The embedded environment's panorama cache (--panos). */
+  panos?: string;
+  /** Fetch missing panoramas from Mapillary (--fetch). */
+  fetch?: boolean;
 }
 
 /** Home: the workspace summary and the menu (Episodes, Play, Watch a model, ...). */
@@ -98,8 +102,8 @@ function playSource(session: WorkspaceSession, options: Omit<OpenPlayOptions, 'w
         import('../agent/agent-run.js'),
         import('../agent/recorder.js'),
       ]);
-      const choice = { envUrl: options.envUrl, split: options.split ?? null, index: options.task ?? null };
-      environment = await openEnvironment(choice, ws.paths.panoramas);
+      const choice = { envUrl: options.envUrl, split: options.split ?? null, index: options.task ?? null, panos: options.panos, fetch: options.fetch };
+      environment = await openEnvironment(choice, ws);
       return {
         client: environment.client,
         policy: new HumanPolicy(),

@@ -71,6 +71,8 @@ export interface WatchService {
   prefill(): Promise<WatchSettings>;
   /** Whether the variable holds a key; its value never leaves the service. */
   isSet(name: string): boolean;
+  /** The splits the embedded environment serves: the demo's and every task set of the workspace. */
+  splits?(): Promise<string[]>;
   /**
    * Checks that the endpoint serves the model and the task exists, saves the settings for next
    * time, and gives the Live screen's source; or says what is wrong, for the form to show.

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { embeddedTaskProblem, openAgentRun } from '../../src/agent/agent-run.js';
 import { apiKeyEnvProblem, apiKeyFrom, baseUrlProblem, modelEndpoint, modelSettings, taskProblem } from '../../src/agent/agent-settings.js';
 import { demoSplits } from '../../src/env/task-splits.js';
+import { importTaskFile } from '../../src/store/task-sets.js';
+import { makeTask, writeJsonl } from '../helpers/fixtures.js';
 import { tempWorkspaces } from '../helpers/workspaces.js';
 
 const workspace = tempWorkspaces();
@@ -77,7 +79,15 @@ describe('openAgentRun', () => {
     await expect(openAgentRun(modelSettings(endpoint, { protocol: 'tools', split: 'nope', index: 0 }), { workspace: ws })).rejects.toThrow(
       'split "nope" is not served: the embedded environment serves train, eval',
     );
-    await expect(embeddedTaskProblem('eval', 99)).resolves.toMatchObject({ setting: 'task' });
-    await expect(embeddedTaskProblem('eval', null)).resolves.toBeNull();
+    await expect(embeddedTaskProblem(ws, 'eval', 99)).resolves.toMatchObject({ setting: 'task' });
+    await expect(embeddedTaskProblem(ws, 'eval', null)).resolves.toBeNull();
+  });
+
+  it('serves every task set of the workspace by name, beside the demo splits', async () => {
+    const ws = await workspace();
+    await importTaskFile(ws.db, writeJsonl([makeTask(0), makeTask(1)]), 'fixture');
+    await expect(embeddedTaskProblem(ws, 'fixture', 1)).resolves.toBeNull();
+    await expect(embeddedTaskProblem(ws, 'fixture', 2)).resolves.toEqual({ setting: 'task', message: 'task 2 is out of range: split fixture has tasks 0 to 1' });
+    await expect(embeddedTaskProblem(ws, 'nope', 0)).resolves.toMatchObject({ message: 'split "nope" is not served: the embedded environment serves train, eval, fixture' });
   });
 });

@@ -16,7 +16,8 @@ import type { TuiServices, WatchService } from '../../src/tui/services.js';
 import type { WatchRequest, WatchSettings } from '../../src/tui/state/watch-form.js';
 import { watchService } from '../../src/tui/watch/service.js';
 import { workspaceSession } from '../../src/tui/workspace-session.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { importTaskFile } from '../../src/store/task-sets.js';
+import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 import { startScriptedOpenAI, toolCall, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 import { memoryWorkspace } from './fixtures.js';
 import { KEY, renderApp } from './render.js';
@@ -214,6 +215,18 @@ describe('the Watch a model form', () => {
 
 describe('watching a model for real', () => {
   let server: ScriptedOpenAI;
+
+  it("shows beside the split field every split the embedded environment serves, the workspace's task sets too", async () => {
+    const dir = tempDir('geolab-watch-ws-');
+    const ws = await openWorkspace(dir);
+    await importTaskFile(ws.db, writeJsonl([makeTask(0)]), 'fixture');
+    ws.close();
+    const session = workspaceSession(dir);
+    cleanups.push(() => session.close());
+    const app = await openForm(watchService(session, join(dir, 'watch.json'), {}), { openWorkspace: session.view });
+    await app.waitFor((f) => row(f, 'split').includes('served:'));
+    expect(row(app.frame(), 'split')).toContain('(served: train, eval, demo, fixture)');
+  });
 
   it('checks the endpoint, plays the task live through the runner, records it with the model name, and saves the settings', async () => {
     const split = 'eval';

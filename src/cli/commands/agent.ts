@@ -10,6 +10,7 @@
  */
 import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { checkedPanosDir } from '../../files.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { openAgentRun } from '../../agent/agent-run.js';
 import {
@@ -56,6 +57,8 @@ export interface AgentOptions extends GlobalOptions {
   seed?: number;
   /** Seconds per model request attempt. */
   timeout?: number;
+  panos?: string;
+  fetch?: boolean;
 }
 
 export async function agentCommand(opts: AgentOptions): Promise<void> {
@@ -164,6 +167,8 @@ function checkOptions(opts: AgentOptions): AgentSettings {
     endpoint: policy === 'model' ? endpointOf(opts) : null,
     seed: opts.seed,
     envUrl: opts.env,
+    panos: opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos'),
+    fetch: opts.fetch,
   };
 }
 

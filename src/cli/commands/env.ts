@@ -1,5 +1,7 @@
 /** `geolab env serve`: the embedded environment as an OpenEnv server. */
 import { EXIT, UsageError } from '../../core/errors.js';
+import type { ServedSplits } from '../../env/task-splits.js';
+import { checkedPanosDir } from '../../files.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -7,6 +9,7 @@ import { printJson, printLine, warn } from '../output.js';
 export interface ServeOptions extends GlobalOptions {
   tasks?: string[];
   panos?: string;
+  fetch?: boolean;
   host: string;
   port: number;
   maxSessions: number;
@@ -32,13 +35,18 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
 
   const { createEnvironment } = await import('../../env/environment.js');
   const { startServer } = await import('../../env/server.js');
-  const { demoSplits, loadSplitFiles } = await import('../../env/task-splits.js');
-  const splits = opts.tasks?.length ? await loadSplitFiles(opts.tasks) : await demoSplits();
-  const panoramasDir = opts.panos ?? workspacePaths(workspaceDir(opts.workspace)).panoramas;
+  const panos = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
+  const fetcher = opts.fetch ? (await import('../../tasks/mapillary.js')).mapillaryFromEnv() : undefined;
+  const panoramasDir = panos ?? workspacePaths(workspaceDir(opts.workspace)).panoramas;
+  const served = opts.tasks?.length ? await fileSplits(opts.tasks, panoramasDir) : await allWorkspaceSplits(opts.workspace, panos);
+  const { splits } = served;
   const env = createEnvironment({
     splits,
     panoramasDir,
-    demo: !opts.tasks?.length,
+    splitPanoramas: served.panoramas,
+    demo: served.demo,
+    fetcher,
+    log: (line) => warn(line),
     workers: opts.workers,
     config: {
       maxSteps: opts.maxSteps,
@@ -59,14 +67,16 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     url: server.url,
     ws: server.url.replace(/^http/, 'ws') + '/ws',
     splits: Object.fromEntries([...splits].map(([name, tasks]) => [name, tasks.length])),
-    panoramas: panoramasDir,
+    panoramas: Object.fromEntries(served.panoramas),
+    fetch: fetcher !== undefined,
     max_sessions: opts.maxSessions,
     max_steps: opts.maxSteps,
   };
   if (opts.json) printJson(info);
   else {
     printLine(`geolab environment on ${info.url} (WebSocket ${info.ws})`);
-    printLine(`splits: ${Object.entries(info.splits).map(([n, k]) => `${n} (${k})`).join(', ')}; panoramas in ${panoramasDir}`);
+    printLine(`splits: ${Object.entries(info.splits).map(([n, k]) => `${n} (${k}, panoramas in ${info.panoramas[n]})`).join(', ')}`);
+    if (fetcher) printLine('missing panoramas are fetched from Mapillary');
     printLine('Ctrl-C stops it.');
   }
 
@@ -82,4 +92,22 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+async function fileSplits(specs: string[], panoramasDir: string): Promise<ServedSplits> {
+  const { loadSplitFiles } = await import('../../env/task-splits.js');
+  const splits = await loadSplitFiles(specs);
+  return { splits, panoramas: new Map([...splits.keys()].map((name) => [name, panoramasDir])), demo: [] };
+}
+
+/** Without --tasks: the workspace's splits, every one loaded (DESIGN §2.3). */
+async function allWorkspaceSplits(workspace: string | undefined, panos: string | undefined): Promise<ServedSplits> {
+  const [{ openWorkspace }, { workspaceSplits }] = await Promise.all([import('../../store/index.js'), import('../../env/task-splits.js')]);
+  const ws = await openWorkspace(workspace);
+  try {
+    const served = await workspaceSplits(ws, panos);
+    return served.load(served.sizes.keys());
+  } finally {
+    ws.close();
+  }
 }

@@ -1,10 +1,11 @@
 /** `geolab tasks validate | stats | import`. */
 import { resolve } from 'node:path';
 import { EXIT } from '../../core/errors.js';
+import { checkedPanosDir } from '../../files.js';
 import type { TaskError } from '../../core/tasks.js';
 import { geoLabelCheck } from '../../tasks/label-check.js';
 import { loadTaskFile, loadTasksStrict } from '../../tasks/load.js';
-import { missingPanoramas } from '../../tasks/panoramas.js';
+import { panoramaProblems } from '../../tasks/panoramas.js';
 import { TaskStatsCollector } from '../../tasks/stats.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table } from '../output.js';
@@ -13,7 +14,7 @@ export async function validateCommand(file: string, opts: GlobalOptions & { pano
   const panoErrors: TaskError[] = [];
   const result = await loadTaskFile(file, {
     labelCheck: geoLabelCheck(),
-    onTask: opts.panos ? (task, line) => panoErrors.push(...missingPanoramas(task, line, resolve(opts.panos as string))) : () => {},
+    onTask: opts.panos ? (task, line) => panoErrors.push(...panoramaProblems(task, line, resolve(opts.panos as string))) : () => {},
   });
   const errors = [...result.errors, ...panoErrors].sort((a, b) => a.line - b.line);
   if (opts.json) {
@@ -38,15 +39,17 @@ export async function statsCommand(file: string, opts: GlobalOptions): Promise<v
   printLine(table(Object.entries(s.months).map(([m, n]) => ['  ' + m, n])));
 }
 
-export async function importCommand(file: string, opts: GlobalOptions & { name: string; replace?: boolean }): Promise<void> {
+export async function importCommand(file: string, opts: GlobalOptions & { name: string; replace?: boolean; panos?: string }): Promise<void> {
   const { openWorkspace } = await import('../../store/index.js');
   const { importTaskFile } = await import('../../store/task-sets.js');
+  const panosDir = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
   const ws = await openWorkspace(opts.workspace);
   try {
-    const { status, set } = await importTaskFile(ws.db, resolve(file), opts.name, { replace: opts.replace });
-    if (opts.json) return printJson({ status, name: set.name, tasks: set.n_tasks, frames: set.n_frames, workspace: ws.dir });
+    const { status, set } = await importTaskFile(ws.db, resolve(file), opts.name, { replace: opts.replace, panosDir });
+    const panos = set.panos_dir;
+    if (opts.json) return printJson({ status, name: set.name, tasks: set.n_tasks, frames: set.n_frames, panos, workspace: ws.dir });
     const verb = status === 'unchanged' ? 'already imported (no change)' : status;
-    printLine(`${set.name}: ${verb}: ${set.n_tasks} tasks, ${set.n_frames} frames into ${ws.dir}`);
+    printLine(`${set.name}: ${verb}: ${set.n_tasks} tasks, ${set.n_frames} frames into ${ws.dir}${panos ? `; panoramas in ${panos}` : ''}`);
   } finally {
     ws.close();
   }

@@ -3,7 +3,7 @@
  * pure reducer, and started through the service: the endpoint is checked while the form stays up,
  * and only a good start opens the Live screen. Leaving the form (cancel) drops a check still running.
  */
-import { useEffect, useMemo, useReducer, useRef } from 'react';
+import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { apiKeyEnvProblem } from '../../agent/agent-settings.js';
 import type { LiveSource } from '../live/types.js';
 import type { WatchService } from '../services.js';
@@ -12,6 +12,8 @@ import { checkWatchForm, initialWatchForm, START_POSITION, watchFormReducer, typ
 export interface WatchFormView extends WatchFormState {
   /** Whether the named variable holds a key: null when no (valid) name is typed. */
   keySet: boolean | null;
+  /** The splits the embedded environment serves (the workspace's task sets too); null until known. */
+  splits: readonly string[] | null;
 }
 
 export interface WatchFormActions {
@@ -37,6 +39,20 @@ export function useWatchForm(
   onStarted.current = started;
   /** Bumped by each start and by leaving: only the latest check, if not left, opens Live. */
   const attempt = useRef(0);
+  const [splits, setSplits] = useState<readonly string[] | null>(null);
+
+  useEffect(() => {
+    if (!active || !service?.splits) return;
+    let current = true;
+    // Only a hint beside the field: the start checks the split anyway, so a failure here shows nothing.
+    service.splits().then(
+      (names) => current && setSplits(names),
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [active, service]);
 
   useEffect(() => {
     if (!active || !service || latest.current.phase !== 'loading') return;
@@ -84,5 +100,5 @@ export function useWatchForm(
 
   const name = state.values.apiKeyEnv.trim();
   const keySet = service && name && !apiKeyEnvProblem(name) ? service.isSet(name) : null;
-  return { state: { ...state, keySet }, actions };
+  return { state: { ...state, keySet, splits }, actions };
 }

@@ -113,6 +113,7 @@ function FieldRow({ field, form, focused }: { field: FieldSpec; form: WatchFormV
           {editing ? <Text inverse> </Text> : null}
           {value ? null : <Text color={theme.muted}>{`${editing ? ' ' : ''}${EMPTY[field.name] ?? ''}`}</Text>}
           {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
+          {field.name === 'split' && form.splits ? <Text color={theme.muted}>{`  (served: ${form.splits.join(', ')})`}</Text> : null}
         </>
       )}
     </Text>

@@ -18,6 +18,10 @@ export function watchService(session: WorkspaceSession, settingsFile: string, en
   return {
     prefill: async () => prefillWatch(env, readWatchSettings(settingsFile)),
     isSet: (name) => !apiKeyEnvProblem(name) && apiKeyFrom(name, env) !== undefined,
+    async splits() {
+      const [workspace, { workspaceSplits }] = await Promise.all([session.open(), import('../../env/task-splits.js')]);
+      return [...(await workspaceSplits(workspace)).sizes.keys()];
+    },
     async start(request) {
       const endpoint = modelEndpoint({
         model: request.model,
@@ -35,7 +39,7 @@ export function watchService(session: WorkspaceSession, settingsFile: string, en
         return { ok: false, field: err instanceof UsageError ? 'model' : null, message: (err as Error).message };
       }
       const { embeddedTaskProblem } = await import('../../agent/agent-run.js');
-      const problem = await embeddedTaskProblem(request.split, request.task);
+      const problem = await embeddedTaskProblem(await session.open(), request.split, request.task);
       if (problem) return { ok: false, field: problem.setting, message: problem.message };
 
       const settings = modelSettings(endpoint, { protocol: request.protocol, split: request.split, index: request.task });

@@ -1,0 +1,119 @@
+/**
+ * Panoramas fetched from Mapillary on a cache miss, as the public environment does: the Graph API
+ * gives an image's signed, expiring CDN URL (`thumb_2048_url`, or `thumb_original_url` for narrow
+ * views), which is downloaded into the cache. The token goes in the Authorization header (Mapillary
+ * accepts `OAuth <token>` there as well as an `access_token` query), so it never appears in a URL
+ * or a message.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { UsageError } from '../core/errors.js';
+import { panoramaFile, sha256Hex } from './panoramas.js';
+
+export const MAPILLARY_GRAPH_API = 'https://graph.mapillary.com';
+/** The public environment's limit for each of the two requests. */
+export const FETCH_TIMEOUT_MS = 60_000;
+const TOKEN_VARIABLES = ['MAPILLARY_ACCESS_TOKEN', 'MAPILLARY_API_KEY'] as const;
+
+/** The Mapillary token from the environment (read where it is used; never stored or printed). */
+export function mapillaryToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const name of TOKEN_VARIABLES) if (env[name]) return env[name];
+  return undefined;
+}
+
+/** Mapillary with the environment's token, which `what` (a flag or command) needs. */
+export function mapillaryFromEnv(what = '--fetch', env: NodeJS.ProcessEnv = process.env): PanoramaFetcher {
+  const token = mapillaryToken(env);
+  if (!token) throw new UsageError(`${what} needs a Mapillary token in ${TOKEN_VARIABLES.join(' (or ')})`);
+  return mapillaryFetcher({ token, baseUrl: env.GEOLAB_MAPILLARY_API || undefined });
+}
+
+/** A panorama could not be fetched; the message names the image and why, never the token. */
+export class PanoramaFetchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PanoramaFetchError';
+  }
+}
+
+export interface FetchRequest {
+  imageId: string;
+  cacheDir: string;
+  /** The full-resolution original (`<image_id>.orig.jpg`) instead of the 2048 px JPEG. */
+  orig: boolean;
+  /** Expected SHA-256 (hex) of the 2048 px JPEG (the task's `meta.sha256`); not checked for originals. */
+  sha256?: string;
+}
+
+export interface PanoramaFetcher {
+  /** Downloads the panorama into the cache (temp file, then rename) and returns its path. */
+  fetch(request: FetchRequest): Promise<string>;
+}
+
+export interface MapillaryOptions {
+  token: string;
+  /** Graph API base URL; default Mapillary's ($GEOLAB_MAPILLARY_API points `--fetch` at a test server). */
+  baseUrl?: string;
+  timeoutMs?: number;
+}
+
+export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
+  const base = (options.baseUrl ?? MAPILLARY_GRAPH_API).replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
+  return {
+    async fetch({ imageId, cacheDir, orig, sha256 }) {
+      const field = orig ? 'thumb_original_url' : 'thumb_2048_url';
+      const meta = await request(`${base}/${encodeURIComponent(imageId)}?fields=${field}`, imageId, 'the Graph API', timeoutMs, {
+        Authorization: `OAuth ${options.token}`,
+      });
+      let signedUrl: unknown;
+      try {
+        signedUrl = (JSON.parse(meta.toString('utf8')) as Record<string, unknown>)[field];
+      } catch {
+        throw new PanoramaFetchError(`image ${imageId}: the Graph API did not answer JSON`);
+      }
+      if (typeof signedUrl !== 'string' || !/^https?:\/\//.test(signedUrl)) {
+        throw new PanoramaFetchError(`image ${imageId}: the Graph API gave no ${field} (its derivatives may have been removed)`);
+      }
+      // The CDN URL is signed: the token is not sent there.
+      const bytes = await request(signedUrl, imageId, 'the image CDN', timeoutMs, {});
+      if (sha256 && !orig) {
+        const actual = sha256Hex(bytes);
+        if (actual !== sha256) throw new PanoramaFetchError(`image ${imageId}: downloaded bytes have sha256 ${actual}, meta.sha256 expects ${sha256}`);
+      }
+      const path = panoramaFile(cacheDir, imageId, orig);
+      await mkdir(cacheDir, { recursive: true });
+      const temp = `${path}.${randomUUID()}.tmp`;
+      try {
+        await writeFile(temp, bytes);
+        await rename(temp, path);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw new PanoramaFetchError(`image ${imageId}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      return path;
+    },
+  };
+}
+
+async function request(url: string, imageId: string, what: string, timeoutMs: number, headers: Record<string, string>): Promise<Buffer> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.message);
+    throw new PanoramaFetchError(`image ${imageId}: ${what} unreachable (${why})`);
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    const auth = response.status === 401 || response.status === 403 ? `: check ${TOKEN_VARIABLES.join(' or ')}` : '';
+    throw new PanoramaFetchError(`image ${imageId}: ${what} answered HTTP ${response.status}${auth}`);
+  }
+  try {
+    return Buffer.from(await response.arrayBuffer());
+  } catch (err) {
+    const e = err as Error;
+    throw new PanoramaFetchError(`image ${imageId}: ${what}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.message}`);
+  }
+}
