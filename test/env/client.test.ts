@@ -6,6 +6,7 @@ import { RemoteEnvClient } from '../../src/env/client/remote.js';
 import type { EnvClient } from '../../src/env/client/types.js';
 import { startServer } from '../../src/env/server.js';
 import { EnvError } from '../../src/env/types.js';
+import { tempWorkspaces } from '../helpers/workspaces.js';
 import { startLive, type Live } from './helpers/live.js';
 
 let live: Live;
@@ -89,8 +90,10 @@ describe('remote client', () => {
 });
 
 describe('geolab against geolab', () => {
+  const workspace = tempWorkspaces();
+
   it('an agent\'s remote environment reads its task from the Task API\'s {"task": spec} body', async () => {
-    const opened = await openEnvironment({ envUrl: live.server.url, split: 'eval', index: 2 }, '');
+    const opened = await openEnvironment({ envUrl: live.server.url, split: 'eval', index: 2 }, await workspace());
     try {
       const task = live.splits.get('eval')?.[2];
       expect(opened.task).toEqual({ task_id: task?.task_id, sequence_id: task?.sequence_id ?? null });
