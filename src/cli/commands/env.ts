@@ -1,5 +1,5 @@
 /** `geolab env serve`: the embedded environment as an OpenEnv server. */
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, ServiceError, UsageError } from '../../core/errors.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -53,6 +53,10 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     port: opts.port,
     maxSessions: opts.maxSessions,
     idleTimeoutS: opts.idleTimeout,
+  }).catch(async (err: unknown) => {
+    // The render workers would keep the process alive with nothing to serve.
+    await env.close();
+    throw listenError(err, opts.host, opts.port) ?? err;
   });
   if (!LOOPBACK.has(opts.host)) warn(`geolab: listening on ${opts.host}: the environment is reachable from the network`);
   const info = {
@@ -82,4 +86,24 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** Why the server could not listen, as a user can act on it; undefined for what is not expected. */
+function listenError(err: unknown, host: string, port: number): ServiceError | undefined {
+  const where = `${host}:${port}`;
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ServiceError(`cannot listen on ${where}: the port is in use; pick another with --port (0 picks a free one)`);
+    case 'EADDRNOTAVAIL':
+      return new ServiceError(`cannot listen on ${where}: ${host} is not an address of this machine; try --host 127.0.0.1`);
+    case 'EACCES':
+      return new ServiceError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another with --port`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new ServiceError(`cannot listen on ${where}: --host ${host} is not an IP address or a name that resolves; try --host 127.0.0.1`);
+    default:
+      return undefined;
+  }
 }
