@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
-import { EXIT, GeolabError, ServiceError } from '../core/errors.js';
-import { busyTimeoutS, workspaceDir, workspacePaths } from '../store/workspace.js';
+import { EXIT, GeolabError } from '../core/errors.js';
+import { workspaceDir, workspaceError } from '../store/workspace.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -200,26 +200,14 @@ export async function run(argv: string[]): Promise<number> {
 const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'ELOOP']);
 
 /**
- * Errors of the machine rather than bugs: SQLite refusing the workspace database (busy past the wait:
- * exit 3; unwritable, unopenable, damaged: exit 2) and the file system refusing a path (exit 2).
+ * Errors of the machine rather than bugs: SQLite refusing the workspace database (see
+ * workspaceError) and the file system refusing a path (exit 2).
  */
 function machineError(err: unknown, workspaceOption: string | undefined): GeolabError | undefined {
-  const { name, code, message, syscall, path } = (err ?? {}) as Record<string, unknown>;
-  if (typeof code !== 'string') return undefined;
-  if (name === 'SqliteError') {
-    const dir = workspaceDir(workspaceOption);
-    if (/^SQLITE_(BUSY|LOCKED)/.test(code)) {
-      return new ServiceError(
-        `workspace is busy: another geolab process kept ${dir} locked past the ${busyTimeoutS()} s wait; ` +
-          'try again when it is done (GEOLAB_BUSY_TIMEOUT sets the wait in seconds)',
-      );
-    }
-    if (/^SQLITE_(READONLY|CANTOPEN|IOERR|FULL|NOTADB|CORRUPT|PERM|AUTH)/.test(code)) {
-      return new GeolabError(`cannot use the workspace database ${workspacePaths(dir).database}: ${String(message)} (${code})`, EXIT.usage);
-    }
-    return undefined;
-  }
-  if (!FILE_SYSTEM_CODES.has(code) || typeof syscall !== 'string') return undefined;
+  const fromWorkspace = workspaceError(err, workspaceDir(workspaceOption));
+  if (fromWorkspace) return fromWorkspace;
+  const { code, message, syscall, path } = (err ?? {}) as Record<string, unknown>;
+  if (typeof code !== 'string' || !FILE_SYSTEM_CODES.has(code) || typeof syscall !== 'string') return undefined;
   // Node's message reads "EACCES: permission denied, open '/x'": keep the part before the syscall.
   const reason = String(message).split(', ')[0] ?? code;
   return new GeolabError(`cannot ${syscall} ${typeof path === 'string' ? path : ''}: ${reason}`, EXIT.usage);

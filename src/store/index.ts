@@ -3,7 +3,7 @@ import { DEMO_EPISODES_FILE, DEMO_TASKS_FILE } from '../paths.js';
 import { connect, migrateAndSeed, type Db } from './db.js';
 import { MIGRATIONS } from './migrations.js';
 import { importTaskFile, listTaskSets } from './task-sets.js';
-import { workspaceDir, workspacePaths } from './workspace.js';
+import { workspaceDir, workspaceError, workspacePaths } from './workspace.js';
 
 export const DEMO_SET = 'demo';
 
@@ -24,21 +24,22 @@ export interface Workspace {
 export async function openWorkspace(explicitDir?: string, options: { seedDemo?: boolean } = {}): Promise<Workspace> {
   const dir = workspaceDir(explicitDir);
   const paths = workspacePaths(dir);
-  const db = connect(paths.database);
-  const ws: Workspace = { dir, paths, db, created: false, close: () => db.close() };
+  let db: Db | undefined;
   try {
-    ws.created = await migrateAndSeed(db, MIGRATIONS, async () => {
+    const open = (db = connect(paths.database));
+    const ws: Workspace = { dir, paths, db: open, created: false, close: () => open.close() };
+    ws.created = await migrateAndSeed(open, MIGRATIONS, async () => {
       if (!(options.seedDemo ?? true)) return;
-      await importTaskFile(db, DEMO_TASKS_FILE, DEMO_SET);
+      await importTaskFile(open, DEMO_TASKS_FILE, DEMO_SET);
       // Recorded by datasets/demo/record-episodes.ts, so the Player has something to show at once.
       const { importEpisodesFile } = await import('./import-episodes.js');
       await importEpisodesFile(ws, DEMO_EPISODES_FILE, { runId: DEMO_SET });
     });
+    return ws;
   } catch (err) {
-    db.close();
-    throw err;
+    db?.close();
+    throw workspaceError(err, dir) ?? err;
   }
-  return ws;
 }
 
 export interface WorkspaceSummary {

@@ -119,6 +119,16 @@ describe('a workspace path geolab cannot use', () => {
     expect(existsSync('/proc/nope')).toBe(false);
   });
 
+  it('env serve refuses it before listening, instead of failing (or spinning) at the first view', () => {
+    const r = geolab(['--workspace', '/proc/nope', 'env', 'serve', '--port', '0'], { timeoutMs: 20_000 });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'geolab: /proc/nope/panos: cannot use this as the panorama cache: cannot create /proc/nope: ENOENT (no such file or directory); ' +
+        'choose another with --panos or --workspace\n',
+    );
+  });
+
   it('a path under a read-only file names that file, exit 2', () => {
     const file = join(tempDir(), 'notes.txt');
     writeFileSync(file, 'not a folder', { mode: 0o444 });

@@ -1,5 +1,6 @@
 /** `geolab env serve`: the embedded environment as an OpenEnv server. */
 import { EXIT, ServiceError, UsageError } from '../../core/errors.js';
+import { ensureWritableDirectory } from '../../files.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -35,6 +36,11 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const { demoSplits, loadSplitFiles } = await import('../../env/task-splits.js');
   const splits = opts.tasks?.length ? await loadSplitFiles(opts.tasks) : await demoSplits();
   const panoramasDir = opts.panos ?? workspacePaths(workspaceDir(opts.workspace)).panoramas;
+  // The demo's panoramas are drawn into the cache on first use: a cache that cannot be written is
+  // refused now, not found out by the first session.
+  if (!opts.tasks?.length || !opts.panos) {
+    ensureWritableDirectory(panoramasDir, 'panorama cache', 'choose another with --panos or --workspace');
+  }
   const env = createEnvironment({
     splits,
     panoramasDir,
