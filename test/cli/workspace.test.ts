@@ -138,6 +138,15 @@ describe('a workspace path geolab cannot use', () => {
     expect(r.stderr).toBe(`geolab: ${under}: cannot use this as the workspace directory: ${file}: not a directory; ${hint}\n`);
   });
 
+  it('a folder of the workspace the file system refuses: one line naming it, exit 2, no stack trace', () => {
+    const home = tempDir();
+    expect(geolab(['--json'], { home }).code).toBe(0);
+    writeFileSync(join(home, 'runs'), 'a file where the runs folder belongs');
+    const r = geolab(['agent', '--policy', 'fixed', '--point', '10,10', '--headless', '--split', 'eval', '--task', '0'], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^geolab: cannot \\w+ ${join(home, 'runs')}\\S*: ENOTDIR: not a directory\n$`));
+  });
+
   it('a database file that is not one: exit 2 naming it, no stack trace', () => {
     const home = tempDir();
     writeFileSync(join(home, 'geolab.db'), 'these bytes are not SQLite, and long enough to be read as a header....');
