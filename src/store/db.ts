@@ -13,16 +13,11 @@ import { busyTimeoutS } from './workspace.js';
 export type Db = Database.Database;
 export type Statement = Database.Statement;
 
-export interface ConnectOptions {
-  /** Wait this long for another connection's write before SQLITE_BUSY (default: busyTimeoutS()). */
-  busyTimeoutMs?: number;
-}
-
-/** A connection with the workspace's settings and no migration run. */
-export function connect(file: string, options: ConnectOptions = {}): Db {
+/** A connection with the workspace's settings (busy wait: busyTimeoutS()) and no migration run. */
+export function connect(file: string): Db {
   if (file !== ':memory:') ensureWritableDirectory(dirname(file), 'workspace directory', 'choose another with --workspace or GEOLAB_HOME');
   // The busy timeout comes first: switching a new file to WAL needs a lock another opener may hold.
-  const db = new Database(file, { timeout: options.busyTimeoutMs ?? busyTimeoutS() * 1000 });
+  const db = new Database(file, { timeout: busyTimeoutS() * 1000 });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
@@ -33,8 +28,8 @@ export function connect(file: string, options: ConnectOptions = {}): Db {
   return db;
 }
 
-export function openDatabase(file: string, migrations: readonly string[] = MIGRATIONS, options: ConnectOptions = {}): Db {
-  const db = connect(file, options);
+export function openDatabase(file: string, migrations: readonly string[] = MIGRATIONS): Db {
+  const db = connect(file);
   try {
     migrate(db, migrations);
   } catch (err) {
