@@ -4,7 +4,7 @@
  * Every call looks at a new heading; only decoded panoramas are cached, never views.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PanoramaRenderer } from '../src/env/render/panorama.js';
@@ -34,9 +34,16 @@ function noisePanorama(): { data: Uint8Array; width: number; height: number } {
   return { data, width, height };
 }
 
-/** The numpy nearest-neighbour remap's "X ms per view", or undefined (said on stderr) without python3 + numpy. */
+/**
+ * The numpy nearest-neighbour remap's "X ms per view", or undefined (said on stderr) when the anchor
+ * is not there: it lives in the `shared` folder beside a development checkout, never in the repository.
+ */
 function numpyMs(): number | undefined {
   const script = join(PACKAGE_ROOT, '..', 'shared', 'bench', 'numpy_remap.py');
+  if (!existsSync(script)) {
+    process.stderr.write(`env.reproject_640: no numpy baseline: ${script} is absent (no shared/ beside this checkout)\n`);
+    return undefined;
+  }
   try {
     const out = execFileSync('python3', [script, String(VIEW_PX)], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
     const ms = /([\d.]+) ms per view/.exec(out)?.[1];

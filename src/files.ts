@@ -1,7 +1,7 @@
 /** Small file checks shared by the loaders and caches. */
-import { statSync } from 'node:fs';
+import { constants, accessSync, mkdirSync, statSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { InputError, UsageError } from './core/errors.js';
 
 /** Throws an InputError naming the file unless it is a readable regular file. */
@@ -33,4 +33,56 @@ export function checkedPanosDir(dir: string, what: string): string {
   const info = statSync(path, { throwIfNoEntry: false });
   if (info && !info.isDirectory()) throw new UsageError(`${what} ${path} is not a directory`);
   return path;
+}
+
+/**
+ * Creates a directory and its missing parents, and checks that it is writable; otherwise throws an
+ * InputError naming it, what it was for and `hint`. Node's recursive mkdir retries forever where a
+ * parent exists but refuses children (`/proc/nope`), so the parents are walked here, one mkdir each.
+ */
+export function ensureWritableDirectory(dir: string, what: string, hint = ''): void {
+  const target = resolve(dir);
+  const fail = (reason: string) => new InputError(`cannot use this as the ${what}: ${reason}${hint && `; ${hint}`}`, { file: dir });
+  const missing: string[] = [];
+  for (let at = target; ; at = dirname(at)) {
+    const where = at === target ? '' : `${at}: `;
+    try {
+      if (!statSync(at).isDirectory()) throw fail(`${where}not a directory`);
+      break;
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      // ENOTDIR: a file stands somewhere above; walking up names it.
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || dirname(at) === at) throw fail(where + describeError(err));
+      missing.push(at);
+    }
+  }
+  for (const at of missing.reverse()) {
+    try {
+      mkdirSync(at);
+    } catch (err) {
+      // Another process may create the same directory at the same moment.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !isDirectory(at)) throw fail(`cannot create ${at}: ${describeError(err)}`);
+    }
+  }
+  try {
+    accessSync(target, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw fail(`not writable: ${describeError(err)}`);
+  }
+}
+
+/** "ENOENT (no such file or directory)" from Node's "ENOENT: no such file or directory, mkdir '/x'". */
+function describeError(err: unknown): string {
+  const { code, message } = err as NodeJS.ErrnoException;
+  const detail = /^[A-Z]+: ([^,]+)/.exec(message)?.[1];
+  return code ? `${code}${detail ? ` (${detail})` : ''}` : message;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
 import { EXIT, GeolabError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
+import { workspaceDir, workspaceError } from '../store/workspace.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -225,11 +226,29 @@ export async function run(argv: string[]): Promise<number> {
       // Help and --version exit 0; help shown for a missing subcommand and every parse error is usage.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (err instanceof GeolabError) {
-      process.stderr.write(`geolab: ${err.message}\n`);
-      return err.exitCode;
+    const expected = err instanceof GeolabError ? err : machineError(err, program.opts<GlobalOptions>().workspace);
+    if (expected) {
+      process.stderr.write(`geolab: ${expected.message}\n`);
+      return expected.exitCode;
     }
     process.stderr.write(`geolab: unexpected error: ${redact((err as Error).stack ?? String(err))}\n`);
     return 1;
   }
+}
+
+/** File-system refusals a user can act on (a read-only disk, a file where a folder must be). */
+const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG', 'ELOOP']);
+
+/**
+ * Errors of the machine rather than bugs: SQLite refusing the workspace database (see
+ * workspaceError) and the file system refusing a path (exit 2).
+ */
+function machineError(err: unknown, workspaceOption: string | undefined): GeolabError | undefined {
+  const fromWorkspace = workspaceError(err, workspaceDir(workspaceOption));
+  if (fromWorkspace) return fromWorkspace;
+  const { code, message, syscall, path } = (err ?? {}) as Record<string, unknown>;
+  if (typeof code !== 'string' || !FILE_SYSTEM_CODES.has(code) || typeof syscall !== 'string') return undefined;
+  // Node's message reads "EACCES: permission denied, open '/x'": keep the part before the syscall.
+  const reason = String(message).split(', ')[0] ?? code;
+  return new GeolabError(`cannot ${syscall} ${typeof path === 'string' ? path : ''}: ${reason}`, EXIT.usage);
 }

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { parseEpisodeRecord, type Turn } from '../core/episode.js';
 import { InputError } from '../core/errors.js';
 import { assertReadableFile } from '../files.js';
+import { beginWrite } from './db.js';
 import { assertRunId, ensureEvalRun } from './eval-runs.js';
 import { EpisodeFieldError, saveEpisode, type EpisodeRecord } from './episodes.js';
 import { hasImage, sha256Hex, sniffImageMime, storeImage } from './images.js';
@@ -60,9 +61,9 @@ export async function importEpisodesFile(ws: Workspace, file: string, options: I
     result.invalid.push(...problems.slice(0, MAX_REPORTED - result.invalid.length));
   };
 
-  // One transaction across the awaits of the line reader; better-sqlite3's transaction() cannot span
-  // them, and each saveEpisode nests inside it as a savepoint.
-  ws.db.exec('BEGIN IMMEDIATE');
+  // One transaction across the awaits of the line reader (a savepoint in the seeding one); each
+  // saveEpisode nests inside it as a savepoint.
+  const write = beginWrite(ws.db);
   try {
     if (options.runId !== undefined) ensureEvalRun(ws.db, { id: options.runId, root: baseDir });
     const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
@@ -94,9 +95,9 @@ export async function importEpisodesFile(ws: Workspace, file: string, options: I
       }
       result.imported++;
     }
-    ws.db.exec('COMMIT');
+    write.commit();
   } catch (err) {
-    if (ws.db.inTransaction) ws.db.exec('ROLLBACK');
+    write.rollback();
     throw err;
   }
   return result;

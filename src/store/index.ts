@@ -1,9 +1,9 @@
 /** A workspace: its directory, its database, and the demo task set seeded on first use. */
-import { existsSync, mkdirSync } from 'node:fs';
 import { DEMO_EPISODES_FILE, DEMO_TASKS_FILE } from '../paths.js';
-import { openDatabase, type Db } from './db.js';
+import { connect, migrateAndSeed, type Db } from './db.js';
+import { MIGRATIONS } from './migrations.js';
 import { importTaskFile, listTaskSets } from './task-sets.js';
-import { workspaceDir, workspacePaths } from './workspace.js';
+import { workspaceDir, workspaceError, workspacePaths } from './workspace.js';
 
 export const DEMO_SET = 'demo';
 
@@ -11,26 +11,35 @@ export interface Workspace {
   dir: string;
   paths: ReturnType<typeof workspacePaths>;
   db: Db;
-  /** True when this call created the database. */
+  /** True when this call created the schema (and seeded the demo, unless asked not to). */
   created: boolean;
   close(): void;
 }
 
-/** Opens (creating when needed) the workspace; a new one gets the demo tasks and episodes, once. */
+/**
+ * Opens (creating when needed) the workspace; a new one gets the demo tasks and episodes, once, in the
+ * transaction that creates its schema: of several processes opening a new workspace at once, one
+ * seeds it and the others wait for it, then see it seeded.
+ */
 export async function openWorkspace(explicitDir?: string, options: { seedDemo?: boolean } = {}): Promise<Workspace> {
   const dir = workspaceDir(explicitDir);
   const paths = workspacePaths(dir);
-  const created = !existsSync(paths.database);
-  mkdirSync(dir, { recursive: true });
-  const db = openDatabase(paths.database);
-  const ws: Workspace = { dir, paths, db, created, close: () => db.close() };
-  if ((options.seedDemo ?? true) && created) {
-    await importTaskFile(db, DEMO_TASKS_FILE, DEMO_SET);
-    // Recorded by datasets/demo/record-episodes.ts, so the Player has something to show at once.
-    const { importEpisodesFile } = await import('./import-episodes.js');
-    await importEpisodesFile(ws, DEMO_EPISODES_FILE, { runId: DEMO_SET });
+  let db: Db | undefined;
+  try {
+    const open = (db = connect(paths.database));
+    const ws: Workspace = { dir, paths, db: open, created: false, close: () => open.close() };
+    ws.created = await migrateAndSeed(open, MIGRATIONS, async () => {
+      if (!(options.seedDemo ?? true)) return;
+      await importTaskFile(open, DEMO_TASKS_FILE, DEMO_SET);
+      // Recorded by datasets/demo/record-episodes.ts, so the Player has something to show at once.
+      const { importEpisodesFile } = await import('./import-episodes.js');
+      await importEpisodesFile(ws, DEMO_EPISODES_FILE, { runId: DEMO_SET });
+    });
+    return ws;
+  } catch (err) {
+    db?.close();
+    throw workspaceError(err, dir) ?? err;
   }
-  return ws;
 }
 
 export interface WorkspaceSummary {

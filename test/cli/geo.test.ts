@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { geolab, jsonLines } from '../helpers/cli.js';
 import { makeTask, writeJsonl } from '../helpers/fixtures.js';
 
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'samples');
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'tasks');
 
 describe('geolab geo locate', () => {
   it('takes negative coordinates as positional arguments', () => {
@@ -56,18 +56,30 @@ describe('geolab geo locate', () => {
     expect(geolab(['geo', 'locate', '10', '200']).stderr).toContain('longitude 200 is out of range');
   });
 
-  it('agrees with the country labels of the public sample tasks', () => {
-    for (const name of ['eval_tasks_sample.jsonl', 'fixture_tasks.jsonl']) {
-      const tasks = readFileSync(join(SAMPLES, name), 'utf8')
+  it('agrees with the country labels and regions of task files in the public shapes', () => {
+    for (const name of ['eval-style.jsonl', 'fixture-style.jsonl']) {
+      const tasks = readFileSync(join(FIXTURES, name), 'utf8')
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as { country: string; start_frame?: number; frames: { lat: number; lon: number }[] });
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              country: string;
+              start_frame?: number;
+              frames: { lat: number; lon: number }[];
+              meta: { continent?: string; subregion?: string };
+            },
+        );
       const input = tasks.map((t) => {
         const f = t.frames[t.start_frame ?? 0] as { lat: number; lon: number };
         return `${f.lat},${f.lon}`;
       });
-      const out = jsonLines(geolab(['geo', 'locate', '-'], { input: input.join('\n') }).stdout) as { country: string }[];
+      const out = jsonLines(geolab(['geo', 'locate', '-'], { input: input.join('\n') }).stdout) as Record<string, string>[];
       expect(out.map((o) => o.country)).toEqual(tasks.map((t) => t.country));
+      out.forEach((o, i) => {
+        const meta = tasks[i]?.meta ?? {};
+        if (meta.subregion) expect(o).toMatchObject({ continent: meta.continent, subregion: meta.subregion });
+      });
     }
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { geolab } from '../helpers/cli.js';
 import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 
-const SAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'samples');
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'tasks');
 
 describe('geolab tasks validate', () => {
   it('accepts a clean file with exit 0 and reports counts in JSON', () => {
@@ -64,9 +64,9 @@ describe('geolab tasks validate', () => {
     expect(r.stderr).toContain('/no/such/tasks.jsonl: cannot read task file: ENOENT');
   });
 
-  it('accepts both public sample files', () => {
-    for (const name of ['eval_tasks_sample.jsonl', 'fixture_tasks.jsonl']) {
-      const r = geolab(['tasks', 'validate', join(SAMPLES, name), '--json']);
+  it('accepts files in both shapes of the public task files', () => {
+    for (const name of ['eval-style.jsonl', 'fixture-style.jsonl']) {
+      const r = geolab(['tasks', 'validate', join(FIXTURES, name), '--json']);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect((JSON.parse(r.stdout) as { errors: unknown[] }).errors).toEqual([]);
     }

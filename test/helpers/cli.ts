@@ -10,12 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
-export function geolab(args: string[], options: { input?: string; env?: Record<string, string>; home?: string } = {}): CliResult {
+export function geolab(
+  args: string[],
+  options: { input?: string; env?: Record<string, string>; home?: string; timeoutMs?: number } = {},
+): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     input: options.input ?? '',
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env },
-    timeout: 60_000,
+    // A hang becomes a failed run (code -1) instead of a stuck suite.
+    timeout: options.timeoutMs ?? 60_000,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrate, openDatabase, schemaVersion, type Db } from '../../src/store/db.js';
+import { connect, migrate, migrateAndSeed, openDatabase, schemaVersion, type Db } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { importTaskFile, listTaskSets, readTasks } from '../../src/store/task-sets.js';
 import { openWorkspace, summarize } from '../../src/store/index.js';
@@ -44,6 +44,26 @@ describe('workspace database', () => {
     expect(() => migrate(d, broken)).toThrow(/already exists/);
     expect(schemaVersion(d)).toBe(MIGRATIONS.length);
     expect(d.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'half'").get()).toEqual({ n: 0 });
+  });
+
+  it('migrates and seeds in one transaction: a failing seed leaves an empty database, the next open seeds it', async () => {
+    const file = join(tempDir(), 'geolab.db');
+    const first = connect(file);
+    open.push(first);
+    const failing = async () => {
+      await importTaskFile(first, writeJsonl([makeTask(0)]), 'seed');
+      throw new Error('seed broke half-way');
+    };
+    await expect(migrateAndSeed(first, MIGRATIONS, failing)).rejects.toThrow('seed broke half-way');
+    expect(schemaVersion(first)).toBe(0);
+    expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").get()).toEqual({ n: 0 });
+    const tasks = writeJsonl([makeTask(0)]);
+    const seed = async () => {
+      await importTaskFile(first, tasks, 'seed');
+    };
+    expect(await migrateAndSeed(first, MIGRATIONS, seed)).toBe(true);
+    expect(await migrateAndSeed(first, MIGRATIONS, () => Promise.reject(new Error('never seeds twice')))).toBe(false);
+    expect(listTaskSets(first).map((s) => s.name)).toEqual(['seed']);
   });
 
   it('refuses a database from a newer geolab', () => {

@@ -1,7 +1,7 @@
 /** `geolab env serve`: the embedded environment as an OpenEnv server. */
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, ServiceError, UsageError } from '../../core/errors.js';
 import type { ServedSplits } from '../../env/task-splits.js';
-import { checkedPanosDir } from '../../files.js';
+import { checkedPanosDir, ensureWritableDirectory } from '../../files.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -40,6 +40,11 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
   const panoramasDir = panos ?? workspacePaths(workspaceDir(opts.workspace)).panoramas;
   const served = opts.tasks?.length ? await fileSplits(opts.tasks, panoramasDir) : await allWorkspaceSplits(opts.workspace, panos);
   const { splits } = served;
+  // The demo's panoramas are drawn into the cache on first use: a cache that cannot be written is
+  // refused now, not found out by the first session.
+  if (!opts.tasks?.length || !panos) {
+    ensureWritableDirectory(panoramasDir, 'panorama cache', 'choose another with --panos or --workspace');
+  }
   const env = createEnvironment({
     splits,
     panoramasDir,
@@ -61,6 +66,10 @@ export async function serveCommand(opts: ServeOptions): Promise<void> {
     port: opts.port,
     maxSessions: opts.maxSessions,
     idleTimeoutS: opts.idleTimeout,
+  }).catch(async (err: unknown) => {
+    // The render workers would keep the process alive with nothing to serve.
+    await env.close();
+    throw listenError(err, opts.host, opts.port) ?? err;
   });
   if (!LOOPBACK.has(opts.host)) warn(`geolab: listening on ${opts.host}: the environment is reachable from the network`);
   const info = {
@@ -109,5 +118,25 @@ async function allWorkspaceSplits(workspace: string | undefined, panos: string |
     return served.load(served.sizes.keys());
   } finally {
     ws.close();
+  }
+}
+
+/** Why the server could not listen, as a user can act on it; undefined for what is not expected. */
+function listenError(err: unknown, host: string, port: number): ServiceError | undefined {
+  const where = `${host}:${port}`;
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ServiceError(`cannot listen on ${where}: the port is in use; pick another with --port (0 picks a free one)`);
+    case 'EADDRNOTAVAIL':
+      return new ServiceError(`cannot listen on ${where}: ${host} is not an address of this machine; try --host 127.0.0.1`);
+    case 'EACCES':
+      return new ServiceError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another with --port`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new ServiceError(`cannot listen on ${where}: --host ${host} is not an IP address or a name that resolves; try --host 127.0.0.1`);
+    default:
+      return undefined;
   }
 }
