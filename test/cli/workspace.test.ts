@@ -124,6 +124,16 @@ describe('a workspace path geolab cannot use', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
+      'geolab: /proc/nope: cannot use this as the workspace directory: cannot create /proc/nope: ENOENT (no such file or directory); ' +
+        'choose another with --workspace or GEOLAB_HOME\n',
+    );
+  });
+
+  it('env serve refuses a panorama cache it cannot write, before listening', () => {
+    const r = geolab(['env', 'serve', '--port', '0', '--panos', '/proc/nope/panos'], { home: tempDir(), timeoutMs: 20_000 });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
       'geolab: /proc/nope/panos: cannot use this as the panorama cache: cannot create /proc/nope: ENOENT (no such file or directory); ' +
         'choose another with --panos or --workspace\n',
     );
