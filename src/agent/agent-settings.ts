@@ -10,6 +10,7 @@
 import type { LatLon } from '../core/geodesy.js';
 import type { Endpoint } from './openai.js';
 import type { Protocol } from './policies/model.js';
+import type { PromptTemplate } from './protocols/template.js';
 import type { ToolSet } from './protocols/tools.js';
 
 export type PolicyName = 'model' | 'random-land' | 'fixed' | 'prior';
@@ -44,6 +45,8 @@ export interface AgentSettings {
   seed?: number;
   /** A remote environment server; default: the embedded one over the demo splits. */
   envUrl?: string;
+  /** A user's prompt template (--prompt-file) in place of geolab's instructions. */
+  prompt?: PromptTemplate;
 }
 
 /** A model playing by `protocol` on one task, everything else at the harness's defaults. */

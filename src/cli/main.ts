@@ -133,6 +133,7 @@ export function buildProgram(): Command {
     .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
     .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
     .addOption(new Option('--tools <set>', 'tools offered with --protocol tools').choices(['trained', 'all']).default('trained'))
+    .option('--prompt-file <file>', "a prompt template with the harness's {max_turns} and {tools} in place of geolab's instructions")
     .option('--point <lat,lon>', 'the point of --policy fixed')
     .option('--split <name>', 'split to play from')
     .option('--task <n>', 'task index', integer('--task'))

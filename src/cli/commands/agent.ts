@@ -27,6 +27,7 @@ import {
 } from '../../agent/agent-settings.js';
 import { checkModel } from '../../agent/openai.js';
 import type { Protocol } from '../../agent/policies/model.js';
+import { loadPromptTemplate, type PromptTemplate } from '../../agent/protocols/template.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { runHeadless } from '../../agent/runner.js';
 import type { RunOptions } from '../../agent/types.js';
@@ -55,6 +56,8 @@ export interface AgentOptions extends GlobalOptions {
   seed?: number;
   /** Seconds per model request attempt. */
   timeout?: number;
+  /** A prompt template with the harness's placeholders. */
+  promptFile?: string;
 }
 
 export async function agentCommand(opts: AgentOptions): Promise<void> {
@@ -150,7 +153,13 @@ function checkOptions(opts: AgentOptions): AgentSettings {
     endpoint: policy === 'model' ? endpointOf(opts) : null,
     seed: opts.seed,
     envUrl: opts.env,
+    ...(opts.promptFile !== undefined ? { prompt: promptOf(opts.promptFile, policy) } : {}),
   };
+}
+
+function promptOf(file: string, policy: PolicyName): PromptTemplate {
+  if (policy !== 'model') throw new UsageError(`--prompt-file is for --policy model: the ${policy} baseline sends no prompt`);
+  return loadPromptTemplate(file);
 }
 
 function endpointOf(opts: AgentOptions): AgentSettings['endpoint'] {
