@@ -113,6 +113,7 @@ export function buildProgram(): Command {
     .description('import a schema-v2 episodes.jsonl (the public harness\'s runs) into the workspace')
     .argument('<file>', 'episodes JSONL file')
     .option('--skip-invalid', 'skip and count bad lines instead of stopping')
+    .option('--images-dir <dir>', "a folder besides the file's own that image_path may point into")
     .option('--json', 'JSON output')
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
 
