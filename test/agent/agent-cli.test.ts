@@ -12,6 +12,7 @@ import { truthOf } from '../../src/core/tasks.js';
 import { demoSplits } from '../../src/env/task-splits.js';
 import { BIN, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { harnessRead } from '../helpers/harness.js';
 import { startScriptedOpenAI, toolCall, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 
 const SPLIT = 'eval';
@@ -92,6 +93,8 @@ describe('geolab agent', () => {
     expect(episode).toMatchObject({ model_name: 'scripted', task: { split: SPLIT, index: INDEX }, config: { mode: 'agentic', protocol: 'tools', max_turns: 12, retries: 2, base_url: 'embedded' } });
     expect(episode.turns).toHaveLength(4);
     expect(episode.turns![1]!.image_path).toMatch(/\.jpg$/);
+    const read = harnessRead(join(/recorded in (\S+)/.exec(result.stderr)![1]!, 'episodes.jsonl'));
+    expect(read.code, read.stderr).toBe(0);
 
     // The key went out as a bearer token and nowhere else.
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
