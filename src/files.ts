@@ -1,7 +1,8 @@
-/** Small file checks shared by the loaders and caches. */
-import { constants, accessSync, mkdirSync, statSync } from 'node:fs';
+/** Small file checks and reads shared by the loaders and caches. */
+import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
+import { createInterface } from 'node:readline';
 import { InputError, UsageError } from './core/errors.js';
 
 /** Throws an InputError naming the file unless it is a readable regular file. */
@@ -85,4 +86,67 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The lines of a text file, numbered from 1, with a UTF-8 byte order mark at its start dropped (some
+ * Windows editors write one; JSON.parse refuses it).
+ */
+export async function* textLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+  const input = createReadStream(file, { encoding: 'utf8' });
+  let line = 0;
+  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+    line++;
+    yield { line, text: line === 1 ? text.replace(/^\uFEFF/, '') : text };
+  }
+}
+
+export type ContainedRead = { ok: true; bytes: Buffer } | { ok: false; missing: boolean; reason: string };
+
+/**
+ * Reads a file a piece of input names (an episode's image_path), only if it is a regular file of at
+ * most `maxBytes` whose real path (symlinks resolved) lies inside one of `roots` (real paths). FIFOs,
+ * devices, sockets and directories are refused without blocking: the file is opened non-blocking
+ * and checked on the descriptor itself, so it cannot be swapped between the check and the read.
+ */
+export function readContainedFile(path: string, roots: readonly string[], maxBytes: number): ContainedRead {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, missing: code === 'ENOENT', reason: `cannot be resolved (${code ?? (err as Error).message})` };
+  }
+  if (!roots.some((root) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep))) {
+    return { ok: false, missing: false, reason: real === path ? 'is outside the allowed folders' : `leads outside the allowed folders (to ${real})` };
+  }
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (err) {
+    return { ok: false, missing: false, reason: `cannot be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { ok: false, missing: false, reason: `is ${kindOf(info)}, not a regular file` };
+    if (info.size > maxBytes) return { ok: false, missing: false, reason: `has ${info.size} bytes, above the cap of ${maxBytes}` };
+    const bytes = Buffer.alloc(info.size);
+    let read = 0;
+    while (read < info.size) {
+      const n = readSync(fd, bytes, read, info.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { ok: true, bytes: bytes.subarray(0, read) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isDirectory()) return 'a directory';
+  if (info.isSocket()) return 'a socket';
+  return 'a special file';
 }

@@ -34,7 +34,7 @@ export async function openAgentRun(settings: AgentSettings, context: { workspace
   const environment = await openEnvironment(settings, context.workspace);
   try {
     const policy = buildPolicy(settings, environment, context.served);
-    const config = harnessConfig(settings);
+    const config = harnessConfig(settings, environment.client.location);
     return {
       run: {
         client: environment.client,
@@ -60,14 +60,18 @@ export async function embeddedTaskProblem(workspace: Workspace, split: string, i
   return taskProblem((await workspaceSplits(workspace)).sizes, EMBEDDED, split, index);
 }
 
-/** The harness's config, on every record and in the run's run.json. */
-function harnessConfig(settings: AgentSettings): Record<string, unknown> {
+/**
+ * The harness's config, on every record and in the run's run.json: `base_url` is the environment's
+ * (the model's endpoint is in the record's `model` block), and geolab's protocol is a key of its own
+ * beside the harness's `mode`.
+ */
+function harnessConfig(settings: AgentSettings, environmentUrl: string): Record<string, unknown> {
   const { endpoint } = settings;
   return {
-    mode: endpoint ? settings.protocol : 'baseline',
-    prompt_version: endpoint ? promptVersionOf(settings.protocol) : null,
+    mode: 'agentic',
+    ...(endpoint ? { protocol: settings.protocol, prompt_version: promptVersionOf(settings.protocol, settings.prompt) } : {}),
     policy: settings.policy,
-    base_url: endpoint?.baseUrl ?? null,
+    base_url: environmentUrl,
     retries: endpoint ? (endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) - 1 : 0,
     ...(endpoint && settings.protocol === 'tools' ? { tools: settings.tools } : {}),
     ...(endpoint ? { image_size: settings.imageSizePx } : {}),
@@ -187,6 +191,7 @@ function buildPolicy(settings: AgentSettings, environment: OpenedEnvironment, se
       imageSizePx: settings.imageSizePx,
       guard: environment.guard,
       served,
+      prompt: settings.prompt,
     });
   }
   switch (settings.policy) {

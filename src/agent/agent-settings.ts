@@ -11,6 +11,7 @@ import type { LatLon } from '../core/geodesy.js';
 import { registerSecret } from '../core/secrets.js';
 import type { Endpoint } from './openai.js';
 import type { Protocol } from './policies/model.js';
+import type { PromptTemplate } from './protocols/template.js';
 import type { ToolSet } from './protocols/tools.js';
 
 export type PolicyName = 'model' | 'random-land' | 'fixed' | 'prior';
@@ -49,6 +50,8 @@ export interface AgentSettings {
   panos?: string;
   /** Let the embedded environment fetch missing panoramas from Mapillary. */
   fetch?: boolean;
+  /** A user's prompt template (--prompt-file) in place of geolab's instructions. */
+  prompt?: PromptTemplate;
 }
 
 /** A model playing by `protocol` on one task, everything else at the harness's defaults. */

@@ -55,6 +55,9 @@ export interface ChatReply {
   finishReason: string | null;
   tokensIn: number | null;
   tokensOut: number | null;
+  tokensTotal: number | null;
+  /** Reasoning tokens within tokensOut, when the server says (`completion_tokens_details`). */
+  tokensReasoning: number | null;
 }
 
 export interface ChatCall {
@@ -199,7 +202,7 @@ function joinUrl(baseUrl: string, path: string): string {
 function readReply(data: unknown): ChatReply | null {
   const body = data as {
     choices?: { message?: Record<string, unknown>; finish_reason?: unknown }[];
-    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown; completion_tokens_details?: { reasoning_tokens?: unknown } };
   };
   const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
   const message = choice?.message;
@@ -213,6 +216,8 @@ function readReply(data: unknown): ChatReply | null {
     finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
     tokensIn: typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : null,
     tokensOut: typeof body.usage?.completion_tokens === 'number' ? body.usage.completion_tokens : null,
+    tokensTotal: typeof body.usage?.total_tokens === 'number' ? body.usage.total_tokens : null,
+    tokensReasoning: typeof body.usage?.completion_tokens_details?.reasoning_tokens === 'number' ? body.usage.completion_tokens_details.reasoning_tokens : null,
   };
 }
 

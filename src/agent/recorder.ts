@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parseEpisodeRecord, type Turn } from '../core/episode.js';
+import { parseEpisodeRecord, withoutEmptyKeys, type Turn } from '../core/episode.js';
 import { GeolabError } from '../core/errors.js';
 import { saveEpisode, type EpisodeRecord } from '../store/episodes.js';
 import { assertRunId, ensureEvalRun } from '../store/eval-runs.js';
@@ -52,9 +52,9 @@ export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Re
         run_id: runId,
         name: options.runName ?? runId,
         created_at: createdAt,
-        model_name: first.model_name ?? null,
-        model: first.model ?? null,
-        config,
+        model_name: first.model_name,
+        model: first.model,
+        config: withoutEmptyKeys(config),
       };
       writeFileSync(runFile, JSON.stringify(run, null, 2) + '\n');
     }
@@ -67,7 +67,9 @@ export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Re
     runDir,
     // The body never awaits: episodes written concurrently by several runners never interleave
     // their lines, and the run is started exactly once.
-    async write(record, images) {
+    async write(given, images) {
+      // Keys without a value are left out of what is written (DESIGN §1.2), whoever built the record.
+      const record = withoutEmptyKeys(given);
       // Checked before anything is written, so the JSONL only ever holds records the harness reads.
       const parsed = parseEpisodeRecord(record);
       if (!parsed.ok) throw new GeolabError(`episode ${record.episode_id} is not a valid schema-v2 record: ${parsed.error}`);

@@ -12,7 +12,7 @@
  * says why.
  */
 import { randomUUID } from 'node:crypto';
-import { EPISODE_SCHEMA_VERSION, type Camera, type CompletedEpisode, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
+import { EPISODE_SCHEMA_VERSION, tokenCounts, withoutEmptyKeys, type Camera, type CompletedEpisode, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
 import { ServiceError } from '../core/errors.js';
 import { redactDeep } from '../core/secrets.js';
 import { referenceReward } from '../core/scoring.js';
@@ -66,19 +66,19 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
   emit({ type: 'started', episodeId: played.episodeId, split: options.split, index: options.index, observation: first.observation });
   await policy.begin?.(first);
   const image = keepImage(first.observation, played.images);
-  played.turns.push({
-    ...observed(first, image),
-    turn: 0,
-    status: 'ok',
-    camera_before: null,
-    camera_after: camera,
-    action: { action: 'reset' },
-    // The environment's opening prompt is never forwarded (it names its own tools and budget):
-    // each protocol writes its own, recorded on turn 1.
-    prompt: null,
-    model: null,
-    messages: [],
-  });
+  // No prompt and no model on turn 0: the environment's opening prompt is never forwarded (it names
+  // its own tools and budget); each protocol writes its own, recorded on turn 1.
+  played.turns.push(
+    turnRecord({
+      ...observed(first, image),
+      turn: 0,
+      status: 'ok',
+      camera_before: camera,
+      camera_after: camera,
+      action: { action: 'reset' },
+      messages: [],
+    }),
+  );
 
   let current = first;
   let forcedGuess = false;
@@ -101,7 +101,8 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     for (const [sha256, sent] of decision.images ?? []) played.images.set(sha256, sent);
 
     let action = decision.action;
-    let harnessAction: HarnessAction | null = decision.harnessAction ?? (action ? toHarnessAction(action) : null);
+    // turn.action is what the model sent (DESIGN §1.2); the wire action executed goes beside it.
+    let harnessAction: HarnessAction | undefined = decision.harnessAction ?? (action ? toHarnessAction(action) : undefined);
     if (forced && !isUsableGuess(action)) {
       action = EMPTY_GUESS;
       harnessAction = { action: 'forced_guess' };
@@ -110,14 +111,15 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     const common = {
       turn,
       camera_before: camera,
+      action: harnessAction,
       // Spread: the record's schema wants a plain object where the policy's type is an interface.
-      model: decision.model ? { ...decision.model } : null,
-      prompt: decision.prompt ?? null,
+      model: decision.model ? { ...decision.model } : undefined,
+      prompt: decision.prompt,
       messages: decision.messages ?? [],
     };
 
     if (!action) {
-      const record: Turn = { ...unchanged(current, camera, decision.note ?? noActionNote(decision)), ...common, status: decision.status, action: null };
+      const record = turnRecord({ ...unchanged(current, camera, decision.note ?? noActionNote(decision)), ...common, status: decision.status });
       played.turns.push(record);
       emit({ type: 'turn', turn: record, image: null, observation: current.observation });
       continue;
@@ -127,7 +129,7 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     if (!stepped.ok) {
       // The environment refused the action as invalid: nothing changed, the turn is spent, and the
       // policy hears why (a tool call must be answered) through an unchanged observation.
-      const record: Turn = { ...unchanged(current, camera, stepped.feedback), ...common, status: 'unparseable', action: harnessAction };
+      const record = turnRecord({ ...unchanged(current, camera, stepped.feedback), ...common, status: 'unparseable', wire_action: action });
       played.turns.push(record);
       emit({ type: 'turn', turn: record, image: null, observation: current.observation });
       policy.observe?.(refusal(current, stepped.feedback), decision);
@@ -136,14 +138,14 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     const result = stepped.result;
     camera = cameraOf(result.observation, await untilAborted(frameIndexOf(client), signal));
     const shown = keepImage(result.observation, played.images);
-    const record: Turn = { ...observed(result, shown), ...common, status: decision.status, camera_after: camera, action: harnessAction };
+    const record = turnRecord({ ...observed(result, shown), ...common, status: decision.status, camera_after: camera, wire_action: action });
     played.turns.push(record);
     emit({ type: 'turn', turn: record, image: shown?.bytes ?? null, observation: result.observation });
     policy.observe?.(result, decision);
     current = result;
   }
 
-  return {
+  return withoutEmptyKeys({
     schema_version: EPISODE_SCHEMA_VERSION,
     episode_id: played.episodeId,
     recorded_at: new Date().toISOString(),
@@ -153,7 +155,12 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     config: configOf(options, maxTurns),
     turns: played.turns,
     outcome: outcomeOf(current, played, forcedGuess),
-  };
+  });
+}
+
+/** A turn as recorded: keys without a value left out (DESIGN §1.2). */
+function turnRecord(turn: Turn & { messages: unknown[] }): Turn {
+  return withoutEmptyKeys(turn);
 }
 
 type Stepped = { ok: true; result: StepResult } | { ok: false; feedback: string };
@@ -244,8 +251,13 @@ function taskOf(options: RunOptions, metadata: Record<string, unknown>, first: O
   };
 }
 
+/**
+ * The harness's config: `base_url` is where the ENVIRONMENT is (the model endpoint is the model
+ * block's base_url): a remote server's URL, or `embedded` for the in-process environment, which has
+ * no URL.
+ */
 function configOf(options: RunOptions, maxTurns: number) {
-  return { environment: options.client.location, ...options.config, max_turns: maxTurns };
+  return { ...options.config, mode: 'agentic', base_url: options.client.location, max_turns: maxTurns };
 }
 
 function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Outcome {
@@ -254,8 +266,7 @@ function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Out
   const distanceKm = o.distance_km ?? num(m.distance_km);
   const turns = played.turns.filter((t) => t.turn > 0);
   const models = turns.map((t) => t.model).filter((model) => model !== null && model !== undefined);
-  const tokens = (key: 'in' | 'out') =>
-    models.reduce((total, model) => total + (num((model.tokens as { in?: unknown; out?: unknown } | null)?.[key]) ?? 0), 0);
+  const tokens = (key: 'input' | 'output') => models.reduce((total, model) => total + (tokenCounts(model.tokens)[key] ?? 0), 0);
   return {
     reward: final.reward ?? num(m.reward) ?? 0,
     train_reward: referenceReward(distanceKm, o.action_cost),
@@ -281,8 +292,8 @@ function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Out
     turns_provider_error: turns.filter((t) => t.status === 'provider_error').length,
     wall_clock_s: (performance.now() - played.startedMs) / 1000,
     model_latency_s: models.reduce((total, model) => total + (model.latency_s ?? 0), 0),
-    tokens_in: tokens('in'),
-    tokens_out: tokens('out'),
+    tokens_in: tokens('input'),
+    tokens_out: tokens('output'),
   };
 }
 
@@ -362,9 +373,11 @@ export async function runHeadless(options: RunOptions & { print?: (line: string)
 const SHORT_FEEDBACK_CHARS = 100;
 
 export function turnLine(turn: Turn): string {
+  // The executed action when there is one (aliases resolved, numbers clamped), else what was sent.
+  const shown = turn.wire_action && turn.action?.action !== 'forced_guess' ? toHarnessAction(turn.wire_action as Action) : turn.action;
   const what =
-    turn.status === 'ok' || (turn.action && turn.status !== 'provider_error')
-      ? formatAction((turn.action ?? { action: '?' }) as HarnessAction)
+    turn.status === 'ok' || (shown && turn.status !== 'provider_error')
+      ? formatAction((shown ?? { action: '?' }) as HarnessAction)
       : `[${turn.status === 'provider_error' ? 'provider error' : (turn.status ?? 'no action')}]`;
   const feedback = (turn.feedback ?? '').replace(/\s+/g, ' ').trim();
   const short = feedback.length > SHORT_FEEDBACK_CHARS ? `${feedback.slice(0, SHORT_FEEDBACK_CHARS - 3)}...` : feedback;

@@ -24,12 +24,15 @@ export interface RecordedMessage {
 
 export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; sha256: string; mime: string };
 
-/** What the model side of one turn did (DESIGN §1.2 turn.model). */
+/** What the model side of one turn did (DESIGN §1.2 turn.model, the harness's names). */
 export interface TurnModelInfo {
+  /** The reply's text (empty when the model only called tools). */
   reply?: string | null;
+  /** Native tool calls, as the model sent them. */
+  tool_calls?: unknown[];
   reasoning?: string | null;
   finish_reason?: string | null;
-  tokens?: { in?: number; out?: number } | null;
+  tokens?: { input?: number; output?: number; total?: number; reasoning?: number } | null;
   latency_s?: number | null;
   attempts?: number;
   errors?: string[];
@@ -53,7 +56,10 @@ export interface PolicyContext {
 export interface PolicyDecision {
   /** The wire action to execute; null when the reply held no usable action (costs the turn). */
   action: Action | null;
-  /** The parsed action in harness form, recorded on the turn. */
+  /**
+   * The action as the model sent it, in harness form (recorded as turn.action), also when it could
+   * not be used; the runner records `action` itself as turn.wire_action.
+   */
   harnessAction?: HarnessAction;
   /** `ok`, `unparseable` or `provider_error` (recorded as turn.status). */
   status: 'ok' | 'unparseable' | 'provider_error';

@@ -150,6 +150,7 @@ export function buildProgram(): Command {
     .description('import a schema-v2 episodes.jsonl (the public harness\'s runs) into the workspace')
     .argument('<file>', 'episodes JSONL file')
     .option('--skip-invalid', 'skip and count bad lines instead of stopping')
+    .option('--images-dir <dir>', "a folder besides the file's own that image_path may point into")
     .option('--json', 'JSON output')
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
 
@@ -172,6 +173,7 @@ export function buildProgram(): Command {
     .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
     .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
     .addOption(new Option('--tools <set>', 'tools offered with --protocol tools').choices(['trained', 'all']).default('trained'))
+    .option('--prompt-file <file>', "a prompt template with the harness's {max_turns} and {tools} in place of geolab's instructions")
     .option('--point <lat,lon>', 'the point of --policy fixed')
     .option('--split <name>', 'split to play from')
     .option('--task <n>', 'task index', integer('--task'))

@@ -54,13 +54,26 @@ export const cameraSchema = z.looseObject({
   frame_index: maybe(count),
 });
 
+/**
+ * A turn's token usage in the harness's names. Providers add keys of their own (Anthropic's
+ * cache_read, ...), and geolab's records before the harness dialect wrote `{in, out}`: both are read.
+ */
+export const turnTokensSchema = z.looseObject({
+  input: maybe(count),
+  output: maybe(count),
+  total: maybe(count),
+  reasoning: maybe(count),
+});
+
 /** What the model did on one turn, as recorded by the harness. */
 export const turnModelSchema = z.looseObject({
+  /** The reply's text; native tool calls are in `tool_calls`. */
   reply: maybe(z.string()),
+  tool_calls: maybe(z.array(z.unknown())),
   reasoning: maybe(z.string()),
   finish_reason: maybe(z.string()),
-  // A count or a provider's usage object, depending on the adapter; totals live in the outcome.
-  tokens: z.unknown().optional(),
+  // Some older adapters recorded a bare count.
+  tokens: maybe(z.union([count, turnTokensSchema])),
   latency_s: maybe(z.number().nonnegative()),
   attempts: maybe(count),
   errors: maybe(z.array(z.unknown())),
@@ -71,8 +84,13 @@ export const turnSchema = z.looseObject({
   status: maybe(z.string()),
   camera_before: maybe(cameraSchema),
   camera_after: maybe(cameraSchema),
-  /** Harness form: {"action": "look", "heading_deg": 90}; "reset" on turn 0, "forced_guess" when forced. */
+  /**
+   * The action as the model sent it, harness form ({"action": "look", "heading_deg": 90}); "reset" on
+   * turn 0, "forced_guess" when forced. Absent when the reply held no action object.
+   */
   action: maybe(z.looseObject({ action: z.string() })),
+  /** geolab's extra: the wire action executed (aliases resolved, numbers clamped to their ranges). */
+  wire_action: maybe(z.looseObject({ op: z.string() })),
   pins: maybe(z.array(latLon)),
   image_kind: maybe(z.enum(['view', 'map', 'none'])),
   image_sha256: maybe(z.string()),
@@ -129,7 +147,8 @@ export const completedEpisodeSchema = z.looseObject({
   model: maybe(modelIdentitySchema),
   task: episodeTaskSchema,
   config: maybe(episodeConfigSchema),
-  turns: z.array(turnSchema).optional(),
+  // Required: the harness's own readers (replay) index row["turns"] on every record with no error.
+  turns: z.array(turnSchema),
   outcome: outcomeSchema,
 });
 
@@ -175,6 +194,31 @@ export function parseEpisodeRecord(value: unknown): ParsedEpisode {
   }
   const completed = completedEpisodeSchema.safeParse(value);
   return completed.success ? { ok: true, kind: 'completed', record: completed.data } : invalid(completed.error);
+}
+
+/** Input and output token counts of a turn's `model.tokens`, in either dialect (null: not reported). */
+export function tokenCounts(tokens: unknown): { input: number | null; output: number | null } {
+  if (!isRecord(tokens)) return { input: null, output: null };
+  const countOf = (...keys: string[]) => {
+    const value = keys.map((key) => tokens[key]).find((v) => typeof v === 'number' && Number.isFinite(v));
+    return typeof value === 'number' ? value : null;
+  };
+  return { input: countOf('input', 'in'), output: countOf('output', 'out') };
+}
+
+/**
+ * The record as written: every object key whose value is null or undefined is left out, at any
+ * depth (DESIGN §1.2; the harness reads `t.get("model", {})`, which a null would break). Array
+ * elements are kept as they are.
+ */
+export function withoutEmptyKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => withoutEmptyKeys(item)) as T;
+  if (!isRecord(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== null && item !== undefined) kept[key] = withoutEmptyKeys(item);
+  }
+  return kept as T;
 }
 
 function invalid(error: z.ZodError): ParsedEpisode {

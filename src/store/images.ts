@@ -25,13 +25,39 @@ export function imageRelativePath(sha256: string, mime: ImageMime): string {
 
 /** Stores the bytes once (skipped when already present) and returns their sha256. */
 export function storeImage(ws: Workspace, bytes: Buffer, mime: ImageMime): string {
+  const { image } = writeImageFile(ws, bytes, mime);
+  insertImageRow(ws.db, image);
+  return image.sha256;
+}
+
+/** An image file in the store and what its `images` row says of it. */
+export interface StoredImageFile {
+  sha256: string;
+  mime: ImageMime;
+  width: number | null;
+  height: number | null;
+  bytes: number;
+  /** Relative to the images directory. */
+  path: string;
+}
+
+/**
+ * The file half of storeImage, for writers that must not touch files inside a write transaction
+ * (an import): `created` says whether this call wrote the file, so a rolled-back import can remove it.
+ */
+export function writeImageFile(ws: Workspace, bytes: Buffer, mime: ImageMime): { image: StoredImageFile; created: boolean; file: string } {
   const sha256 = sha256Hex(bytes);
   const relative = imageRelativePath(sha256, mime);
   const file = join(ws.paths.images, relative);
-  if (!existsSync(file)) writeAtomically(file, bytes);
+  const created = !existsSync(file);
+  if (created) writeAtomically(file, bytes);
   const size = imageSize(bytes, mime);
-  statements(ws.db).insert.run(sha256, mime, size?.width ?? null, size?.height ?? null, bytes.length, relative, new Date().toISOString());
-  return sha256;
+  return { image: { sha256, mime, width: size?.width ?? null, height: size?.height ?? null, bytes: bytes.length, path: relative }, created, file };
+}
+
+/** The row half of storeImage (a no-op when the row exists). */
+export function insertImageRow(db: Db, image: StoredImageFile): void {
+  statements(db).insert.run(image.sha256, image.mime, image.width, image.height, image.bytes, image.path, new Date().toISOString());
 }
 
 /** Absolute path of a stored image, or undefined when the store has no image with that hash. */

@@ -2,10 +2,8 @@
  * The one task loader: streams a JSONL task file line by line (constant memory in the file's size
  * when `onTask` is given) through the pure rules of src/core/tasks.
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { InputError } from '../core/errors.js';
-import { assertReadableFile } from '../files.js';
+import { assertReadableFile, textLines } from '../files.js';
 import { parseTaskLine, TaskSetValidator, type LabelCheck, type Task, type TaskError, type TaskWarning } from '../core/tasks.js';
 
 export interface LoadOptions {
@@ -33,9 +31,8 @@ export async function loadTaskFile(file: string, options: LoadOptions = {}): Pro
   const tasks: Task[] = [];
   let count = 0;
   let lineNo = 0;
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const text of lines) {
-    lineNo++;
+  for await (const { line, text } of textLines(file)) {
+    lineNo = line;
     if (text.trim() === '') continue;
     const parsed = parseTaskLine(text, lineNo);
     if (!parsed.ok) {
@@ -49,7 +46,7 @@ export async function loadTaskFile(file: string, options: LoadOptions = {}): Pro
   }
   const { errors, warnings } = validator.finish();
   if (count === 0 && errors.length === 0) {
-    errors.push({ line: 0, field: '(file)', message: 'no tasks in file' });
+    errors.push({ line: 0, field: '(file)', message: `no tasks in file${lineNo === 0 ? ' (it is empty)' : ''}: expected one JSON task per line` });
   }
   tasks.sort((a, b) => a.task_index - b.task_index);
   return { file, tasks, count, lines: lineNo, errors, warnings };

@@ -2,7 +2,7 @@
  * `geolab agent` end to end: the real binary against a scripted OpenAI-compatible server, with the
  * embedded environment and a private workspace, read back from the run's episodes.jsonl.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEpisodeRecord, type CompletedEpisode } from '../../src/core/episode.js';
@@ -11,6 +11,7 @@ import { truthOf } from '../../src/core/tasks.js';
 import { demoSplits } from '../../src/env/task-splits.js';
 import { spawnGeolab, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { harnessRead } from '../helpers/harness.js';
 import { startScriptedOpenAI, toolCall, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 
 const SPLIT = 'eval';
@@ -73,9 +74,11 @@ describe('geolab agent', () => {
     expect(episode.outcome.distance_km).toBeCloseTo(d, 6);
     expect(episode.outcome.reward).toBeCloseTo(Math.max(0, Math.exp(-d / 1492.7) - 0.03), 9);
     expect(episode.outcome).toMatchObject({ guess: [guess.lat, guess.lon], truth: [truth.lat, truth.lon], action_cost: 0.03, forced_guess: false, turns_used: 3 });
-    expect(episode).toMatchObject({ model_name: 'scripted', task: { split: SPLIT, index: INDEX }, config: { mode: 'tools', max_turns: 12, retries: 2 } });
+    expect(episode).toMatchObject({ model_name: 'scripted', task: { split: SPLIT, index: INDEX }, config: { mode: 'agentic', protocol: 'tools', max_turns: 12, retries: 2, base_url: 'embedded' } });
     expect(episode.turns).toHaveLength(4);
     expect(episode.turns![1]!.image_path).toMatch(/\.jpg$/);
+    const read = harnessRead(join(/recorded in (\S+)/.exec(result.stderr)![1]!, 'episodes.jsonl'));
+    expect(read.code, read.stderr).toBe(0);
 
     // The key went out as a bearer token and nowhere else.
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
@@ -117,8 +120,51 @@ describe('geolab agent', () => {
     expect(result.code, result.stderr).toBe(0);
     const episode = recorded(result);
     expect(episode.outcome).toMatchObject({ verdict: 'Perfect', distance_km: 0, reward: 1, train_reward: 1 });
-    expect(episode.config).toMatchObject({ mode: 'json', prompt_version: 'v2' });
+    // geolab's own prompt is recorded as geolab's, never as the harness's "v2".
+    expect(episode.config).toMatchObject({ mode: 'agentic', protocol: 'json', prompt_version: 'geolab-json-1' });
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it("runs a user's prompt template with the harness's placeholders and records its declared version", async () => {
+    const dir = tempDir('geolab-prompt-');
+    const file = join(dir, 'published.txt');
+    writeFileSync(
+      file,
+      '# prompt_version: published-v2\nYou have {max_turns} turns left. Each turn, reply with one JSON object.\n{{"action": "guess", "lat": 1, "lon": 2}}\nAvailable this episode: {tools}\n',
+    );
+    server = await startScriptedOpenAI({
+      script: [{ text: '{"action": "look", "heading_deg": 90}' }, { text: `{"action": "guess", "lat": ${truth.lat}, "lon": ${truth.lon}}` }],
+    });
+    const args = ['agent', '--headless', '--protocol', 'json', '--prompt-file', file, '--base-url', server.baseUrl, '--model', 'scripted', '--split', SPLIT, '--task', String(INDEX)];
+    const result = await geolab(args);
+    expect(result.code, result.stderr).toBe(0);
+    const episode = recorded(result);
+    expect(episode.config).toMatchObject({ prompt_version: 'published-v2' });
+    expect(episode.model).toMatchObject({ prompt_version: 'published-v2' });
+    // Sent as the harness sends it: one user message, the template filled, braces made single.
+    const [first, second] = server.requests.map((r) => r.body.messages);
+    expect(first!.map((m) => m.role)).toEqual(['user']);
+    const text = (first![0]!.content as { type: string; text?: string }[])[0]!.text!;
+    expect(text).toMatch(/^You have 12 turns left\. Each turn, reply with one JSON object\.\n\{"action": "guess", "lat": 1, "lon": 2\}\nAvailable this episode: look, pan, zoom, move, pin, view_map, measure, guess\n/);
+    expect(text).not.toContain('prompt_version');
+    expect(JSON.stringify(second)).toContain('You have 11 turns left.');
+    expect(JSON.stringify(second)).toContain('What has happened so far:');
+
+  });
+
+  it('refuses a bad prompt template with exit 2, naming the file and line', async () => {
+    const dir = tempDir('geolab-prompt-');
+    const file = join(dir, 'bad.txt');
+    writeFileSync(file, '# prompt_version: mine\nYou have {max_turns} turns.\nReply {"action": "guess"}\n');
+    const bad = await geolab(['agent', '--headless', '--prompt-file', file, '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${file}:3`);
+    expect(bad.stderr).toContain('unknown placeholder {"action": "guess"}');
+    expect(bad.stderr).toContain('{{ and }}');
+    expect(bad.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    const missing = await geolab(['agent', '--headless', '--prompt-file', join(dir, 'nope.txt'), '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`${join(dir, 'nope.txt')}: cannot read prompt template: ENOENT`);
   });
 
   it('runs a baseline without a model endpoint', async () => {

@@ -62,7 +62,8 @@ describe('openAgentRun', () => {
         expect(run.index).toBeLessThan(size);
         seen.add(run.index);
         expect(run.policy.name).toBe('scripted');
-        expect(run.config).toEqual({ mode: 'json', prompt_version: 'v2', policy: 'model', base_url: 'http://127.0.0.1:9/v1', retries: 2, image_size: 448 });
+        // base_url is the environment's (the model's endpoint is in the model block).
+        expect(run.config).toEqual({ mode: 'agentic', protocol: 'json', prompt_version: 'geolab-json-1', policy: 'model', base_url: 'embedded', retries: 2, image_size: 448 });
         expect(run.task).toMatchObject({ task_id: expect.any(String) });
         expect(run.sink.runDir.startsWith(ws.paths.runs)).toBe(true);
       } finally {

@@ -118,8 +118,15 @@ describe('reading JSON replies', () => {
     expect(ok(reply).action).toEqual({ op: 'move', direction: 'backward', meters: 30 });
   });
 
-  it('records the harness form', () => {
-    expect(ok('{"action": "look", "heading_deg": 90}').harnessAction).toEqual({ action: 'look', heading_deg: 90, pitch_deg: 0, fov_deg: 90 });
+  it('records the action as the model sent it, beside the clamped wire action', () => {
+    const reading = ok('{"action": "place_pin", "latitude": "10", "lon": 20, "span": 900}');
+    expect(reading.harnessAction).toEqual({ action: 'place_pin', latitude: '10', lon: 20, span: 900 });
+    expect(reading.action).toEqual({ op: 'pin', lat: 10, lon: 20, span_deg: 180 });
+  });
+
+  it('keeps the object the model sent when it cannot be used', () => {
+    const reading = readJsonReply('{"action": "teleport", "to": "Paris"}', { forced: false });
+    expect(reading).toMatchObject({ ok: false, sent: { action: 'teleport', to: 'Paris' } });
   });
 
   it.each([

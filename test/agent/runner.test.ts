@@ -98,6 +98,13 @@ function wrapClient(inner: EnvClient, step: (inner: EnvClient, action: Action) =
   };
 }
 
+/** Paths of every object key whose value is null (the record leaves such keys out). */
+function nullKeys(value: unknown, path = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => nullKeys(item, `${path}[${i}]`));
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => (item === null ? [`${path}.${key}`] : nullKeys(item, `${path}.${key}`)));
+}
+
 const texts = (body: ScriptedOpenAI['requests'][number]['body']) => JSON.stringify(body.messages);
 
 describe('runEpisode with native tools', () => {
@@ -127,10 +134,10 @@ describe('runEpisode with native tools', () => {
       action_cost: 0.01,
       steps_remaining: 23,
       moved_meters: 0,
-      reward: null,
       done: false,
       model: { reasoning: 'look east', finish_reason: 'tool_calls', attempts: 1, errors: [] },
     });
+    expect(look).not.toHaveProperty('reward');
     expect(look!.available_tools).toContain('guess');
     expect(images.has(look!.image_sha256!)).toBe(true);
     expect(pin).toMatchObject({ image_kind: 'map', pins: [[ownPin.lat, ownPin.lon]], action_cost: 0.03 });
@@ -179,12 +186,34 @@ describe('runEpisode with native tools', () => {
     for (const h of hashes) expect(images.has(h.slice(10, -1))).toBe(true);
   });
 
+  it("writes the harness's dialect: token names, camera_before on turn 0, no null keys, environment base_url", async () => {
+    const { record } = await play([{ content: 'Looking east.', toolCalls: [toolCall('look', { heading_deg: '90' })] }, { toolCalls: [toolCall('guess', { lat: 1, lon: 2 })] }]);
+    const episode = completed(record);
+    expect(nullKeys(record)).toEqual([]);
+    const [reset, look] = episode.turns!;
+    expect(reset!.camera_before).toEqual(reset!.camera_after);
+    expect(reset).not.toHaveProperty('model');
+    expect(reset).not.toHaveProperty('prompt');
+    // What the model sent (a quoted number), and what was executed.
+    expect(look!.action).toEqual({ action: 'look', heading_deg: '90' });
+    expect(look!.wire_action).toMatchObject({ op: 'look', heading_deg: 90 });
+    expect(look!.model).toMatchObject({
+      reply: 'Looking east.',
+      tool_calls: [{ function: { name: 'look' } }],
+      tokens: { input: 101, output: 11, total: 112 },
+    });
+    expect(look!.model!.tokens).not.toHaveProperty('in');
+    expect(episode.config).toMatchObject({ mode: 'agentic', base_url: 'embedded', max_turns: 12 });
+    expect(episode.model).toMatchObject({ base_url: server!.baseUrl, prompt_version: 'geolab-tools-1' });
+    expect(episode.outcome).toMatchObject({ tokens_in: 101 + 102, tokens_out: 11 + 12 });
+  });
+
   it('records a provider error on the turn and goes on', async () => {
     const { record } = await play([{ status: 500 }, { status: 502 }, { status: 503 }, { status: 500 }, { toolCalls: [toolCall('guess', { lat: 1, lon: 2 })] }]);
     const episode = completed(record);
+    expect(episode.turns![1]).not.toHaveProperty('action');
     expect(episode.turns![1]).toMatchObject({
       status: 'provider_error',
-      action: null,
       image_kind: 'none',
       steps_remaining: 24,
       model: { attempts: 3, errors: [expect.stringMatching(/^attempt 1: HTTP 500/), expect.anything(), expect.stringMatching(/^attempt 3: HTTP 503/)] },
@@ -208,7 +237,10 @@ describe('runEpisode with native tools', () => {
   it('spends the turn on a malformed tool call without an environment step', async () => {
     const { record } = await play([{ toolCalls: [toolCall('pin', '{"lat": 10, "lon": ')] }, { toolCalls: [toolCall('guess', { lat: 1, lon: 2 })] }]);
     const episode = completed(record);
-    expect(episode.turns![1]).toMatchObject({ status: 'unparseable', action: null, steps_remaining: 24, action_cost: 0, image_kind: 'none' });
+    expect(episode.turns![1]).toMatchObject({ status: 'unparseable', steps_remaining: 24, action_cost: 0, image_kind: 'none' });
+    // What the model sent, arguments as written; nothing was executed.
+    expect(episode.turns![1]!.action).toEqual({ action: 'pin', arguments: '{"lat": 10, "lon": ' });
+    expect(episode.turns![1]).not.toHaveProperty('wire_action');
     expect(episode.outcome).toMatchObject({ turns_unparseable: 1, n_pins: 0 });
     const answer = server!.requests[1]!.body.messages[2]!;
     expect(answer).toMatchObject({ role: 'tool', name: 'pin' });
@@ -222,7 +254,9 @@ describe('runEpisode with native tools', () => {
     );
     const episode = completed(record);
     expect(episode.turns!.at(-1)).toMatchObject({ turn: 3, status: 'unparseable', action: { action: 'forced_guess' }, done: true, reward: 0 });
-    expect(episode.outcome).toMatchObject({ forced_guess: true, parsed_ok: false, distance_km: null, reward: 0, train_reward: 0, turns_used: 3 });
+    expect(episode.outcome).toMatchObject({ forced_guess: true, parsed_ok: false, reward: 0, train_reward: 0, turns_used: 3 });
+    expect(episode.outcome).not.toHaveProperty('distance_km');
+    expect(episode.turns!.at(-1)!.wire_action).toEqual({ op: 'guess', response: '' });
     expect(server!.requests[1]!.body.messages[2]!.content).toContain('1 tool call left: THIS IS YOUR FINAL ACTION');
     const forced = server!.requests[2]!.body;
     expect(forced.tools!.map((t) => t.function.name)).toEqual(['guess']);
@@ -254,8 +288,11 @@ describe('runEpisode with JSON actions', () => {
     );
     const episode = completed(record);
     expect(episode.turns!.map((t) => t.status)).toEqual(['ok', 'ok', 'ok', 'unparseable', 'ok']);
-    expect(episode.turns![2]!.action).toEqual({ action: 'pin', lat: 10, lon: 20, span_deg: 3 });
+    expect(episode.turns![2]!.action).toEqual({ action: 'place_pin', lat: 10, lon: 20, span_deg: 3 });
+    expect(episode.turns![2]!.wire_action).toEqual({ op: 'pin', lat: 10, lon: 20, span_deg: 3 });
+    expect(episode.turns![3]).not.toHaveProperty('action');
     expect(episode.outcome).toMatchObject({ turns_unparseable: 1, n_pins: 1, verdict: 'Close' });
+    expect(episode.model).toMatchObject({ prompt_version: 'geolab-json-1' });
     for (const { body } of server!.requests) {
       expect(body.messages.map((m) => m.role)).toEqual(['system', 'user']);
       expect(body.tools).toBeUndefined();

@@ -2,7 +2,7 @@
  * `geolab episodes list | import`, through the command functions (the commander wiring in main.ts
  * maps --limit, --model, --split, --country, --verdict, --skip-invalid and --json onto them).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { importCommand, listCommand } from '../../src/cli/commands/episodes.js';
@@ -131,18 +131,21 @@ describe('geolab episodes import', () => {
     const workspace = tempDir();
     const file = episodesFile(EPISODES);
     await importCommand(file, { workspace });
-    expect(stdout).toBe(`${file}: imported 3 episode(s) into ${workspace}\n`);
+    expect(stdout).toBe(`${file}: 3 new, 0 already present, in ${workspace}\n`);
+    stdout = '';
+    await importCommand(file, { workspace });
+    expect(stdout).toBe(`${file}: 0 new, 3 already present, in ${workspace}\n`);
   });
 
-  it('reports JSON, and the same counts when run again', async () => {
+  it('reports the counts as JSON, the second time as already present', async () => {
     const workspace = tempDir();
     const file = episodesFile(EPISODES);
     await importCommand(file, { workspace, json: true });
     const first = stdout;
     stdout = '';
+    expect(JSON.parse(first)).toEqual({ file, lines: 3, imported: 3, new: 3, already_present: 0, skipped: 0, invalid: [], images: 0, warnings: [], workspace });
     await importCommand(file, { workspace, json: true });
-    expect(stdout).toBe(first);
-    expect(JSON.parse(stdout)).toEqual({ file, lines: 3, imported: 3, skipped: 0, invalid: [], images: 0, workspace });
+    expect(JSON.parse(stdout)).toEqual({ file, lines: 3, imported: 3, new: 0, already_present: 3, skipped: 0, invalid: [], images: 0, warnings: [], workspace });
   });
 
   it('stops at an invalid line with exit code 2, or skips it and lists it with --skip-invalid', async () => {
@@ -157,8 +160,34 @@ describe('geolab episodes import', () => {
     expect((error as Error).message).toMatch(new RegExp(`^${file}:2: not valid JSON`));
 
     await importCommand(file, { workspace, skipInvalid: true });
-    expect(stdout).toContain('imported 2 episode(s), skipped 1 invalid line(s)');
+    expect(stdout).toContain('2 new, 0 already present, skipped 1 invalid line(s)');
     expect(stderr).toMatch(new RegExp(`^${file}:2: skipped: not valid JSON`));
+  });
+
+  it('names both lines of an episode_id repeated in the file, or counts it with --skip-invalid', async () => {
+    const workspace = tempDir();
+    const record = EPISODES[0] as { episode_id: string };
+    const file = episodesFile([record, EPISODES[1] as object, record]);
+    await expect(importCommand(file, { workspace })).rejects.toThrow(
+      `${file}:3, field episode_id: episode_id "${record.episode_id}" is repeated: first on line 1, again on line 3`,
+    );
+    await importCommand(file, { workspace, skipInvalid: true });
+    expect(stdout).toContain('2 new, 0 already present, skipped 1 invalid line(s)');
+    expect(stderr).toContain(`${file}:3: skipped: episode_id: episode_id "${record.episode_id}" is repeated: first on line 1, again on line 3`);
+  });
+
+  it('warns about an empty file, and reads a file that starts with a byte order mark', async () => {
+    const workspace = tempDir();
+    const empty = join(tempDir(), 'empty.jsonl');
+    writeFileSync(empty, '\n');
+    await importCommand(empty, { workspace });
+    expect(stderr).toBe(`${empty}: warning: no episodes in file\n`);
+    expect(stdout).toBe(`${empty}: 0 new, 0 already present, in ${workspace}\n`);
+    stdout = '';
+    const bom = episodesFile(EPISODES);
+    writeFileSync(bom, '\uFEFF' + readFileSync(bom, 'utf8'));
+    await importCommand(bom, { workspace });
+    expect(stdout).toBe(`${bom}: 3 new, 0 already present, in ${workspace}\n`);
   });
 
   it('refuses a file it cannot read with exit code 2', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEpisodeRecord } from '../../src/core/episode.js';
+import { parseEpisodeRecord, tokenCounts, withoutEmptyKeys } from '../../src/core/episode.js';
 
 function completedRecord(): Record<string, unknown> {
   return {
@@ -126,8 +126,27 @@ describe('parseEpisodeRecord', () => {
   });
 
   it('accepts a minimal completed record: most fields are optional', () => {
-    const parsed = parseEpisodeRecord({ schema_version: 2, episode_id: 'e', task: { split: 'train', index: 0 }, outcome: {} });
+    const parsed = parseEpisodeRecord({ schema_version: 2, episode_id: 'e', task: { split: 'train', index: 0 }, turns: [], outcome: {} });
     expect(parsed).toMatchObject({ ok: true, kind: 'completed' });
+  });
+
+  it('refuses a completed record without turns, and keeps a failed one without them valid', () => {
+    const parsed = parseEpisodeRecord({ schema_version: 2, episode_id: 'e', task: { split: 'train', index: 0 }, outcome: {} });
+    expect(parsed).toMatchObject({ ok: false, issues: [{ path: 'turns' }] });
+    const failed = { schema_version: 2, episode_id: 'f', task: { split: 'train', index: 0 }, config: { prompt_version: 'v2' }, error: 'boom', traceback: 'Traceback ...' };
+    expect(parseEpisodeRecord(failed)).toMatchObject({ ok: true, kind: 'failed' });
+  });
+
+  it("reads token counts in the harness's names and in geolab's earlier {in, out}", () => {
+    expect(tokenCounts({ input: 5, output: 7, total: 12, reasoning: 3 })).toEqual({ input: 5, output: 7 });
+    expect(tokenCounts({ in: 4, out: 2 })).toEqual({ input: 4, output: 2 });
+    expect(tokenCounts(null)).toEqual({ input: null, output: null });
+    const turn = { turn: 1, model: { reply: 'x', tokens: { in: 4, out: 2 } } };
+    expect(parseEpisodeRecord({ ...completedRecord(), turns: [turn] })).toMatchObject({ ok: true });
+  });
+
+  it('leaves out keys without a value, at any depth, and keeps array elements', () => {
+    expect(withoutEmptyKeys({ a: null, b: undefined, c: { d: null, e: 0 }, f: [null, { g: null }] })).toEqual({ c: { e: 0 }, f: [null, {}] });
   });
 
   it('accepts nulls where harness output leaves a value out', () => {
@@ -198,7 +217,7 @@ describe('parseEpisodeRecord', () => {
   });
 
   it('treats a record with neither outcome nor error as a broken completed one', () => {
-    const parsed = parseEpisodeRecord({ schema_version: 2, episode_id: 'e', task: { split: 'eval', index: 0 } });
+    const parsed = parseEpisodeRecord({ schema_version: 2, episode_id: 'e', task: { split: 'eval', index: 0 }, turns: [] });
     expect(parsed).toMatchObject({ ok: false, error: expect.stringMatching(/^outcome: /) });
   });
 

@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { loadTaskFile, loadTasksStrict } from '../../src/tasks/load.js';
@@ -76,8 +77,16 @@ describe('task loader', () => {
 
   it('treats an empty file as an error and a missing file as unreadable input', async () => {
     const r = await loadTaskFile(writeJsonl([]));
-    expect(r.errors[0]?.message).toBe('no tasks in file');
+    expect(r.errors[0]?.message).toBe('no tasks in file: expected one JSON task per line');
     await expect(loadTaskFile('/nonexistent/tasks.jsonl')).rejects.toThrow(/\/nonexistent\/tasks.jsonl: cannot read task file: ENOENT/);
+  });
+
+  it('reads a file that starts with a UTF-8 byte order mark', async () => {
+    const file = writeJsonl([makeTask(0), makeTask(1)]);
+    writeFileSync(file, '\uFEFF' + readFileSync(file, 'utf8'));
+    const r = await loadTaskFile(file);
+    expect(r.errors).toEqual([]);
+    expect(r.count).toBe(2);
   });
 
   it('strict loading turns the first error into file:line and field', async () => {

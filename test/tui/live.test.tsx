@@ -79,7 +79,7 @@ function scripted(actions: Action[]): Policy {
     identity: { provider: 'test' },
     async decide() {
       const action = actions[next++] ?? { op: 'guess', lat: 0, lon: 0 };
-      return { action, status: 'ok', model: { reasoning: 'scripted', latency_s: 0.2, tokens: { in: 120, out: 8 } } };
+      return { action, status: 'ok', model: { reasoning: 'scripted', latency_s: 0.2, tokens: { input: 120, output: 8 } } };
     },
   };
 }

@@ -276,7 +276,11 @@ describe('watching a model for real', () => {
     expect(rows).toEqual([{ model_name: 'scripted', split, task_index: index, verdict: 'Perfect', run_id: expect.any(String) }]);
     const runDir = join(ws.paths.runs, rows[0]!.run_id);
     const record = JSON.parse(readFileSync(join(runDir, 'episodes.jsonl'), 'utf8')) as Record<string, unknown>;
-    expect(record).toMatchObject({ model_name: 'scripted', config: { mode: 'tools', policy: 'model', base_url: server.baseUrl, retries: 2 } });
+    expect(record).toMatchObject({
+      model_name: 'scripted',
+      model: { base_url: server.baseUrl },
+      config: { mode: 'agentic', protocol: 'tools', policy: 'model', base_url: 'embedded', retries: 2 },
+    });
     expect(readFileSync(join(runDir, 'episodes.jsonl'), 'utf8')).not.toContain(SECRET);
 
     // The settings were saved for next time, with the variable's name and never the key.

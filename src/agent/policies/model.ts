@@ -8,7 +8,8 @@ import type { LatLon } from '../../core/geodesy.js';
 import type { Observation, Op, StepResult } from '../../env/types.js';
 import { dataUrl, DEFAULT_IMAGE_SIZE_PX, prepareImage, type PreparedImage } from '../images.js';
 import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
-import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, type ChatCall, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
+import { withoutEmptyKeys } from '../../core/episode.js';
+import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, type ChatCall, type ChatReply, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
 import { pointsOfAction, toHarnessAction } from '../protocols/common.js';
 import { JSON_PROMPT_VERSION, jsonRequest, readJsonReply } from '../protocols/json.js';
 import {
@@ -17,6 +18,7 @@ import {
   forcedGuessMessage,
   openingMessage,
   readToolReply,
+  sentAction,
   toolSpec,
   toolSpecs,
   TOOLS_PROMPT_VERSION,
@@ -24,6 +26,7 @@ import {
   type ToolCall,
   type ToolSet,
 } from '../protocols/tools.js';
+import type { PromptTemplate } from '../protocols/template.js';
 import type { Policy, PolicyContext, PolicyDecision, RecordedMessage, RecordedPart, TurnModelInfo } from '../types.js';
 import { sha256Hex } from '../../store/images.js';
 
@@ -39,10 +42,13 @@ export interface ModelPolicyOptions {
   guard: GuardKnowledge;
   /** The endpoint's entry for the model, when it was checked (vLLM names an adapter's base). */
   served?: ServedModel;
+  /** A user's prompt template (--prompt-file) in place of geolab's instructions. */
+  prompt?: PromptTemplate;
 }
 
-export function promptVersionOf(protocol: Protocol): string {
-  return protocol === 'tools' ? TOOLS_PROMPT_VERSION : JSON_PROMPT_VERSION;
+/** The prompt_version recorded: the template's when there is one, else geolab's own for the protocol. */
+export function promptVersionOf(protocol: Protocol, template?: PromptTemplate): string {
+  return template?.version ?? (protocol === 'tools' ? TOOLS_PROMPT_VERSION : JSON_PROMPT_VERSION);
 }
 
 export function createModelPolicy(options: ModelPolicyOptions): Policy {
@@ -69,7 +75,7 @@ abstract class ModelShell {
       temperature: endpoint.temperature ?? null,
       max_tokens: endpoint.maxTokens ?? null,
       protocol: options.protocol,
-      prompt_version: promptVersionOf(options.protocol),
+      prompt_version: promptVersionOf(options.protocol, options.prompt),
       ...(options.protocol === 'tools' ? { tools: options.tools ?? 'trained' } : {}),
       image_size: this.imageSizePx,
       timeout_s: (endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000,
@@ -106,10 +112,11 @@ abstract class ModelShell {
   protected recorded(messages: RecordedMessage[], call: ChatCall): Pick<PolicyDecision, 'messages' | 'images' | 'prompt' | 'model'> {
     const reply = call.reply;
     const model: TurnModelInfo = {
-      reply: reply ? replyText(reply.content, reply.toolCalls) : null,
+      reply: reply?.content ?? null,
+      ...(reply?.toolCalls.length ? { tool_calls: reply.toolCalls } : {}),
       reasoning: reply?.reasoning ?? null,
       finish_reason: reply?.finishReason ?? null,
-      tokens: reply ? { in: reply.tokensIn ?? undefined, out: reply.tokensOut ?? undefined } : null,
+      tokens: reply ? turnTokens(reply) : null,
       latency_s: call.latencyS,
       attempts: call.attempts,
       errors: call.errors,
@@ -160,7 +167,9 @@ class ToolsPolicy extends ModelShell implements Policy {
     if (this.transcript.length === 0) {
       const { heading_deg, fov_deg, pitch_deg } = context.observation;
       const image = await this.imagePart(context.observation);
-      this.transcript.push(openingMessage({ tools: this.toolSet, maxTurns: context.maxTurns, camera: { heading_deg, fov_deg, pitch_deg }, image }));
+      this.transcript.push(
+        openingMessage({ tools: this.toolSet, maxTurns: context.maxTurns, camera: { heading_deg, fov_deg, pitch_deg }, image, template: this.options.prompt }),
+      );
     }
     if (context.forced && !this.forcedAsked) {
       this.transcript.push(forcedGuessMessage());
@@ -176,12 +185,14 @@ class ToolsPolicy extends ModelShell implements Policy {
     const callsLeft = context.forced ? 0 : context.maxTurns - context.turn;
     const reading = readToolReply(call.reply.content, calls, { tools: this.toolSet, forced: context.forced, callsLeft });
     const recorded = this.recorded(messages, call);
+    // The action as the model sent it: its first call, or (a forced guess in plain text) the guess read.
+    const first = calls[0];
     if (reading.kind === 'unusable') {
       this.transcript.push(...reading.replies);
-      return { ...recorded, action: null, status: 'unparseable', note: reading.note };
+      return { ...recorded, action: null, status: 'unparseable', note: reading.note, ...(first ? { harnessAction: sentAction(first) } : {}) };
     }
     this.unanswered = { call: reading.call, op: reading.action.op, extras: reading.extras, callsLeft };
-    return { ...recorded, action: reading.action, harnessAction: toHarnessAction(reading.action), status: 'ok' };
+    return { ...recorded, action: reading.action, harnessAction: first ? sentAction(first) : toHarnessAction(reading.action), status: 'ok' };
   }
 
   observe(result: StepResult): void {
@@ -225,12 +236,15 @@ class JsonPolicy extends ModelShell implements Policy {
       forced: context.forced,
       camera: { heading_deg, fov_deg, pitch_deg },
       image,
+      template: this.options.prompt,
+      availableTools: context.observation.available_tools,
+      stepsRemaining: context.observation.steps_remaining,
     });
     const call = await this.send(messages, undefined, context);
     if (!call.reply) return this.providerError(messages, call);
     const reading = readJsonReply(call.reply.content, { forced: context.forced });
     const recorded = this.recorded(messages, call);
-    if (!reading.ok) return { ...recorded, action: null, status: 'unparseable', note: reading.note };
+    if (!reading.ok) return { ...recorded, action: null, status: 'unparseable', note: reading.note, ...(reading.sent ? { harnessAction: reading.sent } : {}) };
     return { ...recorded, action: reading.action, harnessAction: reading.harnessAction, status: 'ok' };
   }
 
@@ -252,7 +266,8 @@ class JsonPolicy extends ModelShell implements Policy {
 
 /** The agent's own points so far: its pins, maps and measures (DESIGN §5 item 2). */
 function agentPoints(context: PolicyContext): LatLon[] {
-  return context.history.flatMap((turn) => pointsOfAction(turn.action as Record<string, unknown> | null | undefined));
+  // The executed action's points: the sent one may name them under aliases ("latitude").
+  return context.history.flatMap((turn) => pointsOfAction((turn.wire_action ?? turn.action) as Record<string, unknown> | null | undefined));
 }
 
 function imagesIn(messages: RecordedMessage[], sent: SentImages): SentImages {
@@ -280,7 +295,9 @@ function newHarnessText(messages: RecordedMessage[]): string | undefined {
   return texts.length ? texts.join('\n') : undefined;
 }
 
-/** turn.model.reply: the text, or the calls when the model only called tools. */
-function replyText(content: string, toolCalls: unknown[]): string {
-  return content || (toolCalls.length ? JSON.stringify(toolCalls) : '');
+/** turn.model.tokens in the harness's names; the total is the sum when the server gives none. */
+function turnTokens(reply: ChatReply): TurnModelInfo['tokens'] {
+  const { tokensIn: input, tokensOut: output, tokensTotal, tokensReasoning: reasoning } = reply;
+  const total = tokensTotal ?? (input !== null && output !== null ? input + output : null);
+  return withoutEmptyKeys({ input, output, total, reasoning }) as TurnModelInfo['tokens'];
 }

@@ -1,8 +1,12 @@
 /**
- * The JSON-action protocol of the public eval harness, prompt "v2" (DESIGN §13). Every turn is one
- * stateless request with at most one image: the instructions, the last lines of the transcript, the
- * camera, the turns left (with a warning near the end). The model answers with brief reasoning and
- * one JSON object last; a fenced ```json block wins, otherwise the last `{...}` holding "action".
+ * The JSON-action protocol of the public eval harness (DESIGN §13). Every turn is one stateless
+ * request with at most one image: the instructions, the last lines of the transcript, the camera, the
+ * turns left (with a warning near the end). The model answers with brief reasoning and one JSON
+ * object last; a fenced ```json block wins, otherwise the last `{...}` holding "action".
+ *
+ * The instructions are geolab's own (`geolab-json-1`, never recorded as the harness's "v2"), or a
+ * user's template (--prompt-file), which is sent the way the harness sends its prompts: one user
+ * message, the filled template, then the transcript, the camera and the steps left.
  *
  * Pure: request building from the recorded turns, and reply reading.
  */
@@ -12,8 +16,9 @@ import { COST_HUNDREDTHS, COUNTRY_MAX_CHARS, LABEL_MAX_CHARS, type ParsedAction 
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { budgetSentence, checkAction, formatAction, toHarnessAction, toNumber, withoutEnvBudget } from './common.js';
+import { fillTemplate, type PromptTemplate } from './template.js';
 
-export const JSON_PROMPT_VERSION = 'v2';
+export const JSON_PROMPT_VERSION = 'geolab-json-1';
 /** How much of the transcript each request carries. */
 export const TRANSCRIPT_LINES = 8;
 /** At this many turns left (this one included) the request warns that running out scores zero. */
@@ -47,9 +52,21 @@ export interface JsonRequestInput {
   camera: { heading_deg: number; fov_deg: number; pitch_deg: number };
   /** The latest image and the turn that returned it (0: the starting view). */
   image: { part: RecordedPart; kind: Exclude<ImageKind, 'none'>; turn: number } | null;
+  /** A user's template in place of geolab's instructions. */
+  template?: PromptTemplate;
+  /** The observation's available_tools (the template's `{tools}`). */
+  availableTools?: readonly string[];
+  /** The environment's steps remaining (the harness tells the model). */
+  stepsRemaining?: number;
 }
 
+/** The action names the harness's `{tools}` lists: those its JSON actions can be translated from. */
+export const HARNESS_ACTION_NAMES: readonly string[] = ['look', 'pan', 'zoom', 'move', 'place_pin', 'pin', 'view_map', 'measure', 'submit_guess', 'guess'];
+
+const FORCED_REQUEST = 'Reply now with your final answer as one JSON object: {"action": "guess", "lat": LAT, "lon": LON}. No other action is allowed.';
+
 export function jsonRequest(input: JsonRequestInput): RecordedMessage[] {
+  if (input.template) return templateRequest(input, input.template);
   const lines = transcriptLines(input.history).slice(-TRANSCRIPT_LINES);
   const text = [
     input.forced
@@ -60,7 +77,7 @@ export function jsonRequest(input: JsonRequestInput): RecordedMessage[] {
     ...lines.map((line) => `- ${line}`),
     ...(input.image ? [imageCaption(input.image)] : []),
     ...(input.forced
-      ? ['Reply now with your final answer as one JSON object: {"action": "guess", "lat": LAT, "lon": LON}. No other action is allowed.']
+      ? [FORCED_REQUEST]
       : [
           ...(input.turnsLeft <= WARN_AT_TURNS_LEFT
             ? [`WARNING: ${budgetSentence(input.turnsLeft, 'turn')}${input.turnsLeft > 1 ? ' Guess before they run out, or the episode scores zero.' : ''}`]
@@ -74,6 +91,27 @@ export function jsonRequest(input: JsonRequestInput): RecordedMessage[] {
   ];
 }
 
+/**
+ * The harness's request around a user's template: the template filled with the turns left and the
+ * tools, the transcript, the camera and the environment's steps left, a warning near the end; one
+ * user message with the image.
+ */
+function templateRequest(input: JsonRequestInput, template: PromptTemplate): RecordedMessage[] {
+  const tools = (input.availableTools ?? []).filter((tool) => HARNESS_ACTION_NAMES.includes(tool)).join(', ');
+  const turnsLeft = Math.max(1, input.turnsLeft);
+  const lines = transcriptLines(input.history).slice(-TRANSCRIPT_LINES);
+  const parts = [fillTemplate(template, { max_turns: turnsLeft, tools })];
+  if (lines.length) parts.push(`What has happened so far:\n${lines.join('\n')}`);
+  const steps = input.stepsRemaining === undefined ? '' : ` ${input.stepsRemaining} actions remain.`;
+  parts.push(`You are facing ${input.camera.heading_deg.toFixed(0)} degrees with a ${input.camera.fov_deg.toFixed(0)} degree field of view.${steps}`);
+  if (input.forced) parts.push(FORCED_REQUEST);
+  else if (turnsLeft <= WARN_AT_TURNS_LEFT) {
+    parts.push(`WARNING: only ${turnsLeft} turn(s) left. You must reply with {"action": "guess", "lat": ..., "lon": ...} now, or you score zero. Give your best estimate even if you are unsure.`);
+  }
+  const text = parts.join('\n\n');
+  return [{ role: 'user', content: input.image ? [{ type: 'text', text }, input.image.part] : text }];
+}
+
 /** One line per played turn, each feedback without the environment's own budget. */
 export function transcriptLines(history: readonly Turn[]): string[] {
   return history
@@ -82,7 +120,9 @@ export function transcriptLines(history: readonly Turn[]): string[] {
       const feedback = withoutEnvBudget(turn.feedback ?? '');
       if (turn.status === 'provider_error') return `Turn ${turn.turn}: no action (the model request failed).`;
       if (!turn.action || turn.status === 'unparseable') return `Turn ${turn.turn}: no valid action - ${feedback}`;
-      return `Turn ${turn.turn}: ${formatAction(turn.action as HarnessAction)} -> ${feedback}`;
+      // What was executed (aliases resolved, numbers clamped), which is what the feedback answers.
+      const executed = turn.wire_action ? toHarnessAction(turn.wire_action as ParsedAction) : (turn.action as HarnessAction);
+      return `Turn ${turn.turn}: ${formatAction(executed)} -> ${feedback}`;
     });
 }
 
@@ -94,7 +134,8 @@ function imageCaption(image: { kind: Exclude<ImageKind, 'none'>; turn: number })
 // ---------------------------------------------------------------------------------------------
 // Replies
 
-export type JsonReading = { ok: true; action: ParsedAction; harnessAction: HarnessAction } | { ok: false; note: string };
+/** `harnessAction`/`sent`: the action object as the model wrote it, recorded as turn.action. */
+export type JsonReading = { ok: true; action: ParsedAction; harnessAction: HarnessAction } | { ok: false; note: string; sent?: HarnessAction };
 
 const ACTION_ALIASES: Readonly<Record<string, Op>> = {
   place_pin: 'pin',
@@ -152,13 +193,17 @@ export const NO_ACTION_FOUND = 'No JSON object with an "action" was found in the
 /** Reads one reply into an action (aliases resolved, numbers clamped), or says why it cannot. */
 export function readJsonReply(reply: string, options: { forced: boolean }): JsonReading {
   const object = extractActionObject(reply);
-  const reading = object ? actionFromObject(object) : ({ ok: false, note: NO_ACTION_FOUND } as const);
+  const reading: JsonReading = object ? actionFromObject(object) : { ok: false, note: NO_ACTION_FOUND };
   if (!options.forced) return reading;
   if (reading.ok && reading.action.op === 'guess') return reading;
   // At the turn limit a reply that only writes coordinates still counts as the guess.
   const guessed = parseGuess(reply);
-  if (guessed.ok) return accepted({ op: 'guess', lat: guessed.lat, lon: guessed.lon });
-  return { ok: false, note: reading.ok ? 'Only guess is allowed at the turn limit.' : reading.note };
+  if (guessed.ok) {
+    const action: ParsedAction = { op: 'guess', lat: guessed.lat, lon: guessed.lon };
+    return { ok: true, action, harnessAction: toHarnessAction(action) };
+  }
+  const sent = reading.ok ? reading.harnessAction : reading.sent;
+  return { ok: false, note: reading.ok ? 'Only guess is allowed at the turn limit.' : reading.note, ...(sent ? { sent } : {}) };
 }
 
 /** The action object of a reply: the last fenced ```json block that holds one, else the last `{...}` that does. */
@@ -177,19 +222,17 @@ export function extractActionObject(reply: string): Record<string, unknown> | nu
 }
 
 export function actionFromObject(object: Record<string, unknown>): JsonReading {
+  const sent: HarnessAction = { ...object, action: typeof object.action === 'string' ? object.action : JSON.stringify(object.action) };
+  const refuse = (note: string): JsonReading => ({ ok: false, note, sent });
   const named = typeof object.action === 'string' ? object.action.trim().toLowerCase() : '';
-  if (named in REFUSED) return { ok: false, note: REFUSED[named]! };
+  if (named in REFUSED) return refuse(REFUSED[named]!);
   const op = ACTION_ALIASES[named] ?? named;
-  if (!isKnown(op)) {
-    return { ok: false, note: `Unknown action ${JSON.stringify(object.action)}: use look, zoom, move, pin or guess.` };
-  }
+  if (!isKnown(op)) return refuse(`Unknown action ${JSON.stringify(object.action)}: use look, zoom, move, pin or guess.`);
   const raw: Record<string, unknown> = { op };
   for (const field of OP_FIELDS[op].required) {
     const value = fieldValue(object, field);
     if (value !== undefined) raw[field] = value;
-    else if (!(op === 'guess' && typeof object.response === 'string')) {
-      return { ok: false, note: `${op} needs a number for "${field}".` };
-    }
+    else if (!(op === 'guess' && typeof object.response === 'string')) return refuse(`${op} needs a number for "${field}".`);
   }
   for (const field of OP_FIELDS[op].optional) {
     const value = fieldValue(object, field);
@@ -197,7 +240,7 @@ export function actionFromObject(object: Record<string, unknown>): JsonReading {
   }
   if (op === 'move') {
     const direction = directionOf(object.direction);
-    if (direction === null) return { ok: false, note: `move needs "direction": "forward" or "backward", got ${JSON.stringify(object.direction)}.` };
+    if (direction === null) return refuse(`move needs "direction": "forward" or "backward", got ${JSON.stringify(object.direction)}.`);
     raw.direction = direction;
   }
   if (op === 'pin' && typeof object.label === 'string') raw.label = object.label.slice(0, LABEL_MAX_CHARS);
@@ -206,15 +249,11 @@ export function actionFromObject(object: Record<string, unknown>): JsonReading {
     if (typeof object.country === 'string') raw.country = object.country.slice(0, COUNTRY_MAX_CHARS);
   }
   const checked = checkAction(raw);
-  return checked.ok ? accepted(checked.action) : { ok: false, note: checked.note };
+  return checked.ok ? { ok: true, action: checked.action, harnessAction: sent } : refuse(checked.note);
 }
 
 function isKnown(op: string): op is KnownOp {
   return (KNOWN as readonly string[]).includes(op);
-}
-
-function accepted(action: ParsedAction): JsonReading {
-  return { ok: true, action, harnessAction: toHarnessAction(action) };
 }
 
 function fieldValue(object: Record<string, unknown>, field: Field): number | undefined {

@@ -11,10 +11,11 @@ import { z } from 'zod';
 import { parseGuess } from '../../core/parse-guess.js';
 import { ACTION_SCHEMAS, COST_HUNDREDTHS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
-import type { RecordedMessage, RecordedPart } from '../types.js';
+import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { budgetSentence, checkAction, coerceNumbers, withoutEnvBudget } from './common.js';
+import { fillTemplate, type PromptTemplate } from './template.js';
 
-export const TOOLS_PROMPT_VERSION = 'tools-v1';
+export const TOOLS_PROMPT_VERSION = 'geolab-tools-1';
 
 /** `trained`: the five tools of the published adapter; `all`: every environment action. */
 export type ToolSet = 'trained' | 'all';
@@ -97,14 +98,21 @@ export interface OpeningInput {
   maxTurns: number;
   camera: { heading_deg: number; fov_deg: number; pitch_deg: number };
   image: RecordedPart | null;
+  /** A user's template in place of geolab's instruction, filled with the budget and the tool names. */
+  template?: PromptTemplate;
 }
 
 /**
  * The first user message. The environment's own opening prompt is not forwarded: it names the MCP
  * tools and the environment's budget, and the model must hear of one budget only.
  */
-export function openingMessage({ tools, maxTurns, camera, image }: OpeningInput): RecordedMessage {
-  const text = [
+export function openingMessage({ tools, maxTurns, camera, image, template }: OpeningInput): RecordedMessage {
+  const text = template ? fillTemplate(template, { max_turns: maxTurns, tools: TOOL_SETS[tools].join(', ') }) : geolabOpening(tools, maxTurns, camera);
+  return { role: 'user', content: image ? [{ type: 'text', text }, image] : text };
+}
+
+function geolabOpening(tools: ToolSet, maxTurns: number, camera: OpeningInput['camera']): string {
+  return [
     'You are standing somewhere on Earth in a street-level panorama. Work out where you are.',
     `The image is your view: heading ${deg(camera.heading_deg)} (0 is true north), field of view ${deg(camera.fov_deg)}, pitch ${deg(camera.pitch_deg)}.`,
     'Tools (call exactly one per reply):',
@@ -113,7 +121,6 @@ export function openingMessage({ tools, maxTurns, camera, image }: OpeningInput)
     'Your score falls with the distance of your guess from the true location, less the cost of your actions.',
     `You have ${maxTurns} tool calls. The episode scores 0 unless you call guess before they run out.`,
   ].join('\n');
-  return { role: 'user', content: image ? [{ type: 'text', text }, image] : text };
 }
 
 /** Sent once at the turn limit, with `guess` as the only tool. */
@@ -217,6 +224,15 @@ export function readToolReply(content: string, calls: readonly ToolCall[], optio
   const checked = checkAction(raw);
   if (!checked.ok) return refuse(`${checked.note}.`);
   return { kind: 'action', action: checked.action, call: first, extras };
+}
+
+/**
+ * A call in harness form as the model sent it (turn.action): `{"action": name, ...arguments}`, the
+ * arguments as written (kept as `arguments` when they are not a JSON object).
+ */
+export function sentAction(call: ToolCall): HarnessAction {
+  const args = readArguments(call.function.arguments);
+  return args.ok ? { ...args.value, action: call.function.name } : { action: call.function.name, arguments: call.function.arguments };
 }
 
 /** Gives every call an id (some servers omit them) so each can be answered. */

@@ -29,6 +29,7 @@ import {
 } from '../../agent/agent-settings.js';
 import { checkModel } from '../../agent/openai.js';
 import type { Protocol } from '../../agent/policies/model.js';
+import { loadPromptTemplate, type PromptTemplate } from '../../agent/protocols/template.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { runHeadless } from '../../agent/runner.js';
 import type { RunOptions } from '../../agent/types.js';
@@ -59,6 +60,8 @@ export interface AgentOptions extends GlobalOptions {
   timeout?: number;
   panos?: string;
   fetch?: boolean;
+  /** A prompt template with the harness's placeholders. */
+  promptFile?: string;
 }
 
 export async function agentCommand(opts: AgentOptions): Promise<void> {
@@ -169,7 +172,13 @@ function checkOptions(opts: AgentOptions): AgentSettings {
     envUrl: opts.env,
     panos: opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos'),
     fetch: opts.fetch,
+    ...(opts.promptFile !== undefined ? { prompt: promptOf(opts.promptFile, policy) } : {}),
   };
+}
+
+function promptOf(file: string, policy: PolicyName): PromptTemplate {
+  if (policy !== 'model') throw new UsageError(`--prompt-file is for --policy model: the ${policy} baseline sends no prompt`);
+  return loadPromptTemplate(file);
 }
 
 function endpointOf(opts: AgentOptions): AgentSettings['endpoint'] {

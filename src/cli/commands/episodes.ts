@@ -68,6 +68,8 @@ function jsonRow(e: EpisodeRow) {
 export interface ImportOptions extends GlobalOptions {
   skipInvalid?: boolean;
   runId?: string;
+  /** A folder besides the file's own that records may name images in. */
+  imagesDir?: string;
 }
 
 export async function importCommand(file: string, opts: ImportOptions): Promise<void> {
@@ -79,15 +81,16 @@ export async function importCommand(file: string, opts: ImportOptions): Promise<
       process.stderr.isTTY && !opts.json
         ? (lines: number) => process.stderr.write(`\r${lines} lines, ${Math.round(lines / ((Date.now() - started) / 1000 || 1))}/s`)
         : undefined;
-    const result = await importEpisodesFile(ws, file, { skipInvalid: opts.skipInvalid, runId: opts.runId, onProgress });
+    const result = await importEpisodesFile(ws, file, { skipInvalid: opts.skipInvalid, runId: opts.runId, imagesDir: opts.imagesDir, onProgress });
     if (onProgress) process.stderr.write('\r\x1b[K');
     if (opts.json) return printJson({ ...result, workspace: ws.dir });
+    for (const message of result.warnings) warn(`${file}: warning: ${message}`);
     for (const p of result.invalid) warn(`${file}:${p.line}: skipped: ${p.field ? `${p.field}: ` : ''}${p.message}`);
     const unreported = result.skipped - new Set(result.invalid.map((p) => p.line)).size;
     if (unreported > 0) warn(`${file}: and ${unreported} more invalid line(s)`);
     const skipped = result.skipped ? `, skipped ${result.skipped} invalid line(s)` : '';
-    const images = result.images ? `, ${result.images} image(s)` : '';
-    printLine(`${file}: imported ${result.imported} episode(s)${images}${skipped} into ${ws.dir}`);
+    const images = result.images ? `, ${result.images} new image(s)` : '';
+    printLine(`${file}: ${result.new} new, ${result.already_present} already present${images}${skipped}, in ${ws.dir}`);
   } finally {
     ws.close();
   }

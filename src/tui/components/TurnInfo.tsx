@@ -1,14 +1,13 @@
 import { Text } from 'ink';
-import type { Turn } from '../../core/episode.js';
+import { tokenCounts, type Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { formatCost } from '../format.js';
 
-/** Adapters record tokens as a count or as a usage object; either reads as "in/out tok". */
+/** Adapters record tokens as a count or as a usage object (either dialect); either reads as "in/out tok". */
 function formatTokens(tokens: unknown): string | null {
   if (typeof tokens === 'number') return `${tokens} tok`;
-  if (typeof tokens !== 'object' || tokens === null) return null;
-  const { in: tokensIn, out: tokensOut } = tokens as { in?: unknown; out?: unknown };
-  return typeof tokensIn === 'number' || typeof tokensOut === 'number' ? `${tokensIn ?? '?'}/${tokensOut ?? '?'} tok` : null;
+  const { input, output } = tokenCounts(tokens);
+  return input !== null || output !== null ? `${input ?? '?'}/${output ?? '?'} tok` : null;
 }
 
 /** Camera, budget, cost and model timing after a turn: "heading 90° · fov 30° · frame 12 · cost 0.04 · 9 steps left". */
