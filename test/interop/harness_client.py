@@ -1,0 +1,411 @@
+"""What the public eval harness and OpenEnv's generic client do, in the Python standard library.
+
+The harness (geoeval.py of the public GeoGuesser project) drives an environment through OpenEnv's
+GenericEnvClient: a WebSocket at /ws with reset/step messages, observations handed back as plain
+dicts, metadata read from inside the observation (older OpenEnv clients; newer ones read it beside
+the observation), Task API helpers that unwrap `{"num_tasks": N}` and `{"task": spec}`, and one
+schema-v2 record per episode built from those observations and metadata. This script does the same
+with a scripted policy instead of a model, so the suite can check geolab's server and records
+against what that client expects without installing openenv or a WebSocket library.
+
+    harness_client.py play BASE_URL OUT_DIR RUN_ID SPLIT INDEX:LAT:LON [INDEX:LAT:LON ...]
+        plays each task (LAT, LON: where the scripted policy guesses), writes
+        OUT_DIR/RUN_ID/episodes.jsonl and run.json, prints one JSON line of what it saw
+    harness_client.py report RUN_DIR
+        reads episodes.jsonl the way the harness's `report` and `summarise` do and prints the
+        per-arm numbers; exits 1 naming every field the harness reads that is missing
+"""
+import base64
+import hashlib
+import json
+import math
+import os
+import pathlib
+import socket
+import struct
+import sys
+import time
+import urllib.parse
+import urllib.request
+import uuid
+
+SCHEMA_VERSION = 2
+ENV_NAME = "geoguesser_env"
+
+
+# ----------------------------------------------------------------------------- the reward the
+# harness reports: its pinned reference curve (DESIGN §3), recomputed from distance and cost.
+def training_reward(distance_km, cost=0.0):
+    if distance_km is None:
+        return 0.0
+    score = 0.5 * math.exp(-distance_km / 1492.7) + 0.5 * math.exp(-distance_km / 5000.0)
+    return min(1.0, score) * (1.0 - min(max(cost, 0.0), 0.2))
+
+
+# ----------------------------------------------------------------------------- a minimal RFC 6455 client
+class ConnectionClosed(Exception):
+    pass
+
+
+class WebSocket:
+    GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    def __init__(self, url, timeout=60.0):
+        parts = urllib.parse.urlsplit(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = (
+            f"GET {parts.path or '/'} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        self.sock.sendall(request.encode())
+        buffer = b""
+        while b"\r\n\r\n" not in buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionClosed("closed during the handshake")
+            buffer += chunk
+        head, self.pending = buffer.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        if " 101 " not in lines[0] + " ":
+            raise ConnectionClosed(f"upgrade refused: {lines[0]}")
+        accept = base64.b64encode(hashlib.sha1((key + self.GUID).encode()).digest()).decode()
+        headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:] if ":" in l)}
+        if headers.get("sec-websocket-accept") != accept:
+            raise ConnectionClosed("bad Sec-WebSocket-Accept")
+
+    def _read(self, n):
+        while len(self.pending) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionClosed("connection closed")
+            self.pending += chunk
+        out, self.pending = self.pending[:n], self.pending[n:]
+        return out
+
+    def _send_frame(self, opcode, payload):
+        mask = os.urandom(4)
+        n = len(payload)
+        if n < 126:
+            header = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
+        elif n < 65536:
+            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
+        else:
+            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(header + mask + masked)
+
+    def send_json(self, value):
+        self._send_frame(0x1, json.dumps(value).encode())
+
+    def recv_json(self):
+        message = b""
+        while True:
+            first, second = self._read(2)
+            opcode, fin = first & 0x0F, first & 0x80
+            n = second & 0x7F
+            if n == 126:
+                (n,) = struct.unpack("!H", self._read(2))
+            elif n == 127:
+                (n,) = struct.unpack("!Q", self._read(8))
+            mask = self._read(4) if second & 0x80 else None
+            payload = self._read(n)
+            if mask:
+                payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            if opcode == 0x8:
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+                raise ConnectionClosed(f"closed by the server ({code})")
+            if opcode == 0x9:
+                self._send_frame(0xA, payload)
+                continue
+            if opcode in (0x0, 0x1, 0x2):
+                message += payload
+                if fin:
+                    return json.loads(message)
+
+    def close(self):
+        try:
+            self._send_frame(0x8, struct.pack("!H", 1000))
+        finally:
+            self.sock.close()
+
+
+# ----------------------------------------------------------------------------- the generic client
+class Step:
+    def __init__(self, data):
+        # OpenEnv's generic client hands the observation back as a dict, reward and done beside it.
+        self.observation = data.get("observation") or {}
+        self.reward = data.get("reward")
+        self.done = bool(data.get("done"))
+        self.metadata_beside = data.get("metadata")
+
+
+class Client:
+    def __init__(self, base_url):
+        self.base_url = base_url.rstrip("/")
+        self.ws = WebSocket(self.base_url.replace("http://", "ws://", 1) + "/ws")
+
+    def _ask(self, message):
+        self.ws.send_json(message)
+        answer = self.ws.recv_json()
+        if answer.get("type") == "error":
+            raise RuntimeError(f"{answer['data'].get('code')}: {answer['data'].get('message')}")
+        return Step(answer["data"])
+
+    def reset(self, **data):
+        return self._ask({"type": "reset", "data": data})
+
+    def step(self, action):
+        return self._ask({"type": "step", "data": action})
+
+    def close(self):
+        self.ws.close()
+
+    def _task_api(self, route, payload=None):
+        data = None if payload is None else json.dumps(payload).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}/{ENV_NAME}/{route}", data=data, method="GET" if data is None else "POST",
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    def num_tasks(self, split):
+        return int(self._task_api("num_tasks", {"split": split})["num_tasks"])
+
+    def get_task(self, split, index):
+        return self._task_api("task", {"split": split, "index": index})["task"]
+
+    def list_tasks(self, split):
+        return self._task_api("tasks", {"split": split})
+
+    def task_range(self, split, start, stop):
+        return self._task_api("task_range", {"split": split, "start": start, "stop": stop})["tasks"]
+
+
+# ----------------------------------------------------------------------------- the harness's record
+def metadata_of(observation):
+    return observation.get("metadata") or {}
+
+
+def camera_of(observation):
+    return {
+        "heading_deg": observation.get("heading_deg"),
+        "pitch_deg": observation.get("pitch_deg"),
+        "fov_deg": observation.get("fov_deg"),
+        "frame_index": metadata_of(observation).get("frame_index"),
+    }
+
+
+def image_digest(image_b64):
+    return hashlib.sha256(base64.b64decode(image_b64)).hexdigest() if image_b64 else None
+
+
+def turn_record(turn, camera_before, action, step, chat, prompt, status):
+    observation = step.observation
+    record = {
+        "turn": turn,
+        "status": status,
+        "camera_before": camera_before,
+        "action": action,
+        "camera_after": camera_of(observation),
+        "pins": [[p["lat"], p["lon"]] for p in observation.get("pins") or []],
+        "image_kind": observation.get("image_kind"),
+        "image_sha256": image_digest(observation.get("image_base64")),
+        "feedback": observation.get("feedback"),
+        "action_cost": observation.get("action_cost"),
+        "steps_remaining": observation.get("steps_remaining"),
+        "moved_meters": observation.get("moved_meters"),
+        "total_moved_meters": observation.get("total_moved_meters"),
+        "available_tools": list(observation.get("available_tools") or []),
+        "reward": step.reward,
+        "done": step.done,
+    }
+    if chat is not None:
+        record["model"] = chat
+    if prompt is not None:
+        record["prompt"] = prompt
+    return record
+
+
+def scripted_chat(turn, reply):
+    # What a provider reports, in the harness's own token keys.
+    return {
+        "reply": reply,
+        "reasoning": None,
+        "finish_reason": "stop",
+        "tokens": {"input": 900 + turn, "output": 40 + turn, "total": 940 + 2 * turn, "reasoning": None},
+        "latency_s": 0.25,
+        "attempts": 1,
+        "errors": [],
+    }
+
+
+def play_episode(client, split, index, lat, lon, seen):
+    episode_id = uuid.uuid4().hex[:12]
+    started = time.time()
+    opening = client.reset(split=split, index=index)
+    seen["metadata_beside"].append(opening.metadata_beside == metadata_of(opening.observation))
+    task_meta = dict(metadata_of(opening.observation))
+    seen["reset_metadata_keys"] = sorted(task_meta)
+    turns = [turn_record(0, camera_of(opening.observation), {"action": "reset"}, opening, None, None, "ok")]
+    observation = opening.observation
+    plan = [
+        {"action": "look", "heading_deg": 90, "fov_deg": 60},
+        {"action": "pin", "lat": lat + 0.5, "lon": lon, "span_deg": 3},
+        {"action": "guess", "lat": lat, "lon": lon},
+    ]
+    wire = [
+        {"op": "look", "heading_deg": 90.0, "pitch_deg": 0.0, "fov_deg": 60.0},
+        {"op": "pin", "lat": lat + 0.5, "lon": lon, "span_deg": 3.0},
+        {"op": "guess", "lat": lat, "lon": lon},
+    ]
+    result = opening
+    for turn, (spec, action) in enumerate(zip(plan, wire), start=1):
+        before = camera_of(observation)
+        prompt = f"You have {len(plan) - turn + 1} turns left. {observation.get('steps_remaining')} actions remain."
+        result = client.step(action)
+        observation = result.observation
+        seen["metadata_beside"].append(result.metadata_beside == metadata_of(observation))
+        if not result.done:
+            seen["turn_metadata_keys"] = sorted(metadata_of(observation))
+        turns.append(turn_record(turn, before, spec, result, scripted_chat(turn, json.dumps(spec)), prompt, "ok"))
+        if result.done:
+            break
+    final = result.observation
+    final_meta = dict(metadata_of(final))
+    seen["final_metadata_keys"] = sorted(final_meta)
+    used = [t for t in turns if t["turn"] > 0]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "episode_id": episode_id,
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "model_name": "scripted-harness",
+        "model": {"provider": "openai", "model": "scripted-harness", "base_url": "http://127.0.0.1:9/v1"},
+        "task": {
+            "split": split,
+            "index": index,
+            "sample": 0,
+            "task_id": task_meta.get("task_id"),
+            "country": final_meta.get("country"),
+            "sequence_id": task_meta.get("sequence_id"),
+            "captured_at": task_meta.get("captured_at"),
+            "attribution": task_meta.get("attribution"),
+        },
+        "config": {
+            "mode": "agentic",
+            "prompt_version": "v2",
+            "max_turns": 12,
+            "retries": 3,
+            "base_url": client.base_url,
+            "street_detail": task_meta.get("street_detail"),
+        },
+        "turns": turns,
+        "outcome": {
+            "reward": result.reward,
+            "train_reward": round(training_reward(final.get("distance_km"), float(final.get("action_cost") or 0.0)), 4),
+            "distance_km": final.get("distance_km"),
+            "parsed_ok": final.get("parsed_ok"),
+            "guess": final_meta.get("guess") or [lat, lon],
+            "guess_country": final_meta.get("guess_country"),
+            "verdict": final_meta.get("verdict"),
+            "country_hit": final_meta.get("country_hit"),
+            "region_hit": final_meta.get("region_hit"),
+            "score_before_cost": final.get("score"),
+            "n_looks": final_meta.get("n_looks"),
+            "n_maps": final_meta.get("n_maps"),
+            "n_pins": final_meta.get("n_pins"),
+            "n_moves": final_meta.get("n_moves"),
+            "truth": [final.get("true_lat"), final.get("true_lon")],
+            "action_cost": final.get("action_cost"),
+            "total_moved_meters": final.get("total_moved_meters"),
+            "forced_guess": False,
+            "turns_used": len(used),
+            "turns_ok": sum(1 for t in used if t["status"] == "ok"),
+            "turns_unparseable": 0,
+            "turns_provider_error": 0,
+            "wall_clock_s": round(time.time() - started, 3),
+            "model_latency_s": round(sum(t.get("model", {}).get("latency_s", 0.0) for t in used), 3),
+            "tokens_in": sum((t.get("model", {}).get("tokens", {}) or {}).get("input") or 0 for t in used),
+            "tokens_out": sum((t.get("model", {}).get("tokens", {}) or {}).get("output") or 0 for t in used),
+        },
+    }
+
+
+def play(base_url, out_dir, run_id, split, targets):
+    client = Client(base_url)
+    seen = {"metadata_beside": []}
+    try:
+        seen["num_tasks"] = client.num_tasks(split)
+        seen["task_spec"] = client.get_task(split, targets[0][0])
+        listed = client.list_tasks(split)
+        seen["tasks_env_name"] = listed.get("env_name")
+        seen["tasks_count"] = len(listed["tasks"])
+        # Python slice semantics, as OpenEnv's task_range documents them.
+        seen["task_range_last_two"] = [t["task_index"] for t in client.task_range(split, -2, None)]
+        records = [play_episode(client, split, index, lat, lon, seen) for index, lat, lon in targets]
+    finally:
+        client.close()
+    run_dir = pathlib.Path(out_dir) / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / "episodes.jsonl", "w") as handle:
+        for record in records:
+            handle.write(json.dumps(record) + "\n")
+    (run_dir / "run.json").write_text(json.dumps({"run_id": run_id, "schema_version": SCHEMA_VERSION, "base_url": base_url, "split": split}))
+    seen["episode_ids"] = [r["episode_id"] for r in records]
+    print(json.dumps(seen))
+
+
+# ----------------------------------------------------------------------------- the harness's report
+def report(run_dir):
+    rows = []
+    for path in sorted(pathlib.Path(run_dir).glob("**/episodes.jsonl")):
+        rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    missing = []
+    arms = {}
+    for r in rows:
+        if r.get("error"):
+            continue
+        outcome = r.get("outcome") or {}
+        for key in ("reward", "distance_km", "action_cost", "turns_used", "n_looks", "n_moves", "n_pins", "country_hit", "tokens_out", "forced_guess"):
+            if outcome.get(key) is None:
+                missing.append(f"{r['episode_id']}: outcome.{key}")
+        for key in ("split", "index", "sample"):
+            if (r.get("task") or {}).get(key) is None:
+                missing.append(f"{r['episode_id']}: task.{key}")
+        config = r.get("config") or {}
+        if config.get("mode") not in ("agentic", "single_shot"):
+            missing.append(f"{r['episode_id']}: config.mode is {config.get('mode')!r}")
+        for t in r.get("turns") or []:
+            if t["turn"] == 0:
+                if not isinstance(t.get("camera_before"), dict):
+                    missing.append(f"{r['episode_id']}: turn 0 camera_before")
+                continue
+            model = t.get("model", {})
+            tokens = model.get("tokens", {}) or {}
+            if model and tokens.get("output") is None:
+                missing.append(f"{r['episode_id']}: turn {t['turn']} model.tokens.output")
+            if t.get("status") == "ok" and not isinstance(t.get("action"), dict):
+                missing.append(f"{r['episode_id']}: turn {t['turn']} action")
+        arm = f"{r.get('model_name')} [{config.get('prompt_version')}]"
+        arms.setdefault(arm, []).append(training_reward(outcome.get("distance_km"), float(outcome.get("action_cost") or 0.0)))
+    print(json.dumps({"episodes": len(rows), "arms": {a: sum(v) / len(v) for a, v in arms.items()}, "missing": missing}))
+    sys.exit(1 if missing or not rows else 0)
+
+
+def main():
+    if sys.argv[1] == "play":
+        base, out_dir, run_id, split = sys.argv[2:6]
+        targets = []
+        for item in sys.argv[6:]:
+            index, lat, lon = item.split(":")
+            targets.append((int(index), float(lat), float(lon)))
+        play(base, out_dir, run_id, split, targets)
+    elif sys.argv[1] == "report":
+        report(sys.argv[2])
+    else:
+        sys.exit(f"unknown mode {sys.argv[1]!r}")
+
+
+main()
