@@ -168,8 +168,17 @@ function bookkeeping(data: EpisodeData, config: RulesConfig, op: string, stepCos
   };
 }
 
+/** What the public harness copies from metadata into an episode's `task` (the start frame's capture month, the contributor). */
 function identityOf(data: EpisodeData) {
-  return { task_id: data.task.task_id, sequence_id: data.task.sequence_id ?? null, split: data.split, index: data.index };
+  const start = data.task.frames[data.task.start_frame ?? 0];
+  return {
+    task_id: data.task.task_id,
+    sequence_id: data.task.sequence_id ?? null,
+    split: data.split,
+    index: data.index,
+    captured_at: start?.captured_at ?? '',
+    ...(data.task.attribution ? { attribution: data.task.attribution } : {}),
+  };
 }
 
 function costOf(data: EpisodeData): number {

@@ -2,7 +2,7 @@
  * The public harness against geolab, both ways, with real processes only: a python3 client that
  * does what the harness and OpenEnv's generic client do (harness_client.py) plays against the real
  * `geolab env serve` over a WebSocket, its records import into a workspace with every field filled,
- * and the harness's report reads the records geolab itself writes.
+ * and the harness's readers (test/agent/fixtures/harness_read.py) read the records geolab itself writes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { truthOf } from '../../src/core/tasks.js';
 import { demoSplits } from '../../src/env/task-splits.js';
 import { BIN, geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { harnessRead } from '../helpers/harness.js';
 import { startScriptedOpenAI } from '../helpers/scripted-openai.js';
 
 const CLIENT = join(import.meta.dirname, 'harness_client.py');
@@ -133,11 +134,9 @@ describe('the public harness against geolab', () => {
       expect(played.code, played.stderr).toBe(0);
       const runDir = /recorded in (\S+)/.exec(played.stderr)?.[1];
       expect(runDir, played.stderr).toBeDefined();
-      const report = await python(['report', runDir!]);
-      expect(report.code, `${report.stdout}${report.stderr}`).toBe(0);
-      const summary = JSON.parse(report.stdout) as { episodes: number; missing: string[]; arms: Record<string, number> };
-      expect(summary).toMatchObject({ episodes: 1, missing: [] });
-      expect(Object.keys(summary.arms)).toEqual(['scripted [geolab-json-1]']);
+      const read = harnessRead(join(runDir!, 'episodes.jsonl'));
+      expect(read.code, `${read.stdout}${read.stderr}`).toBe(0);
+      expect(JSON.parse(read.stdout)).toEqual({ episodes: 1, arms: ['scripted [geolab-json-1]'] });
     } finally {
       await model.close();
     }

@@ -11,9 +11,6 @@ against what that client expects without installing openenv or a WebSocket libra
     harness_client.py play BASE_URL OUT_DIR RUN_ID SPLIT INDEX:LAT:LON [INDEX:LAT:LON ...]
         plays each task (LAT, LON: where the scripted policy guesses), writes
         OUT_DIR/RUN_ID/episodes.jsonl and run.json, prints one JSON line of what it saw
-    harness_client.py report RUN_DIR
-        reads episodes.jsonl the way the harness's `report` and `summarise` do and prints the
-        per-arm numbers; exits 1 naming every field the harness reads that is missing
 """
 import base64
 import hashlib
@@ -357,43 +354,6 @@ def play(base_url, out_dir, run_id, split, targets):
     print(json.dumps(seen))
 
 
-# ----------------------------------------------------------------------------- the harness's report
-def report(run_dir):
-    rows = []
-    for path in sorted(pathlib.Path(run_dir).glob("**/episodes.jsonl")):
-        rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    missing = []
-    arms = {}
-    for r in rows:
-        if r.get("error"):
-            continue
-        outcome = r.get("outcome") or {}
-        for key in ("reward", "distance_km", "action_cost", "turns_used", "n_looks", "n_moves", "n_pins", "country_hit", "tokens_out", "forced_guess"):
-            if outcome.get(key) is None:
-                missing.append(f"{r['episode_id']}: outcome.{key}")
-        for key in ("split", "index", "sample"):
-            if (r.get("task") or {}).get(key) is None:
-                missing.append(f"{r['episode_id']}: task.{key}")
-        config = r.get("config") or {}
-        if config.get("mode") not in ("agentic", "single_shot"):
-            missing.append(f"{r['episode_id']}: config.mode is {config.get('mode')!r}")
-        for t in r.get("turns") or []:
-            if t["turn"] == 0:
-                if not isinstance(t.get("camera_before"), dict):
-                    missing.append(f"{r['episode_id']}: turn 0 camera_before")
-                continue
-            model = t.get("model", {})
-            tokens = model.get("tokens", {}) or {}
-            if model and tokens.get("output") is None:
-                missing.append(f"{r['episode_id']}: turn {t['turn']} model.tokens.output")
-            if t.get("status") == "ok" and not isinstance(t.get("action"), dict):
-                missing.append(f"{r['episode_id']}: turn {t['turn']} action")
-        arm = f"{r.get('model_name')} [{config.get('prompt_version')}]"
-        arms.setdefault(arm, []).append(training_reward(outcome.get("distance_km"), float(outcome.get("action_cost") or 0.0)))
-    print(json.dumps({"episodes": len(rows), "arms": {a: sum(v) / len(v) for a, v in arms.items()}, "missing": missing}))
-    sys.exit(1 if missing or not rows else 0)
-
-
 def main():
     if sys.argv[1] == "play":
         base, out_dir, run_id, split = sys.argv[2:6]
@@ -402,8 +362,6 @@ def main():
             index, lat, lon = item.split(":")
             targets.append((int(index), float(lat), float(lon)))
         play(base, out_dir, run_id, split, targets)
-    elif sys.argv[1] == "report":
-        report(sys.argv[2])
     else:
         sys.exit(f"unknown mode {sys.argv[1]!r}")
 
