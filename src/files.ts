@@ -1,5 +1,6 @@
 /** Small file checks and reads shared by the loaders and caches. */
-import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -149,4 +150,20 @@ function kindOf(info: Stats): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isSocket()) return 'a socket';
   return 'a special file';
+}
+
+/**
+ * Writes a whole file so that no reader (or crash) ever sees half of it: the bytes go to a temp file
+ * beside it, renamed into place; the temp file is removed if anything fails, and the error rethrown.
+ */
+export function writeFileAtomic(file: string, bytes: Buffer | string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    writeFileSync(temp, bytes);
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
 }

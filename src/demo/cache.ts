@@ -2,9 +2,7 @@
  * Lazy panorama cache for the demo dataset: a panorama is rendered the first time something asks
  * for it and kept as `<cacheDir>/<image_id>.jpg`, so a fresh workspace is ready in seconds.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { fileExists } from '../files.js';
+import { fileExists, writeFileAtomic } from '../files.js';
 import { panoramaFile } from '../tasks/panoramas.js';
 import { renderDemoPanorama } from './panorama.js';
 import type { PanoramaTask } from './scenes.js';
@@ -31,15 +29,7 @@ export async function ensureDemoPanorama(cacheDir: string, task: PanoramaTask, f
   const path = demoPanoramaPath(cacheDir, frame.image_id);
   if (await fileExists(path)) return path;
   const jpeg = await renderDemoPanorama(task, frameIndex);
-  await mkdir(cacheDir, { recursive: true });
-  const temp = `${path}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, jpeg);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  writeFileAtomic(path, jpeg);
   return path;
 }
 

@@ -3,10 +3,11 @@
  * sha256, under `<workspace>/images/<sha[0..2]>/<sha>.jpg|.png`, with one row in `images`. Recorded
  * messages and turns refer to images by that hash only (DESIGN §8), never by inline base64.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GeolabError } from '../core/errors.js';
+import { writeFileAtomic } from '../files.js';
 import type { Db, Statement } from './db.js';
 import type { Workspace } from './index.js';
 
@@ -123,15 +124,10 @@ function jpegSize(bytes: Buffer): { width: number; height: number } | undefined 
   return undefined;
 }
 
-/** A reader never sees half an image: the bytes go to a temp file renamed into place. */
 function writeAtomically(file: string, bytes: Buffer): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(temp, bytes);
-    renameSync(temp, file);
+    writeFileAtomic(file, bytes);
   } catch (err) {
-    rmSync(temp, { force: true });
     throw new GeolabError(`cannot write image ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }

@@ -5,9 +5,8 @@
  * accepts `OAuth <token>` there as well as an `access_token` query), so it never appears in a URL
  * or a message.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { UsageError } from '../core/errors.js';
+import { writeFileAtomic } from '../files.js';
 import { panoramaFile, sha256Hex } from './panoramas.js';
 
 export const MAPILLARY_GRAPH_API = 'https://graph.mapillary.com';
@@ -82,13 +81,9 @@ export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
         if (actual !== sha256) throw new PanoramaFetchError(`image ${imageId}: downloaded bytes have sha256 ${actual}, meta.sha256 expects ${sha256}`);
       }
       const path = panoramaFile(cacheDir, imageId, orig);
-      await mkdir(cacheDir, { recursive: true });
-      const temp = `${path}.${randomUUID()}.tmp`;
       try {
-        await writeFile(temp, bytes);
-        await rename(temp, path);
+        writeFileAtomic(path, bytes);
       } catch (err) {
-        await rm(temp, { force: true });
         throw new PanoramaFetchError(`image ${imageId}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       }
       return path;

@@ -4,10 +4,10 @@
  * small JSON file in the workspace (no table: nothing queries them), written whole or not at all.
  * They hold no secret: only the NAME of the variable with the key.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_BASE_URL, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
 import { isRecord } from '../../core/values.js';
+import { writeFileAtomic } from '../../files.js';
 import type { WatchSettings } from '../state/watch-form.js';
 
 export const WATCH_DEFAULTS: WatchSettings = {
@@ -45,8 +45,5 @@ export function readWatchSettings(file: string): Partial<WatchSettings> {
 /** Written to a temp file renamed into place, so a crash never leaves half a file. */
 export function saveWatchSettings(file: string, settings: WatchSettings): void {
   const { model, baseUrl, apiKeyEnv, protocol, split } = settings;
-  const temp = `${file}.${process.pid}.tmp`;
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(temp, JSON.stringify({ model, baseUrl, apiKeyEnv, protocol, split }, null, 2) + '\n');
-  renameSync(temp, file);
+  writeFileAtomic(file, JSON.stringify({ model, baseUrl, apiKeyEnv, protocol, split }, null, 2) + '\n');
 }
