@@ -15,7 +15,7 @@ import type { EpisodeListQuery } from '../src/tui/services.js';
 import { workspaceView } from '../src/tui/workspace-view.js';
 import { lcg, round, timeAsync, timeBatches, type Bench } from './harness.js';
 
-const EPISODES = 5_000;
+const EPISODES = 3_000;
 const SAMPLES = 3;
 const COUNTRIES = ['France', 'Japan', 'Chile', 'Kenya', 'Canada', 'Austria', 'India', 'Brazil'];
 const PROMPT = 'You are somewhere on Earth. Look around, pin the map, then guess. What do you do next?'.repeat(2);

@@ -1,14 +1,13 @@
 /**
  * TUI budgets (DESIGN §11): the first frame of `geolab` (Home) against a bare Ink hello-world
  * measured in the same run, and keypress-to-redraw in the Player and in the Episodes list over
- * 100,000 episodes, the first frame of `geolab play` on an imported task set, all in a pseudo-terminal (util-linux `script`) with CI unset so Ink draws live
+ * 100,000 episodes, all in a pseudo-terminal (util-linux `script`) with CI unset so Ink draws live
  * frames; an inline panorama, warm.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { workspaceWith100kEpisodes } from './episodes.js';
 import { median, round, type Bench } from './harness.js';
@@ -93,44 +92,6 @@ function withoutCi(): NodeJS.ProcessEnv {
 }
 
 export const tuiBenches: Bench[] = [
-  {
-    // `geolab play` on an imported task set with its own panorama folder: from the start until the
-    // Live screen's first frame, and until the first view is drawn (the task is chosen and its start
-    // panorama checked before the TUI opens). The demo's eval split alongside, for comparison.
-    name: 'tui.play_first_frame',
-    unit: 'starts',
-    async run() {
-      const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-play-'));
-      const env = { ...withoutCi(), GEOLAB_HOME: join(dir, 'ws') };
-      const panos = join(dir, 'panos');
-      mkdirSync(panos);
-      const jpeg = await sharp({ create: { width: 2048, height: 1024, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg().toBuffer();
-      const tasks = Array.from({ length: 500 }, (_, i) => {
-        writeFileSync(join(panos, `bench${i}.jpg`), jpeg);
-        return JSON.stringify({ task_index: i, task_id: `b${i}`, frames: [{ image_id: `bench${i}`, lat: 10 + i * 0.01, lon: 20 }] });
-      });
-      writeFileSync(join(dir, 'tasks.jsonl'), tasks.join('\n') + '\n');
-      spawnSync(process.execPath, [BIN, 'tasks', 'import', join(dir, 'tasks.jsonl'), '--name', 'bench', '--panos', panos], { env });
-      const frame: number[] = [];
-      const view: number[] = [];
-      const demo: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const start = performance.now();
-        const pty = new Pty(`${process.execPath} ${BIN} play --split bench --task ${i}`, env);
-        try {
-          await pty.until('LIVE');
-          frame.push(performance.now() - start);
-          await pty.until('Your move: turn 1.');
-          view.push(performance.now() - start);
-        } finally {
-          pty.kill();
-        }
-        demo.push(await timeToText(`${process.execPath} ${BIN} play --split eval --task 0`, 'LIVE', env));
-      }
-      const ms = median(frame);
-      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 2), first_view_ms: round(median(view), 1), demo_eval_first_frame_ms: round(median(demo), 1) };
-    },
-  },
   {
     name: 'tui.first_frame',
     unit: 'starts',
