@@ -6,6 +6,7 @@
  * or a message.
  */
 import { UsageError } from '../core/errors.js';
+import { registerSecret } from '../core/secrets.js';
 import { writeFileAtomic } from '../files.js';
 import { panoramaFile, sha256Hex } from './panoramas.js';
 
@@ -16,7 +17,8 @@ const TOKEN_VARIABLES = ['MAPILLARY_ACCESS_TOKEN', 'MAPILLARY_API_KEY'] as const
 
 /** The Mapillary token from the environment (read where it is used; never stored or printed). */
 export function mapillaryToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const name of TOKEN_VARIABLES) if (env[name]) return env[name];
+  // Registered as a secret, so no piece of it reaches a record, a log line or an error message.
+  for (const name of TOKEN_VARIABLES) if (env[name]) return registerSecret(env[name]);
   return undefined;
 }
 
