@@ -44,7 +44,7 @@ describe('Home in a real terminal', () => {
     expect(lines[0]).toMatch(/^ geolab {2}workspace /);
     expect(lines.filter((line) => line.includes('geolab'))).toHaveLength(1);
     expect(home).not.toContain('opening the workspace');
-    expect(home).toContain('Splits     none saved · the embedded environment plays the demo as train and eval');
+    expect(home).toContain('Splits     none saved · played: the demo as train/eval, each task set by name');
     expect(home).not.toMatch(/\bid +model +task/); // the Episodes column titles
     pane.send(['q']);
   });

@@ -81,8 +81,8 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
   const last = summary.lastEpisode;
   const rows: [string, string][] = [
     ['Tasks', `${tasks} in ${summary.taskSets.length} set${summary.taskSets.length === 1 ? '' : 's'}${sets ? ` (${sets})` : ''}`],
-    // Until splits are saved, the embedded environment splits the demo tasks itself (task-splits.ts).
-    ['Splits', summary.splits ? String(summary.splits) : 'none saved · the embedded environment plays the demo as train and eval'],
+    // Until splits are saved, the embedded environment serves the demo split in two and every task set under its own name (task-splits.ts).
+    ['Splits', summary.splits ? String(summary.splits) : 'none saved · played: the demo as train/eval, each task set by name'],
     [
       'Episodes',
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, Date.now())}` : ''}`,
