@@ -85,3 +85,13 @@ export function wrapWords(text: string, width: number): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * Text wrapped at word boundaries into lines of at most `width` columns: a word longer than a line
+ * is elided with … rather than cut silently or left to run into the next column.
+ */
+export function wrapLines(text: string, width: number): string[] {
+  return wrapWords(text, width)
+    .split('\n')
+    .map((line) => (line.length > width ? truncate(line, width) : line));
+}

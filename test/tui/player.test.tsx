@@ -123,6 +123,45 @@ describe('Player', () => {
   });
 });
 
+/** The fixture with one turn's recorded fields replaced. */
+function withTurn(index: number, fields: Record<string, unknown>): EpisodeFixture {
+  const episode = structuredClone(fixture.episode);
+  Object.assign(episode.turns[index]!, fields);
+  return { episode, images: fixture.images };
+}
+
+async function openEpisode(episode: EpisodeFixture, options: { columns?: number; rows?: number } = {}) {
+  const workspace = memoryWorkspace([episode.episode], episode.images);
+  const app = await renderApp({ route: { screen: 'player', episodeId: episode.episode.episode_id }, services: { openWorkspace: async () => workspace }, ...options });
+  await app.waitFor((f) => f.includes('turn 0/3'));
+  return app;
+}
+
+describe('tool calls', () => {
+  const args = ['heading_deg=135.125', 'pitch_deg=-12.5', 'fov_deg=30.0123', 'span_deg=2.75', 'direction="forward"', 'meters=15.25'];
+  const longCall = { action: 'look', heading_deg: 135.125, pitch_deg: -12.5, fov_deg: 30.0123, span_deg: 2.75, direction: 'forward', meters: 15.25 };
+
+  for (const [columns, rows] of [
+    [80, 24],
+    [120, 40],
+    [200, 60],
+  ] as const) {
+    it(`keep every argument whole, clear of the cost column, at ${columns} columns`, async () => {
+      const app = await openEpisode(withTurn(1, { action: longCall }), { columns, rows });
+      await app.press(KEY.right);
+      const frame = app.frame();
+      for (const arg of args) expect(frame).toContain(arg);
+      expect(frame).toContain('meters=15.25)');
+      if (columns >= 100) {
+        expect(frame).toMatch(/\s0\.01 ◀/);
+        // Not the current turn: elided with a mark, the cost column still its own.
+        await app.press(KEY.right);
+        expect(app.frame()).toMatch(/1 look\(heading_deg=135\.125, [^│]*…\s+0\.01\s/);
+      }
+    });
+  }
+});
+
 describe('keys arriving together', () => {
   it('are played one by one, each on the screen the previous one left', async () => {
     const workspace = memoryWorkspace([fixture.episode], fixture.images);

@@ -1,7 +1,10 @@
 import { Box, Text } from 'ink';
 import type { Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { formatCall, formatCost, truncate, turnCost, wrapWords } from '../format.js';
+import { formatCall, formatCost, truncate, turnCost, wrapLines, wrapWords } from '../format.js';
+
+/** The cost column: "0.01 ◀" and the gap before it. */
+const COST_COLUMNS = 7;
 
 export interface TurnListProps {
   turns: readonly Turn[];
@@ -20,21 +23,28 @@ export function TurnList({ turns, position, width, height }: TurnListProps) {
   // Feedback sits two columns in; other turns' feedback also leaves room for the cost column.
   const feedbackWidth = Math.max(10, width - 2);
   const textWidth = Math.max(10, width - 10);
+  // The call keeps clear of the cost column ("0.01 ◀" and a gap): wrapped when current, elided otherwise.
+  const callWidth = Math.max(10, width - COST_COLUMNS);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       {turns.slice(start, start + visible).map((turn, i) => {
         const at = start + i;
         const current = at === position;
         const cost = turnCost(turns, at);
+        const call = `${turn.turn} ${formatCall(turn.action)}`;
         return (
           <Box key={at} flexDirection="column">
-            <Box justifyContent="space-between">
-              <Text bold={current} color={current ? theme.accent : undefined} wrap="truncate-end">
-                {`${turn.turn} ${formatCall(turn.action)}`}
-              </Text>
-              <Text color={current ? theme.accent : theme.muted}>
-                {`${cost ? formatCost(cost) : '    '} ${current ? '◀' : ' '}`}
-              </Text>
+            <Box>
+              <Box width={callWidth} flexShrink={0}>
+                <Text bold={current} color={current ? theme.accent : undefined}>
+                  {current ? wrapLines(call, callWidth).join('\n') : truncate(call, callWidth)}
+                </Text>
+              </Box>
+              <Box flexGrow={1} justifyContent="flex-end">
+                <Text color={current ? theme.accent : theme.muted}>
+                  {`${cost ? formatCost(cost) : '    '} ${current ? '◀' : ' '}`}
+                </Text>
+              </Box>
             </Box>
             <Box paddingLeft={2}>
               <Text color={current ? undefined : theme.muted} wrap={current ? 'wrap' : 'truncate-end'}>
