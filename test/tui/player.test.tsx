@@ -162,6 +162,34 @@ describe('tool calls', () => {
   }
 });
 
+describe('the model line', () => {
+  const toolCalls = [
+    { id: 'call_1_0', type: 'function', function: { name: 'look', arguments: '{"heading_deg": 135, "fov_deg": 30}' } },
+    { id: 'call_1_1', type: 'function', function: { name: 'pin', arguments: { lat: 45.5, lon: 7.25 } } },
+  ];
+
+  it('shows the reply text, and apart from it the tool calls by name and arguments', async () => {
+    const app = await openEpisode(withTurn(1, { model: { reply: 'East first, where the valley opens.', tool_calls: toolCalls } }));
+    await app.press(KEY.right);
+    const frame = app.frame();
+    expect(frame).toContain('reasoning (r): East first, where the valley opens.');
+    expect(frame).toContain('tool calls: look(heading_deg=135, fov_deg=30), pin(lat=45.5, lon=7.25)');
+    expect(frame).not.toContain('"type"');
+  });
+
+  it('reads a reply holding nothing but tool-call JSON as calls, never as text', async () => {
+    const app = await openEpisode(withTurn(1, { model: { reply: JSON.stringify(toolCalls.slice(0, 1)) } }));
+    await app.press(KEY.right);
+    const frame = app.frame();
+    expect(frame).toContain('reasoning (r): none recorded');
+    expect(frame).toContain('tool calls: look(heading_deg=135, fov_deg=30)');
+    expect(frame).not.toContain('call_1_0');
+    await app.press('r');
+    expect(app.frame()).toContain('tool calls: look(heading_deg=135, fov_deg=30)');
+    expect(app.frame()).not.toContain('call_1_0');
+  });
+});
+
 describe('keys arriving together', () => {
   it('are played one by one, each on the screen the previous one left', async () => {
     const workspace = memoryWorkspace([fixture.episode], fixture.images);

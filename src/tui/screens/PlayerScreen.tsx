@@ -171,7 +171,7 @@ function ReasoningPane({ turn }: { turn: Turn }) {
   const size = useTerminalSize();
   return (
     <Box flexGrow={1} flexShrink={1} overflow="hidden">
-      <Reasoning model={turn.model} expanded={player.reasoning} width={size.columns - 2} />
+      <Reasoning model={turn.model} turn={turn.turn} expanded={player.reasoning} width={size.columns - 2} />
     </Box>
   );
 }
