@@ -41,3 +41,99 @@ export function toolCallTexts(model: TurnModel | null | undefined, turn: number)
 function callTexts(calls: readonly unknown[], turn: number): string[] {
   return withCallIds(calls, turn).map((call) => formatCall(sentAction(call)));
 }
+
+export type RequestPart = { kind: 'text'; text: string } | { kind: 'image'; sha256: string | null; mime: string | null };
+
+/** One message of a turn's request as recorded. */
+export interface RequestMessage {
+  role: string;
+  /** The model's own earlier reply (an assistant message) rather than harness or environment text. */
+  fromModel: boolean;
+  /** The tool a tool result answers. */
+  name: string | null;
+  parts: RequestPart[];
+  toolCalls: string[];
+}
+
+/**
+ * The request the model was sent on a turn: geolab records every message (`messages`, images by
+ * sha256); the harness records the prompt text only (`prompt`). Null when neither is recorded
+ * (turn 0, the reset, sends nothing).
+ */
+export function requestOf(turn: Turn): RequestMessage[] | null {
+  const messages = (turn as { messages?: unknown }).messages;
+  if (Array.isArray(messages) && messages.length > 0) return messages.filter(isRecord).map((message) => requestMessage(message, turn.turn));
+  if (turn.prompt?.trim()) return [{ role: 'user', fromModel: false, name: null, parts: [{ kind: 'text', text: turn.prompt }], toolCalls: [] }];
+  return null;
+}
+
+function requestMessage(message: Record<string, unknown>, turn: number): RequestMessage {
+  const role = typeof message.role === 'string' ? message.role : '?';
+  const content = message.content;
+  const parts: RequestPart[] =
+    typeof content === 'string'
+      ? content
+        ? [{ kind: 'text', text: content }]
+        : []
+      : Array.isArray(content)
+        ? content.filter(isRecord).map((part): RequestPart => {
+            if (part.type === 'text') return { kind: 'text', text: typeof part.text === 'string' ? part.text : '' };
+            return { kind: 'image', sha256: typeof part.sha256 === 'string' ? part.sha256 : null, mime: typeof part.mime === 'string' ? part.mime : null };
+          })
+        : [];
+  return {
+    role,
+    fromModel: role === 'assistant',
+    name: typeof message.name === 'string' ? message.name : null,
+    parts,
+    toolCalls: Array.isArray(message.tool_calls) ? callTexts(message.tool_calls, turn) : [],
+  };
+}
+
+/**
+ * The harness's budget sentences: "11 tool calls left.", "3 turns left, this one included", "You have
+ * 12 tool calls", "No tool calls left". The environment's own "N actions left" is not among them.
+ */
+const BUDGET_SENTENCE = /\b(?:(\d+|no) (tool calls?|turns?) left|you have (\d+) (tool calls?|turns?))\b/gi;
+
+export interface TurnBudget {
+  /** The budget the turn's request told the model ("11 tool calls left"), or null when unknown. */
+  told: { left: number; unit: 'tool call' | 'turn'; stated: boolean } | null;
+  /** The environment's steps remaining at the same moment, before the turn's action. */
+  environment: number | null;
+}
+
+/**
+ * What the model was told it had left when it chose this turn's action: the last budget sentence of
+ * the harness's text in the request, else the count the harness keeps (max_turns less the turns
+ * before this one). Turn 0 has no request: the budget the opening will state.
+ */
+export function turnBudget(turns: readonly Turn[], position: number, config: { max_turns?: number | null; mode?: string | null; prompt_version?: string | null } | null | undefined): TurnBudget {
+  const turn = turns[position];
+  if (!turn) return { told: null, environment: null };
+  const environment = (position > 0 ? turns[position - 1]?.steps_remaining : turn.steps_remaining) ?? null;
+  const stated = statedBudget(requestOf(turn) ?? []);
+  if (stated) return { told: stated, environment };
+  const maxTurns = config?.max_turns;
+  if (maxTurns == null) return { told: null, environment };
+  const tools = config?.mode === 'tools' || Boolean(config?.prompt_version?.includes('tools'));
+  const left = Math.max(0, maxTurns - Math.max(0, turn.turn - 1));
+  return { told: { left, unit: tools ? 'tool call' : 'turn', stated: false }, environment };
+}
+
+function statedBudget(messages: readonly RequestMessage[]): TurnBudget['told'] {
+  const text = messages
+    .filter((m) => !m.fromModel)
+    .flatMap((m) => m.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])))
+    .join('\n');
+  const last = [...text.matchAll(BUDGET_SENTENCE)].at(-1);
+  if (!last) return null;
+  const count = last[1] ?? last[3]!;
+  const unit = (last[2] ?? last[4]!).toLowerCase().startsWith('tool') ? 'tool call' : 'turn';
+  return { left: count.toLowerCase() === 'no' ? 0 : Number(count), unit, stated: true };
+}
+
+/** "11 tool calls left", "1 turn left". */
+export function formatBudget(told: NonNullable<TurnBudget['told']>): string {
+  return `${told.left} ${told.unit}${told.left === 1 ? '' : 's'} left`;
+}

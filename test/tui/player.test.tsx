@@ -190,6 +190,35 @@ describe('the model line', () => {
   });
 });
 
+describe('budgets', () => {
+  it('shows the budget the harness keeps, and the environment\'s beside it when they differ', async () => {
+    const app = await openPlayer();
+    await app.press(KEY.right);
+    // max_turns 12 and turn 1: twelve calls left when the model chose; the environment counted 24.
+    expect(app.frame()).toContain('told 12 tool calls left · environment 24 steps left');
+  });
+
+  it('reads the budget the recorded request stated, not the environment\'s sentence in it', async () => {
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: 'You have 12 tool calls.' }, { type: 'image', sha256: 'ab'.repeat(32), mime: 'image/jpeg' }] },
+      { role: 'assistant', content: 'I have 99 turns left, surely.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', name: 'look', content: 'Facing 90 deg. 23 actions left. 11 tool calls left.' },
+    ];
+    const app = await openEpisode(withTurn(2, { messages }));
+    await app.press(KEY.right, KEY.right);
+    expect(app.frame()).toContain('told 11 tool calls left · environment 23 steps left');
+  });
+
+  it('reads the harness\'s prompt text, and leaves the environment\'s out when it agrees', async () => {
+    const episode = withTurn(1, { prompt: 'You are dropped somewhere.\nYou have 24 turns left. Each turn, reply with one JSON object.' });
+    episode.episode.config = { mode: 'agentic', prompt_version: 'v2' };
+    const app = await openEpisode(episode);
+    await app.press(KEY.right);
+    expect(app.frame()).toContain('told 24 turns left');
+    expect(app.frame()).not.toContain('environment 24 steps left');
+  });
+});
+
 describe('keys arriving together', () => {
   it('are played one by one, each on the screen the previous one left', async () => {
     const workspace = memoryWorkspace([fixture.episode], fixture.images);

@@ -21,6 +21,7 @@ import { imageCells, isWide } from '../layout.js';
 import { matches, type Command, type HintItem } from '../keys.js';
 import { fitMap } from '../map/world-map.js';
 import type { PlayerAction } from '../state/player.js';
+import { turnBudget } from '../turn-text.js';
 
 const KEY_ACTIONS: [Command, PlayerAction][] = [
   ['player.prev', { type: 'prev' }],
@@ -99,7 +100,8 @@ function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode })
   const theme = useTheme();
   const { player } = useUIState();
   const turns = turnsOf(episode);
-  const turn = turns[Math.min(player.position, turns.length - 1)];
+  const position = Math.min(player.position, turns.length - 1);
+  const turn = turns[position];
   if (isFailed(episode)) {
     return (
       <Box flexDirection="column" flexGrow={1}>
@@ -113,7 +115,7 @@ function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode })
   return (
     <Box flexDirection="column" flexGrow={1}>
       {player.map ? <MapPane episode={episode} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
-      <TurnInfo turn={turn} />
+      <TurnInfo turn={turn} budget={turnBudget(turns, position, episode.config)} />
       {atEnd ? <OutcomeSummary outcome={episode.outcome} /> : null}
       <ReasoningPane turn={turn} />
     </Box>
