@@ -15,7 +15,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'live' | 'person' | 'model' | 'prompt' | 'confirm' | 'watch';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'prompt' | 'confirm' | 'watch';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -44,8 +44,19 @@ export const KEYMAP = {
   'player.reasoning': { keys: ['r'], description: 'show/hide the reasoning' },
   'player.imageSize': { keys: ['i'], description: 'image size small/large' },
   'player.map': { keys: ['m'], description: 'world map on/off' },
+  'player.prompt': { keys: ['p'], description: "the turn's full request: every message the model was sent" },
   'player.help': { keys: ['?'], description: 'help' },
   'player.back': { keys: ['q'], description: 'back' },
+
+  // The Player's request view (player.prompt): it scrolls, and closes back to the turn.
+  'request.up': { keys: ['up', 'k'], description: 'scroll up' },
+  'request.down': { keys: ['down', 'j'], description: 'scroll down' },
+  'request.pageUp': { keys: ['pageup', 'b'], description: 'page up' },
+  'request.pageDown': { keys: ['pagedown', 'space'], description: 'page down' },
+  'request.top': { keys: ['g'], description: 'top' },
+  'request.bottom': { keys: ['G'], description: 'bottom' },
+  'request.help': { keys: ['?'], description: 'help' },
+  'request.close': { keys: ['q', 'escape', 'p'], description: 'close the request' },
 
   'live.help': { keys: ['?'], description: 'help' },
   'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },

@@ -6,7 +6,7 @@
 import type { Turn } from '../core/episode.js';
 import { isRecord } from '../core/values.js';
 import { sentAction, withCallIds } from '../agent/protocols/tools.js';
-import { formatCall } from './format.js';
+import { formatCall, truncate, wrapLines } from './format.js';
 
 type TurnModel = NonNullable<Turn['model']>;
 
@@ -136,4 +136,55 @@ function statedBudget(messages: readonly RequestMessage[]): TurnBudget['told'] {
 /** "11 tool calls left", "1 turn left". */
 export function formatBudget(told: NonNullable<TurnBudget['told']>): string {
   return `${told.left} ${told.unit}${told.left === 1 ? '' : 's'} left`;
+}
+
+/**
+ * How a request line is drawn: who wrote it decides the tone, so harness and environment text never
+ * passes for the model's own words.
+ */
+export type RequestLineTone = 'harnessHead' | 'modelHead' | 'harness' | 'model' | 'image';
+
+export interface RequestLine {
+  text: string;
+  tone: RequestLineTone;
+}
+
+/** Marks the model's own earlier replies in the margin, which reads without colour too. */
+export const MODEL_MARGIN = '▌ ';
+
+function author(message: RequestMessage): string {
+  switch (message.role) {
+    case 'assistant':
+      return "assistant · the model's own earlier reply";
+    case 'tool':
+      return `tool result${message.name ? ` (${message.name})` : ''} · environment feedback, worded by the harness`;
+    case 'system':
+      return 'system · harness instructions';
+    default:
+      return `${message.role} · harness`;
+  }
+}
+
+/** Every message of a request as lines `width` columns wide: a heading per message, then its parts. */
+export function requestLines(messages: readonly RequestMessage[], width: number): RequestLine[] {
+  const lines: RequestLine[] = [];
+  messages.forEach((message, i) => {
+    const head = `── ${i + 1} ${author(message)} `;
+    lines.push({ text: truncate(head.padEnd(width, '─'), width), tone: message.fromModel ? 'modelHead' : 'harnessHead' });
+    const margin = message.fromModel ? MODEL_MARGIN : '';
+    const tone: RequestLineTone = message.fromModel ? 'model' : 'harness';
+    const textWidth = Math.max(10, width - margin.length);
+    for (const part of message.parts) {
+      if (part.kind === 'image') {
+        const sha = part.sha256 ? `${part.sha256.slice(0, 12)}…` : '(not recorded)';
+        lines.push({ text: `${margin}[image sha256 ${sha}${part.mime ? ` ${part.mime}` : ''}]`, tone: 'image' });
+        continue;
+      }
+      for (const line of wrapLines(part.text, textWidth)) lines.push({ text: `${margin}${line}`, tone });
+    }
+    for (const call of message.toolCalls) {
+      for (const line of wrapLines(`tool call: ${call}`, textWidth)) lines.push({ text: `${margin}${line}`, tone });
+    }
+  });
+  return lines;
 }

@@ -219,6 +219,70 @@ describe('budgets', () => {
   });
 });
 
+describe('the request view (p)', () => {
+  const image = 'ab'.repeat(32);
+  const feedbackLines = Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of what the look showed.`).join('\n');
+  const messages = [
+    { role: 'system', content: 'You are standing somewhere on Earth.' },
+    { role: 'user', content: [{ type: 'text', text: 'The image is your view. You have 12 tool calls.' }, { type: 'image', sha256: image, mime: 'image/jpeg' }] },
+    { role: 'assistant', content: 'A German sign: east next.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'look', arguments: '{"heading_deg": 90}' } }] },
+    { role: 'tool', tool_call_id: 'c1', name: 'look', content: `${feedbackLines}\n11 tool calls left.` },
+  ];
+
+  it('shows every message of the turn, roles marked, the model\'s replies apart, images by hash', async () => {
+    const app = await openEpisode(withTurn(2, { messages }), { columns: 120, rows: 60 });
+    await app.press(KEY.right, KEY.right, 'p');
+    const frame = app.frame();
+    expect(frame).toContain('request of turn 2');
+    expect(frame).toContain('── 1 system · harness instructions');
+    expect(frame).toContain('You are standing somewhere on Earth.');
+    expect(frame).toContain('── 2 user · harness');
+    expect(frame).toContain(`[image sha256 ${image.slice(0, 12)}… image/jpeg]`);
+    expect(frame).toContain("── 3 assistant · the model's own earlier reply");
+    expect(frame).toContain('▌ A German sign: east next.');
+    expect(frame).toContain('▌ tool call: look(heading_deg=90)');
+    expect(frame).toContain('── 4 tool result (look) · environment feedback, worded by the harness');
+    expect(frame).not.toContain('"function"');
+  });
+
+  it('scrolls, and q or esc closes it back to the same turn', async () => {
+    const app = await openEpisode(withTurn(2, { messages }), { columns: 80, rows: 24 });
+    await app.press(KEY.right, KEY.right, 'p');
+    expect(app.frame()).toMatch(/lines 1–\d+ of \d+/);
+    expect(app.frame()).not.toContain('11 tool calls left.');
+    await app.press(KEY.down, 'j');
+    expect(app.frame()).toMatch(/lines 3–/);
+    expect(app.frame()).not.toContain('── 1 system');
+    await app.press('G');
+    expect(app.frame()).toContain('11 tool calls left.');
+    await app.press('g');
+    expect(app.frame()).toMatch(/lines 1–/);
+    await app.press('q');
+    expect(app.frame()).not.toContain('request of turn');
+    expect(app.frame()).toContain('turn 2/3');
+    await app.press('p', KEY.escape);
+    expect(app.frame()).not.toContain('request of turn');
+    expect(app.exited()).toBe(false);
+  });
+
+  it('shows the harness\'s recorded prompt, and says when a turn sent nothing', async () => {
+    const app = await openEpisode(withTurn(1, { prompt: 'You have 5 turns left. Each turn, reply with one JSON object.' }));
+    await app.press('p');
+    expect(app.frame()).toContain('Turn 0 is the reset: the model was sent nothing.');
+    await app.press('q', KEY.right, 'p');
+    expect(app.frame()).toContain('── 1 user · harness');
+    expect(app.frame()).toContain('You have 5 turns left. Each turn, reply with one JSON object.');
+  });
+
+  it('? shows the request view\'s keys from the table', async () => {
+    const app = await openPlayer();
+    await app.press('p', '?');
+    expect(app.frame()).toContain('Request keys');
+    expect(app.frame()).toContain('close the request');
+    for (const entry of helpEntries(['request'])) expect(app.frame()).toContain(entry.description);
+  });
+});
+
 describe('keys arriving together', () => {
   it('are played one by one, each on the screen the previous one left', async () => {
     const workspace = memoryWorkspace([fixture.episode], fixture.images);

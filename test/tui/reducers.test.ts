@@ -51,6 +51,16 @@ describe('playerReducer', () => {
     expect(play(start, 'toggleImageSize', 'toggleImageSize').imageSize).toBe('large');
   });
 
+  it('the request view opens at its top, pauses autoplay, scrolls within its lines and closes', () => {
+    const open = play(start, 'toggleAutoplay', 'toggleRequest');
+    expect(open).toMatchObject({ request: 0, autoplay: false });
+    const scroll = (state: PlayerState, by: number) => playerReducer(state, { type: 'scrollRequest', by, max: 5 });
+    expect(scroll(open, -1).request).toBe(0);
+    expect(scroll(scroll(open, 3), 3).request).toBe(5);
+    expect(play(scroll(open, 3), 'toggleRequest').request).toBeNull();
+    expect(scroll(start, 1)).toBe(start);
+  });
+
   it('loading another episode starts it over', () => {
     const moved = play(start, 'next', 'toggleReasoning');
     expect(playerReducer(moved, { type: 'load', episodeId: 'other', turnCount: 6 })).toEqual(initialPlayerState('other', 6));

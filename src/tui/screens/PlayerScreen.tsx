@@ -8,6 +8,7 @@ import { InlineImage } from '../components/InlineImage.js';
 import { OutcomeSummary } from '../components/OutcomeSummary.js';
 import { Panel } from '../components/Panel.js';
 import { Reasoning } from '../components/Reasoning.js';
+import { RequestView } from '../components/RequestView.js';
 import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
@@ -21,7 +22,7 @@ import { imageCells, isWide } from '../layout.js';
 import { matches, type Command, type HintItem } from '../keys.js';
 import { fitMap } from '../map/world-map.js';
 import type { PlayerAction } from '../state/player.js';
-import { turnBudget } from '../turn-text.js';
+import { requestLines, requestOf, turnBudget } from '../turn-text.js';
 
 const KEY_ACTIONS: [Command, PlayerAction][] = [
   ['player.prev', { type: 'prev' }],
@@ -32,6 +33,7 @@ const KEY_ACTIONS: [Command, PlayerAction][] = [
   ['player.reasoning', { type: 'toggleReasoning' }],
   ['player.imageSize', { type: 'toggleImageSize' }],
   ['player.map', { type: 'toggleMap' }],
+  ['player.prompt', { type: 'toggleRequest' }],
 ];
 
 // Most needed first: a narrow footer leaves out what does not fit from the end (help has them all).
@@ -41,20 +43,55 @@ const HINTS: HintItem[] = [
   { commands: ['player.autoplay'], label: 'play' },
   { commands: ['player.reasoning'], label: 'reasoning' },
   { commands: ['player.map'], label: 'map' },
+  { commands: ['player.prompt'], label: 'request' },
   { commands: ['player.imageSize'], label: 'image size' },
   { commands: ['player.help'], label: 'help' },
   { commands: ['player.back'], label: 'back' },
 ];
+
+const REQUEST_HINTS: HintItem[] = [
+  { commands: ['request.up', 'request.down'], label: 'scroll' },
+  { commands: ['request.pageUp', 'request.pageDown'], label: 'page' },
+  { commands: ['request.top', 'request.bottom'], label: 'top/bottom' },
+  { commands: ['request.help'], label: 'help' },
+  { commands: ['request.close'], label: 'close' },
+];
+
+/** Rows besides the request view: the header, a notice and the footer. */
+const REQUEST_CHROME_ROWS = 3;
 
 /** Rows under the main pane: turn info, outcome (3, last turn only), reasoning, notice and keys. */
 const MAP_CHROME_ROWS = 11;
 
 export function PlayerScreen() {
   const theme = useTheme();
-  const { episode, help, notice } = useUIState();
+  const { episode, help, notice, player } = useUIState();
   const actions = useUIActions();
+  const size = useTerminalSize();
+  const requestOpen = player.request !== null;
+  const turns = episode?.status === 'ready' ? turnsOf(episode.value) : [];
+  const turn = turns[Math.min(player.position, turns.length - 1)];
+  const requestHeight = size.rows - REQUEST_CHROME_ROWS;
+  const lines = useMemo(() => {
+    const request = requestOpen && turn ? requestOf(turn) : null;
+    return request ? requestLines(request, size.columns - 2) : null;
+  }, [requestOpen, turn, size.columns]);
 
-  useScreenKeys('player.help', (input, key) => {
+  useScreenKeys(requestOpen ? 'request.help' : 'player.help', (input, key) => {
+    if (requestOpen) {
+      // The title takes a row; a page keeps one line of the last in view.
+      const max = Math.max(0, (lines?.length ?? 0) - (requestHeight - 1));
+      const page = Math.max(1, requestHeight - 2);
+      const scroll = (by: number) => actions.player({ type: 'scrollRequest', by, max });
+      if (matches('request.close', input, key)) return actions.player({ type: 'toggleRequest' });
+      if (matches('request.up', input, key)) return scroll(-1);
+      if (matches('request.down', input, key)) return scroll(1);
+      if (matches('request.pageUp', input, key)) return scroll(-page);
+      if (matches('request.pageDown', input, key)) return scroll(page);
+      if (matches('request.top', input, key)) return scroll(-max);
+      if (matches('request.bottom', input, key)) return scroll(max);
+      return;
+    }
     if (matches('player.back', input, key)) return actions.back();
     const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
     if (hit) actions.player(hit[1]);
@@ -66,6 +103,19 @@ export function PlayerScreen() {
       <Box flexDirection="column" paddingX={1}>
         <Text color={theme.status.error}>{episode.message}</Text>
         <Footer notice={notice} hints={['player.back']} />
+      </Box>
+    );
+  }
+  if (requestOpen) {
+    return (
+      <Box flexDirection="column" paddingX={1} height="100%">
+        <EpisodeHeader episode={episode.value} />
+        {help ? (
+          <HelpOverlay title="Request" groups={['request']} />
+        ) : (
+          <RequestView turn={turn?.turn ?? 0} lines={lines} offset={player.request} height={requestHeight} />
+        )}
+        <Footer notice={notice} hints={REQUEST_HINTS} />
       </Box>
     );
   }

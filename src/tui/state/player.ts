@@ -17,6 +17,8 @@ export interface PlayerState {
   readonly imageSize: ImageSize;
   /** The world map in the image pane; arriving at the last turn opens it, leaving closes it. */
   readonly map: boolean;
+  /** The turn's full request in place of the turn: its first line shown, or null when closed. */
+  readonly request: number | null;
 }
 
 export type PlayerAction =
@@ -31,10 +33,13 @@ export type PlayerAction =
   | { type: 'tick' }
   | { type: 'toggleReasoning' }
   | { type: 'toggleImageSize' }
-  | { type: 'toggleMap' };
+  | { type: 'toggleMap' }
+  | { type: 'toggleRequest' }
+  /** Scroll the request by `by` lines, within 0..`max` (the lines that do not fit). */
+  | { type: 'scrollRequest'; by: number; max: number };
 
 export function initialPlayerState(episodeId: string | null, turnCount: number): PlayerState {
-  return { episodeId, position: 0, turnCount, autoplay: false, reasoning: false, imageSize: 'large', map: turnCount <= 1 };
+  return { episodeId, position: 0, turnCount, autoplay: false, reasoning: false, imageSize: 'large', map: turnCount <= 1, request: null };
 }
 
 export function playerReducer(state: PlayerState, action: PlayerAction): PlayerState {
@@ -65,6 +70,11 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       return { ...state, imageSize: state.imageSize === 'large' ? 'small' : 'large' };
     case 'toggleMap':
       return { ...state, map: !state.map };
+    case 'toggleRequest':
+      return { ...state, request: state.request === null ? 0 : null, autoplay: false };
+    case 'scrollRequest':
+      if (state.request === null) return state;
+      return { ...state, request: Math.max(0, Math.min(action.max, state.request + action.by)) };
   }
 }
 
