@@ -3,7 +3,7 @@
  * calls, the request it was sent, and the budget that request told it. Pure, over recorded data of
  * either dialect (geolab's message list, the harness's `prompt` string).
  */
-import type { Turn } from '../core/episode.js';
+import type { EpisodeConfig, Turn } from '../core/episode.js';
 import { isRecord } from '../core/values.js';
 import { sentAction, withCallIds } from '../agent/protocols/tools.js';
 import { formatCall, truncate, wrapLines } from './format.js';
@@ -108,7 +108,7 @@ export interface TurnBudget {
  * the harness's text in the request, else the count the harness keeps (max_turns less the turns
  * before this one). Turn 0 has no request: the budget the opening will state.
  */
-export function turnBudget(turns: readonly Turn[], position: number, config: { max_turns?: number | null; mode?: string | null; prompt_version?: string | null } | null | undefined): TurnBudget {
+export function turnBudget(turns: readonly Turn[], position: number, config: EpisodeConfig | null | undefined): TurnBudget {
   const turn = turns[position];
   if (!turn) return { told: null, environment: null };
   const environment = (position > 0 ? turns[position - 1]?.steps_remaining : turn.steps_remaining) ?? null;
@@ -116,7 +116,8 @@ export function turnBudget(turns: readonly Turn[], position: number, config: { m
   if (stated) return { told: stated, environment };
   const maxTurns = config?.max_turns;
   if (maxTurns == null) return { told: null, environment };
-  const tools = config?.mode === 'tools' || Boolean(config?.prompt_version?.includes('tools'));
+  // geolab records its protocol; its tools prompt is named geolab-tools-1. The harness counts turns.
+  const tools = config?.protocol === 'tools' || config?.mode === 'tools' || Boolean(config?.prompt_version?.includes('tools'));
   const left = Math.max(0, maxTurns - Math.max(0, turn.turn - 1));
   return { told: { left, unit: tools ? 'tool call' : 'turn', stated: false }, environment };
 }
