@@ -92,9 +92,10 @@ function requestMessage(message: Record<string, unknown>, turn: number): Request
 
 /**
  * The harness's budget sentences: "11 tool calls left.", "3 turns left, this one included", "You have
- * 12 tool calls", "No tool calls left". The environment's own "N actions left" is not among them.
+ * 12 tool calls", "No tool calls left", "only 2 turn(s) left". The environment's own "N actions
+ * left" and "N actions remain" are not among them.
  */
-const BUDGET_SENTENCE = /\b(?:(\d+|no) (tool calls?|turns?) left|you have (\d+) (tool calls?|turns?))\b/gi;
+const BUDGET_SENTENCE = /\b(?:(\d+|no) (tool calls?|turns?(?:\(s\))?) left|you have (\d+) (tool calls?|turns?))/gi;
 
 export interface TurnBudget {
   /** The budget the turn's request told the model ("11 tool calls left"), or null when unknown. */
