@@ -144,10 +144,10 @@ export function buildProgram(): Command {
     .command('list')
     .description('recorded episodes, newest first')
     .option('--limit <n>', 'at most this many', integer('--limit'), 50)
-    .option('--model <name>', 'only this model')
+    .option('--model <name>', 'only models whose name starts with this (any case)')
     .option('--split <name>', 'only this split')
-    .option('--country <name>', 'only this country')
-    .option('--verdict <verdict>', 'only this verdict')
+    .option('--country <name>', 'only this country: the start of its name, or any code, name or demonym of it (serbia, RS, serbian)')
+    .option('--verdict <verdict>', 'only verdicts starting with this (any case): wrong, right, close, pinpoint, perfect')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));
   episodes

@@ -189,6 +189,9 @@ describe('the Episodes screen', () => {
     await app.press(KEY.escape, '?');
     expect(app.frame()).toContain('Episodes keys');
     expect(app.frame()).toContain('filter (model:X split:X country:X verdict:X reward:0.5..1, or text)');
+    // The help says how names match; the line wraps inside the box, so the words are read run together.
+    const help = app.frame().replace(/[│\s]+/g, ' ');
+    expect(help).toContain('names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS)');
   });
 
   it('reads the counts when the filter changes and only the visible rows', async () => {
