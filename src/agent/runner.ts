@@ -393,7 +393,7 @@ export function outcomeLine(record: EpisodeRecord): string {
       : `${o.verdict ?? 'scored'}, ${o.distance_km.toFixed(1)} km`;
   const guess = o.guess ? `  guess ${o.guess[0].toFixed(4)}, ${o.guess[1].toFixed(4)}` : '';
   return (
-    `outcome  ${result}  reward ${(o.reward ?? 0).toFixed(4)}  train ${(o.train_reward ?? 0).toFixed(4)}  cost ${(o.action_cost ?? 0).toFixed(2)}${guess}` +
+    `outcome  ${result}  reward ${(o.reward ?? 0).toFixed(4)}  reference ${(o.train_reward ?? 0).toFixed(4)}  cost ${(o.action_cost ?? 0).toFixed(2)}${guess}` +
     `  turns ${o.turns_used} (${o.turns_ok} ok, ${o.turns_unparseable} unparseable, ${o.turns_provider_error} provider errors)`
   );
 }

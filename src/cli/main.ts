@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
-import { EXIT, GeolabError } from '../core/errors.js';
+import { EXIT, GeolabError, UsageError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
@@ -22,7 +22,15 @@ export function buildProgram(): Command {
     // Set before the subcommands are added, which copy these settings: usage errors throw to run().
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) })
-    .action(async (opts: GlobalOptions) => (await import('./commands/home.js')).home(opts));
+    .action(async (opts: GlobalOptions, cmd: Command) => {
+      // Commander hands a word that names no command to this action as an excess argument.
+      const [word] = cmd.args;
+      if (word !== undefined) {
+        const names = program.commands.map((c) => c.name()).join(', ');
+        throw new UsageError(`unknown command "${word}"; the commands are ${names} (\`geolab --help\` for more)`);
+      }
+      return (await import('./commands/home.js')).home(opts);
+    });
 
   const geo = program.command('geo').description('offline geography');
   geo
@@ -41,7 +49,10 @@ export function buildProgram(): Command {
     .option('--distance-km <km>', 'great-circle distance of the guess', number('--distance-km'))
     .option('--cost <cost>', 'action cost spent in the episode', number('--cost'), 0)
     .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture', 'reference']).default('game'))
-    .addOption(new Option('--mode <mode>', 'how cost is charged').choices(['subtract', 'multiply']).default('subtract'))
+    // No default here: the command tells a chosen mode from none, which the reference curve refuses.
+    .addOption(
+      new Option('--mode <mode>', 'how cost is charged on the game and mixture curves (default: subtract)').choices(['subtract', 'multiply']),
+    )
     .option('--no-guess', 'score an episode that ended without a usable guess')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/score.js')).scoreCommand(withGlobals(opts, cmd)));
@@ -133,10 +144,10 @@ export function buildProgram(): Command {
     .command('list')
     .description('recorded episodes, newest first')
     .option('--limit <n>', 'at most this many', integer('--limit'), 50)
-    .option('--model <name>', 'only this model')
+    .option('--model <name>', 'only models whose name starts with this (any case)')
     .option('--split <name>', 'only this split')
-    .option('--country <name>', 'only this country')
-    .option('--verdict <verdict>', 'only this verdict')
+    .option('--country <name>', 'only this country: the start of its name, or any code, name or demonym of it (serbia, RS, serbian)')
+    .option('--verdict <verdict>', 'only verdicts starting with this (any case): wrong, right, close, pinpoint, perfect')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));
   episodes
@@ -188,6 +199,8 @@ export function buildProgram(): Command {
     .option('--headless', 'no TUI: one plain line per turn')
     .option('--json', 'print the recorded episode as JSON when done (implies --headless)')
     .action(async (opts, cmd: Command) => (await import('./commands/agent.js')).agentCommand(withGlobals(opts, cmd)));
+  // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
+  program.allowExcessArguments(true);
   return program;
 }
 

@@ -94,8 +94,12 @@ export function parseGuess(text: string): ParsedGuess {
       : { ...found(whole), note: 'The <guess> tag held no coordinates; used the ones found elsewhere in the reply.' };
   }
   if (whole.kind === 'invalid') return failed(whole.note);
-  return failed(text.trim() === '' ? 'The reply is empty.' : 'No latitude and longitude found in the reply.');
+  return failed(text.trim() === '' ? EMPTY_REPLY : NO_COORDINATES);
 }
+
+/** The notes when nothing like a coordinate was there; exported so a person's prompt can say it in its own words. */
+export const EMPTY_REPLY = 'The reply is empty.';
+export const NO_COORDINATES = 'No latitude and longitude found in the reply.';
 
 function found(r: { lat: number; lon: number; format: GuessFormat }): GuessFound {
   return { ok: true, lat: r.lat, lon: r.lon, format: r.format };

@@ -448,6 +448,19 @@ export function countryByName(name: string): Country | null {
   return getTables().byName.get(nameKey(name)) ?? null;
 }
 
+/**
+ * The names (ADMIN, other and former names) that countries named by `text` may be stored under: a
+ * country is named by one of its codes exactly, or by the start of one of its names or demonyms,
+ * ignoring case and accents. So `serbia`, `RS` and `serbian` all give "Republic of Serbia".
+ */
+export function countryNamesFor(text: string): string[] {
+  const key = nameKey(text);
+  if (key === '') return [];
+  const byCode = countryByIso(text.trim());
+  const named = allCountries().filter((c) => c === byCode || [c.admin, ...c.names, ...c.demonyms].some((name) => nameKey(name).startsWith(key)));
+  return [...new Set(named.flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'name').map((a) => a.text)))];
+}
+
 /** Every way a prompt could name the country: names, codes and demonyms. Null for an unknown ADMIN. */
 export function aliasesOf(admin: string): Alias[] | null {
   const c = countryByAdmin(admin);

@@ -8,6 +8,7 @@
  */
 import type { CompletedEpisode, FailedEpisode, Turn } from '../core/episode.js';
 import { GeolabError, InputError, UsageError } from '../core/errors.js';
+import { countryNamesFor } from '../geo/countries.js';
 import type { Db } from './db.js';
 import { DESCENDING_BY_DEFAULT, type EpisodeSort } from './episode-sort.js';
 import { hasImage } from './images.js';
@@ -60,9 +61,11 @@ export interface EpisodeRow {
 export interface EpisodeQuery {
   limit?: number;
   offset?: number;
+  /** Model, country and verdict match the start of the stored name, whatever the case ("wrong" finds "Wrong continent"). */
   model?: string;
+  /** The whole split name. */
   split?: string;
-  /** Country and verdict match whatever the case ("japan" finds "Japan"). */
+  /** Also any name, code or demonym of a country (src/geo/countries.ts): "serbia", "RS", "serbian". */
   country?: string;
   verdict?: string;
   runId?: string;
@@ -176,17 +179,27 @@ interface StoredEpisode {
 function whereClause(query: EpisodeQuery, extra: readonly string[] = []): { sql: string; params: unknown[] } {
   const conditions: string[] = [...extra];
   const params: unknown[] = [];
-  const equal = (column: string, value: string | undefined, collate = '') => {
+  const equal = (column: string, value: string | undefined) => {
     if (value === undefined) return;
-    conditions.push(`${column} = ?${collate}`);
+    conditions.push(`${column} = ?`);
     params.push(value);
   };
-  equal('model_name', query.model);
+  // Names people type ("qwen", "serbia", "wrong") match the stored spelling by its start, whatever
+  // the case; a country also by the names, codes and demonyms geolab knows for it. The list scans
+  // the covering index either way, so LIKE and the IN list cost nothing there.
+  const startsWith = (column: string, value: string) => {
+    params.push(`${escapeLike(value)}%`);
+    return `${column} LIKE ? ESCAPE '\\'`;
+  };
+  if (query.model !== undefined) conditions.push(startsWith('model_name', query.model));
   equal('split', query.split);
-  // Names people type ("japan", "pinpoint") match the harness's spelling whatever the case; the
-  // list scans the covering index either way, so the collation costs nothing.
-  equal('country', query.country, ' COLLATE NOCASE');
-  equal('verdict', query.verdict, ' COLLATE NOCASE');
+  if (query.country !== undefined) {
+    const names = countryNamesFor(query.country);
+    const prefixed = startsWith('country', query.country);
+    conditions.push(names.length ? `(${prefixed} OR country COLLATE NOCASE IN (${names.map(() => '?').join(', ')}))` : prefixed);
+    params.push(...names);
+  }
+  if (query.verdict !== undefined) conditions.push(startsWith('verdict', query.verdict));
   equal('run_id', query.runId);
   if (query.minReward !== undefined) {
     conditions.push('reward >= ?');
@@ -199,10 +212,15 @@ function whereClause(query: EpisodeQuery, extra: readonly string[] = []): { sql:
   if (query.search) {
     const columns = ['episode_id', 'model_name', 'task_id', 'country', 'verdict', 'error'];
     conditions.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-    const pattern = `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    const pattern = `%${escapeLike(query.search)}%`;
     params.push(...columns.map(() => pattern));
   }
   return { sql: conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** `text` as a LIKE pattern that matches it literally (with ESCAPE '\\'). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => '\\' + c);
 }
 
 function isCompleted(record: EpisodeRecord): record is CompletedEpisode {

@@ -1,4 +1,8 @@
-/** Eval runs: the `eval_runs` rows episodes point at, one per recorded or imported run. */
+/**
+ * Runs: the `eval_runs` rows episodes point at, one per recorded or imported run. The table's name
+ * is older than the eval harness; what a run is (an agent's, the person's play, an import) is told
+ * by runKinds.
+ */
 import { UsageError } from '../core/errors.js';
 import type { Db } from './db.js';
 
@@ -28,4 +32,38 @@ export function ensureEvalRun(db: Db, run: EvalRun): void {
     JSON.stringify(run.config ?? {}),
     run.createdAt ?? new Date().toISOString(),
   );
+}
+
+/** The one run every episode a person plays in the TUI is recorded into. */
+export const PLAY_RUN_ID = 'human-play';
+
+/** Runs by what made them; the eval harness and training add their kinds when they exist. */
+export interface RunKinds {
+  /** `geolab agent` runs, one per invocation, recorded under the workspace's runs/. */
+  agent: number;
+  /** The person's play run (0 or 1). */
+  play: number;
+  /** Runs imported from elsewhere (the demo's included). */
+  imported: number;
+}
+
+/** Each kind of run there is, by its name: `3 agent · 1 play · 1 imported`; 'none' without any. */
+export function describeRuns(runs: RunKinds): string {
+  const kinds = (['agent', 'play', 'imported'] as const).filter((kind) => runs[kind] > 0);
+  return kinds.map((kind) => `${runs[kind]} ${kind}`).join(' · ') || 'none';
+}
+
+/** Recorded runs live under `runsDir`; everything else came in through an import. */
+export function runKinds(db: Db, runsDir: string): RunKinds {
+  const prefix = runsDir.endsWith('/') ? runsDir : `${runsDir}/`;
+  const row = db
+    .prepare(
+      `SELECT
+         COALESCE(SUM(id = @play), 0) AS play,
+         COALESCE(SUM(id <> @play AND substr(root, 1, length(@prefix)) = @prefix), 0) AS agent,
+         COALESCE(SUM(id <> @play AND (root IS NULL OR substr(root, 1, length(@prefix)) <> @prefix)), 0) AS imported
+       FROM eval_runs`,
+    )
+    .get({ play: PLAY_RUN_ID, prefix }) as RunKinds;
+  return { agent: row.agent, play: row.play, imported: row.imported };
 }

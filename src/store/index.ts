@@ -1,6 +1,7 @@
 /** A workspace: its directory, its database, and the demo task set seeded on first use. */
 import { DEMO_EPISODES_FILE, DEMO_TASKS_FILE } from '../paths.js';
 import { connect, migrateAndSeed, type Db } from './db.js';
+import { runKinds, type RunKinds } from './eval-runs.js';
 import { MIGRATIONS } from './migrations.js';
 import { importTaskFile, listTaskSets } from './task-sets.js';
 import { workspaceDir, workspaceError, workspacePaths } from './workspace.js';
@@ -49,9 +50,8 @@ export interface WorkspaceSummary {
   tasks: number;
   splits: number;
   episodes: number;
-  eval_runs: number;
-  training_runs: number;
-  open_findings: number;
+  /** Runs by kind; training runs and audit findings join the summary when those screens exist. */
+  runs: RunKinds;
 }
 
 export function summarize(ws: Workspace): WorkspaceSummary {
@@ -64,8 +64,6 @@ export function summarize(ws: Workspace): WorkspaceSummary {
     tasks: sets.reduce((sum, s) => sum + s.n_tasks, 0),
     splits: count('SELECT COUNT(*) AS n FROM splits'),
     episodes: count('SELECT COUNT(*) AS n FROM episodes'),
-    eval_runs: count('SELECT COUNT(*) AS n FROM eval_runs'),
-    training_runs: count('SELECT COUNT(*) AS n FROM training_runs'),
-    open_findings: count('SELECT COUNT(*) AS n FROM audit_findings WHERE accepted_reason IS NULL'),
+    runs: runKinds(ws.db, ws.paths.runs),
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { OpenedEnvironment } from '../agent/agent-run.js';
 import { HumanPolicy } from '../agent/policies/human.js';
+import { PLAY_RUN_ID } from '../store/eval-runs.js';
 import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
@@ -17,7 +18,6 @@ export { NoTerminalError } from './errors.js';
 /** A person gets every step the environment's default budget allows (DESIGN §2.1: 24). */
 const PERSON_MAX_TURNS = 24;
 /** People's episodes are recorded as one run of the workspace, appended to on every play. */
-const PLAY_RUN_ID = 'human-play';
 
 export interface OpenHomeOptions {
   workspace?: string;

@@ -4,7 +4,7 @@
  * a key cannot do one thing and be documented as another.
  */
 import type { Key } from 'ink';
-import { FILTER_SYNTAX } from './state/episode-filter.js';
+import { FILTER_MATCHING, FILTER_SYNTAX } from './state/episode-filter.js';
 
 /** Named keys; anything else in a binding is the literal character typed. */
 type NamedKey = 'left' | 'right' | 'up' | 'down' | 'enter' | 'escape' | 'space' | 'backspace' | 'pageup' | 'pagedown' | 'tab' | 'backtab';
@@ -29,7 +29,7 @@ export const KEYMAP = {
   'episodes.pageUp': { keys: ['pageup'], description: 'page up' },
   'episodes.pageDown': { keys: ['pagedown'], description: 'page down' },
   'episodes.open': { keys: ['enter'], description: 'play back the episode' },
-  'episodes.filter': { keys: ['/'], description: `filter (${FILTER_SYNTAX})` },
+  'episodes.filter': { keys: ['/'], description: `filter (${FILTER_SYNTAX}); ${FILTER_MATCHING}` },
   'episodes.clearFilter': { keys: ['c'], description: 'clear the filter' },
   'episodes.sort': { keys: ['s'], description: 'sort by recent → reward → distance → turns' },
   'episodes.reverse': { keys: ['S'], description: 'reverse the order' },

@@ -5,6 +5,7 @@
  */
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
+import type { RunKinds } from '../store/eval-runs.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
 import type { FormError, WatchRequest, WatchSettings } from './state/watch-form.js';
@@ -32,9 +33,8 @@ export interface HomeSummary {
   splits: number;
   episodes: number;
   lastEpisode: EpisodeRow | null;
-  evalRuns: number;
-  trainingRuns: number;
-  openFindings: number;
+  /** Runs by what made them. */
+  runs: RunKinds;
 }
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */

@@ -16,9 +16,7 @@ export function workspaceView(ws: Workspace): WorkspaceView {
         splits: summary.splits,
         episodes: summary.episodes,
         lastEpisode: last ? rowOf(last) : null,
-        evalRuns: summary.eval_runs,
-        trainingRuns: summary.training_runs,
-        openFindings: summary.open_findings,
+        runs: summary.runs,
       };
     },
     countEpisodes: (filter) => countEpisodes(ws.db, filter && storeFilter(filter)),

@@ -366,6 +366,6 @@ describe('baselines and headless output', () => {
     expect(episode.outcome.turns_used).toBe(1);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^turn {2}1 {2}guess\(lat=0, lon=0\) {2}Wrong continent: .* {2}cost 0\.00$/);
-    expect(lines[1]).toMatch(/^outcome {2}Wrong continent, \d+\.\d km {2}reward 0\.\d{4} {2}train 0\.\d{4} {2}cost 0\.00 {2}guess 0\.0000, 0\.0000 {2}turns 1 \(1 ok, 0 unparseable, 0 provider errors\)$/);
+    expect(lines[1]).toMatch(/^outcome {2}Wrong continent, \d+\.\d km {2}reward 0\.\d{4} {2}reference 0\.\d{4} {2}cost 0\.00 {2}guess 0\.0000, 0\.0000 {2}turns 1 \(1 ok, 0 unparseable, 0 provider errors\)$/);
   });
 });

@@ -114,6 +114,11 @@ describe('geolab episodes list', () => {
     expect(await ids({ split: 'train' })).toEqual(['7b00']);
     expect(await ids({ country: 'Austria' })).toEqual(['3f9a']);
     expect(await ids({ verdict: 'far' })).toEqual(['7b00']);
+    // By the start of a name, any case, and a country by a code or demonym geolab knows.
+    expect(await ids({ model: 'BE' })).toEqual(['c0ff', '7b00']);
+    expect(await ids({ country: 'AT' })).toEqual(['3f9a']);
+    expect(await ids({ country: 'chilean' })).toEqual(['7b00']);
+    expect(await ids({ verdict: 'CL' })).toEqual(['3f9a']);
     expect(await ids({ limit: 1 })).toEqual(['c0ff']);
     expect(await ids({ limit: 0 })).toHaveLength(3);
     stdout = '';

@@ -34,8 +34,19 @@ describe('geolab geo locate', () => {
     expect(geolab(['geo', 'locate', '30', '-40']).stdout).toContain('open water');
   });
 
-  it('streams lat,lon lines from stdin; a bad line gets an error object, the rest go on, exit 2 at the end', () => {
-    const r = geolab(['geo', 'locate', '-'], { input: '50.8503,4.3517\nnot,a point\n\n-1.2921,36.8219\n95,10\n' });
+  it('streams lat,lon lines from stdin as plain text: a bad line is named on stderr, the rest go on, exit 2 at the end', () => {
+    const r = geolab(['geo', 'locate', '-'], { input: '50.8503,4.3517\nnot,a point\n-1.2921,36.8219\n' });
+    expect(r.code).toBe(2);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^50\.8503, 4\.3517: Belgium \(/);
+    expect(lines[1]).toMatch(/^-1\.2921, 36\.8219: Kenya \(.*Nairobi$/);
+    expect(r.stdout).not.toContain('{');
+    expect(r.stderr).toContain('geolab: stdin:2: latitude "not" is not a number\n');
+  });
+
+  it('with --json streams one object per line; a bad line gets an error object, the rest go on, exit 2 at the end', () => {
+    const r = geolab(['geo', 'locate', '-', '--json'], { input: '50.8503,4.3517\nnot,a point\n\n-1.2921,36.8219\n95,10\n' });
     expect(r.code).toBe(2);
     const out = jsonLines(r.stdout) as Record<string, unknown>[];
     expect(out).toHaveLength(4);
@@ -46,7 +57,7 @@ describe('geolab geo locate', () => {
   });
 
   it('a clean stream exits 0', () => {
-    const r = geolab(['geo', 'locate', '-'], { input: '35.6762,139.6503\n' });
+    const r = geolab(['geo', 'locate', '-', '--json'], { input: '35.6762,139.6503\n' });
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout)[0]).toMatchObject({ country: 'Japan' });
   });
@@ -74,7 +85,7 @@ describe('geolab geo locate', () => {
         const f = t.frames[t.start_frame ?? 0] as { lat: number; lon: number };
         return `${f.lat},${f.lon}`;
       });
-      const out = jsonLines(geolab(['geo', 'locate', '-'], { input: input.join('\n') }).stdout) as Record<string, string>[];
+      const out = jsonLines(geolab(['geo', 'locate', '-', '--json'], { input: input.join('\n') }).stdout) as Record<string, string>[];
       expect(out.map((o) => o.country)).toEqual(tasks.map((t) => t.country));
       out.forEach((o, i) => {
         const meta = tasks[i]?.meta ?? {};

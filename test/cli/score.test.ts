@@ -20,10 +20,17 @@ describe('geolab score', () => {
     });
   });
 
-  it('gives the reference check value 0.5552 at 1348.52 km with cost 0.05, ignoring --mode', () => {
-    const a = score(['--distance-km', '1348.52', '--cost', '0.05', '--curve', 'reference']);
-    expect(a.reward).toBeCloseTo(0.5552, 4);
-    expect(score(['--distance-km', '1348.52', '--cost', '0.05', '--curve', 'reference', '--mode', 'multiply']).reward).toBe(a.reward);
+  it('gives the reference check value 0.5552 at 1348.52 km with cost 0.05', () => {
+    expect(score(['--distance-km', '1348.52', '--cost', '0.05', '--curve', 'reference']).reward).toBeCloseTo(0.5552, 4);
+  });
+
+  it('refuses --mode with the reference curve, which has its own cost rule (exit 2, one line)', () => {
+    for (const mode of ['multiply', 'subtract']) {
+      const r = geolab(['score', '--distance-km', '1348.52', '--curve', 'reference', '--mode', mode]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('geolab: --mode applies to the game and mixture curves; the reference curve has its own cost rule (a capped multiplier)\n');
+    }
   });
 
   it('charges cost by mode on the game curve', () => {

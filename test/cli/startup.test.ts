@@ -40,6 +40,19 @@ describe('CLI start-up', () => {
     expect(geolab(['score', '--bogus']).code).toBe(2);
   });
 
+  it('`geolab help` and `geolab foo` say "unknown command" with the list of commands, and exit 2', () => {
+    for (const word of ['help', 'foo']) {
+      const r = geolab([word]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, config, panos, episodes, play, agent (\`geolab --help\` for more)\n`,
+      );
+    }
+    // A subcommand still refuses a stray argument of its own.
+    expect(geolab(['score', 'extra']).stderr).toContain('too many arguments');
+  });
+
   it('commands that draw no TUI never load ink, React or SQLite they do not need', () => {
     const file = writeJsonl([makeTask(0)]);
     for (const args of [['geo', 'locate', '-33.92', '18.42'], ['score', '--distance-km', '5'], ['tasks', 'validate', file]]) {

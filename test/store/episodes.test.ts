@@ -179,13 +179,34 @@ describe('listEpisodes', () => {
     expect(countEpisodes(ws.db, { model: 'beta' })).toBe(2);
   });
 
-  it('matches country and verdict whatever the case, model and split exactly', async () => {
+  it('matches model, country and verdict by their start whatever the case, the split whole', async () => {
     const ws = await seeded();
     expect(ids(listEpisodes(ws.db, { country: 'chile' }))).toEqual(['e3', 'e2']);
     expect(ids(listEpisodes(ws.db, { country: 'CHILE', verdict: 'Close' }))).toEqual(['e3']);
     expect(countEpisodes(ws.db, { verdict: 'CLOSE' })).toBe(2);
-    expect(countEpisodes(ws.db, { model: 'Alpha' })).toBe(0);
+    expect(countEpisodes(ws.db, { verdict: 'cl' })).toBe(2);
+    expect(ids(listEpisodes(ws.db, { model: 'Alp' }))).toEqual(['e3', 'e1']);
+    expect(countEpisodes(ws.db, { model: 'lpha' })).toBe(0);
     expect(countEpisodes(ws.db, { split: 'TRAIN' })).toBe(0);
+    expect(countEpisodes(ws.db, { split: 'tr' })).toBe(0);
+    // A LIKE wildcard typed is a character to match, not a wildcard.
+    expect(countEpisodes(ws.db, { model: '%' })).toBe(0);
+  });
+
+  it('finds a country by any name, code or demonym geolab knows, and a verdict by its first word', async () => {
+    const ws = await workspace();
+    const at = (second: number) => `2026-01-01T00:00:0${second}Z`;
+    saveEpisode(ws.db, completedRecord({ id: 's1', index: 1, recordedAt: at(1), country: 'Republic of Serbia', verdict: 'Wrong continent' }));
+    saveEpisode(ws.db, completedRecord({ id: 's2', index: 2, recordedAt: at(2), country: 'Czech Republic', verdict: 'Right region' }));
+    saveEpisode(ws.db, completedRecord({ id: 's3', index: 3, recordedAt: at(3), country: 'Chile', verdict: 'Pinpoint' }));
+    for (const country of ['serbia', 'Republic of S', 'RS', 'srb', 'serbian', 'Srbija']) {
+      expect(ids(listEpisodes(ws.db, { country })), country).toEqual(['s1']);
+    }
+    // The former name in the record and today's name (Czechia) find each other.
+    for (const country of ['czechia', 'CZ', 'czech']) expect(ids(listEpisodes(ws.db, { country })), country).toEqual(['s2']);
+    expect(ids(listEpisodes(ws.db, { verdict: 'wrong' }))).toEqual(['s1']);
+    expect(ids(listEpisodes(ws.db, { verdict: 'right' }))).toEqual(['s2']);
+    expect(countEpisodes(ws.db, { country: 'japan' })).toBe(0);
   });
 
   it('sorts by reward, distance and turns, episodes without the value last either way', async () => {

@@ -69,6 +69,18 @@ describe('the Episodes screen', () => {
     expect(frame).toMatch(/id\s+model\s+task\s+country\s+verdict\s+km\s+reward\s+turns\s+age/);
   });
 
+  it('gives the room of a 120-column terminal to the long columns instead of cutting them', async () => {
+    const { app } = await openEpisodes(120);
+    const frame = app.frame();
+    const line = frame.split('\n').find((l) => l.includes('eval/5'))!;
+    expect(line).toMatch(/ United States +Right region /);
+    expect(frame).not.toContain('…');
+    expect(frame.split('\n').every((l) => l.length <= 120)).toBe(true);
+    // At 80 columns the country is cut with a visible mark, never run into the next column.
+    const narrow = (await openEpisodes(80)).app.frame();
+    expect(narrow.split('\n').find((l) => l.includes('eval/5'))).toMatch(/ United Sta… +Right region /);
+  });
+
   it('drops the least important columns on an 80-column terminal, keeping the sorted one', async () => {
     const { app } = await openEpisodes(80);
     let frame = app.frame();
@@ -189,6 +201,9 @@ describe('the Episodes screen', () => {
     await app.press(KEY.escape, '?');
     expect(app.frame()).toContain('Episodes keys');
     expect(app.frame()).toContain('filter (model:X split:X country:X verdict:X reward:0.5..1, or text)');
+    // The help says how names match; the line wraps inside the box, so the words are read run together.
+    const help = app.frame().replace(/[│\s]+/g, ' ');
+    expect(help).toContain('names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS)');
   });
 
   it('reads the counts when the filter changes and only the visible rows', async () => {

@@ -147,9 +147,7 @@ export function memoryWorkspace(episodes: readonly (CompletedEpisode | FailedEpi
     splits: 2,
     episodes: episodes.length,
     lastEpisode: rows[0] ?? null,
-    evalRuns: 1,
-    trainingRuns: 0,
-    openFindings: 0,
+    runs: { agent: 3, play: 1, imported: 1 },
   };
   return {
     listCalls,

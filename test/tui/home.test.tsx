@@ -31,8 +31,13 @@ describe('Home', () => {
     expect(app.frame()).toContain('workspace /tmp/geolab-test');
     expect(app.frame()).toContain('Tasks      32 in 1 set (demo 32)');
     expect(app.frame()).toContain('last: qwen-test on eval/17');
-    expect(app.frame()).toContain('Audit      0 open findings');
     expect(app.frame()).toContain('Splits     2');
+  });
+
+  it('shows only what exists: runs by kind, no audit findings while Audit is not there', async () => {
+    const { app } = await openHome();
+    expect(app.frame()).toContain('Runs       3 agent · 1 play · 1 imported');
+    expect(app.frame()).not.toMatch(/open finding|\d+ eval|\d+ training/);
   });
 
   it('moves through the menu with the arrows and opens Episodes with enter', async () => {

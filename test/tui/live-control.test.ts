@@ -155,4 +155,12 @@ describe('a person’s keys', () => {
     expect(promptAction('guess', '48°51\'N 2°17\'E')).toMatchObject({ ok: true, action: { op: 'guess' } });
     expect(promptAction('guess', 'somewhere')).toMatchObject({ ok: false });
   });
+
+  it('a prompt without coordinates speaks to the person who typed it, never of "the reply"', () => {
+    expect(promptAction('pin', 'somewhere')).toEqual({ ok: false, message: 'No latitude and longitude in "somewhere". Type "lat, lon", e.g. 47.1, 10.2.' });
+    expect(promptAction('pin', '  ')).toEqual({ ok: false, message: 'Nothing typed. Type "lat, lon", e.g. 47.1, 10.2.' });
+    const outOfRange = promptAction('guess', '95, 10');
+    expect(outOfRange).toMatchObject({ ok: false, message: expect.stringContaining('Latitude 95 is out of range') as unknown });
+    expect(JSON.stringify(outOfRange)).not.toContain('reply');
+  });
 });

@@ -160,7 +160,7 @@ describe('Live, a model playing', () => {
     const { app, client, recorded } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
     await app.press(' ');
     await app.waitFor((f) => f.includes('paused before turn 1'));
-    expect(app.frame()).toContain('space pause · n next · a abort · ? help · q quit');
+    expect(app.frame()).toContain('space resume · n next · a abort · ? help · q quit');
     expect(client.steps).toEqual([]);
     await app.press('n');
     await app.waitFor((f) => f.includes('paused before turn 2'));

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { locate } from '../../geo/index.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine } from '../output.js';
+import { printJson, printLine, warn } from '../output.js';
 
 export interface LocatedPoint {
   lat: number;
@@ -55,7 +55,7 @@ function describe(p: LocatedPoint): string {
 export async function locateCommand(latArg: string, lonArg: string | undefined, opts: GlobalOptions): Promise<void> {
   if (latArg === '-') {
     if (lonArg !== undefined) throw new UsageError('`geolab geo locate -` reads points from stdin and takes no longitude');
-    return locateStream();
+    return locateStream(Boolean(opts.json));
   }
   if (lonArg === undefined) throw new UsageError('give a latitude and a longitude, e.g. `geolab geo locate -33.92 18.42`');
   const point = parsePoint(latArg, lonArg);
@@ -65,8 +65,11 @@ export async function locateCommand(latArg: string, lonArg: string | undefined, 
   else printLine(describe(located));
 }
 
-/** Always JSON lines: a stream is for programs. A bad line gets its own error object; the rest go on. */
-async function locateStream(): Promise<void> {
+/**
+ * One result per input line, plain text unless --json (then one JSON object per line). A bad line is
+ * named with its number (an error object in JSON, a line on stderr in text); the rest go on.
+ */
+async function locateStream(json: boolean): Promise<void> {
   let lineNo = 0;
   let bad = 0;
   for await (const text of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
@@ -76,10 +79,13 @@ async function locateStream(): Promise<void> {
     const point = parts.length === 2 ? parsePoint(parts[0] as string, parts[1] as string) : { error: 'expected "lat,lon"' };
     if ('error' in point) {
       bad++;
-      printJson({ line: lineNo, error: point.error });
+      if (json) printJson({ line: lineNo, error: point.error });
+      else warn(`geolab: stdin:${lineNo}: ${point.error}`);
       continue;
     }
-    printJson(locatePoint(point.lat, point.lon));
+    const located = locatePoint(point.lat, point.lon);
+    if (json) printJson(located);
+    else printLine(describe(located));
   }
   if (bad > 0) {
     process.stderr.write(`geolab: ${bad} of ${lineNo} input line(s) could not be read\n`);

@@ -1,4 +1,5 @@
 /** `geolab` with no command: the TUI's Home on a terminal, a plain workspace summary elsewhere. */
+import { describeRuns } from '../../store/eval-runs.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table } from '../output.js';
 import { canDrawTui } from '../tty.js';
@@ -21,9 +22,7 @@ export async function home(opts: GlobalOptions): Promise<void> {
         ['tasks', summary.tasks],
         ['splits', summary.splits],
         ['episodes', summary.episodes],
-        ['eval runs', summary.eval_runs],
-        ['training runs', summary.training_runs],
-        ['open audit findings', summary.open_findings],
+        ['runs', describeRuns(summary.runs)],
       ]),
     );
     printLine('\nRun `geolab --help` for the commands.');

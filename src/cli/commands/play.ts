@@ -10,19 +10,25 @@ export async function playCommand(opts: GlobalOptions & { split?: string; task?:
   // The TUI's modules load meanwhile, so the check below costs the first frame little.
   const tui = import('../../tui/entry.js');
   tui.catch(() => {}); // awaited below, unless the check fails first
-  let { split, task } = opts;
-  if (!opts.env) {
-    // The task is chosen and its start panorama checked before the TUI opens: a missing one is a
-    // line and exit 2, not a broken screen.
-    const [{ openWorkspace }, { chooseEmbeddedTask }] = await Promise.all([import('../../store/index.js'), import('../../env/task-splits.js')]);
-    const ws = await openWorkspace(opts.workspace);
-    try {
-      const chosen = await chooseEmbeddedTask({ split: split ?? null, index: task ?? null, panos, fetch: opts.fetch }, ws);
-      split = chosen.split;
-      task = chosen.index;
-    } finally {
-      ws.close();
+  // The task is chosen and checked before the TUI opens (a split not served, a task out of range, a
+  // missing start panorama, a remote environment that does not answer): a line and exit 2 or 3, not
+  // a broken screen. The TUI then plays exactly that task.
+  const { openWorkspace } = await import('../../store/index.js');
+  const ws = await openWorkspace(opts.workspace);
+  let split: string;
+  let task: number;
+  try {
+    if (opts.env) {
+      const { openEnvironment } = await import('../../agent/agent-run.js');
+      const remote = await openEnvironment({ envUrl: opts.env, split: opts.split ?? null, index: opts.task ?? null }, ws);
+      await remote.close();
+      ({ split, index: task } = remote);
+    } else {
+      const { chooseEmbeddedTask } = await import('../../env/task-splits.js');
+      ({ split, index: task } = await chooseEmbeddedTask({ split: opts.split ?? null, index: opts.task ?? null, panos, fetch: opts.fetch }, ws));
     }
+  } finally {
+    ws.close();
   }
   const { openPlay } = await tui;
   await openPlay({ workspace: opts.workspace, envUrl: opts.env, split, task, panos, fetch: opts.fetch });

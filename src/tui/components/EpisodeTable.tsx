@@ -33,25 +33,45 @@ type ColumnName = keyof typeof COLUMNS;
 const ORDER: readonly ColumnName[] = ['id', 'model', 'task', 'country', 'verdict', 'km', 'reward', 'turns', 'age'];
 /** Most important first: a narrow terminal drops columns from the end of this list. */
 const KEEP: readonly ColumnName[] = ['verdict', 'reward', 'model', 'task', 'km', 'country', 'turns', 'age', 'id'];
+/**
+ * Cells a wide terminal gives the columns whose text runs long, in this order, up to these widths:
+ * "Bosnia and Herzegovina", a served model's full name. Fixed per width, so columns never shift as
+ * the list scrolls.
+ */
+const GROW: readonly [ColumnName, number][] = [
+  ['country', 22],
+  ['model', 28],
+  ['task', 14],
+];
 /** The column a sort orders by stays whatever the width, so the order can be seen. */
 const SORTED: Record<EpisodeSort, ColumnName> = { recent: 'age', reward: 'reward', distance: 'km', turns: 'turns' };
 
-/** The columns that fit in `width` cells (one space between columns), in display order. */
-export function fitColumns(width: number, sort: EpisodeSort): ColumnName[] {
-  const chosen = new Set<ColumnName>();
+/**
+ * The columns that fit in `width` cells (one space between columns), in display order, with their
+ * widths: the cells left over widen the columns of GROW.
+ */
+export function fitColumns(width: number, sort: EpisodeSort): { name: ColumnName; width: number }[] {
+  const chosen = new Map<ColumnName, number>();
   let used = 0;
   for (const name of [SORTED[sort], ...KEEP.filter((n) => n !== SORTED[sort])]) {
     const needed = COLUMNS[name].width + (chosen.size ? 1 : 0);
     if (used + needed > width) continue;
-    chosen.add(name);
+    chosen.set(name, COLUMNS[name].width);
     used += needed;
   }
-  return ORDER.filter((name) => chosen.has(name));
+  for (const [name, most] of GROW) {
+    const base = chosen.get(name);
+    if (base === undefined) continue;
+    const extra = Math.min(most - base, width - used);
+    chosen.set(name, base + extra);
+    used += extra;
+  }
+  return ORDER.filter((name) => chosen.has(name)).map((name) => ({ name, width: chosen.get(name)! }));
 }
 
-function pad(text: string, column: Column): string {
-  const cut = truncate(text, column.width);
-  return column.align === 'left' ? cut.padEnd(column.width) : cut.padStart(column.width);
+function pad(text: string, column: Column, width: number): string {
+  const cut = truncate(text, width);
+  return column.align === 'left' ? cut.padEnd(width) : cut.padStart(width);
 }
 
 export interface EpisodeTableProps {
@@ -67,8 +87,8 @@ export interface EpisodeTableProps {
 
 export function EpisodeTable({ rows, top, selected, width, sort, now }: EpisodeTableProps) {
   const theme = useTheme();
-  const names = fitColumns(width - 2, sort);
-  const titles = names.map((name) => pad(COLUMNS[name].title, COLUMNS[name])).join(' ');
+  const fitted = fitColumns(width - 2, sort);
+  const titles = fitted.map(({ name, width: cells }) => pad(COLUMNS[name].title, COLUMNS[name], cells)).join(' ');
   return (
     <Box flexDirection="column">
       <Text color={theme.muted} wrap="truncate-end">
@@ -80,8 +100,8 @@ export function EpisodeTable({ rows, top, selected, width, sort, now }: EpisodeT
         return (
           <Text key={row.episodeId} bold={current} wrap="truncate-end">
             <Text color={theme.accent}>{current ? '› ' : '  '}</Text>
-            {names.map((name, c) => {
-              const text = pad(COLUMNS[name].cell(row, now), COLUMNS[name]) + (c < names.length - 1 ? ' ' : '');
+            {fitted.map(({ name, width: cells }, c) => {
+              const text = pad(COLUMNS[name].cell(row, now), COLUMNS[name], cells) + (c < fitted.length - 1 ? ' ' : '');
               if (name !== 'verdict') return text;
               return (
                 <Text key={name} color={row.error ? theme.status.error : tone && theme.verdict[tone]}>

@@ -1,5 +1,5 @@
 /** What a person's keys do in the environment (DESIGN §9): pure maps from a key command to a wire action. */
-import { parseGuess } from '../../core/parse-guess.js';
+import { EMPTY_REPLY, NO_COORDINATES, parseGuess } from '../../core/parse-guess.js';
 import type { Action, Observation } from '../../env/types.js';
 import type { Command } from '../keys.js';
 import type { PromptPurpose } from '../state/live.js';
@@ -53,6 +53,11 @@ export function nextFov(fovDeg: number): number {
 /** The prompt's text as a pin or guess action, or the parser's note when it holds no coordinates. */
 export function promptAction(purpose: PromptPurpose, text: string): { ok: true; action: Action } | { ok: false; message: string } {
   const parsed = parseGuess(text);
-  if (!parsed.ok) return { ok: false, message: `${parsed.note} Type "lat, lon", e.g. 47.1, 10.2.` };
+  if (!parsed.ok) {
+    // The parser speaks of a model's reply; a person typed a line. A value out of range keeps its note.
+    const why =
+      parsed.note === EMPTY_REPLY ? 'Nothing typed.' : parsed.note === NO_COORDINATES ? `No latitude and longitude in "${text.trim()}".` : parsed.note;
+    return { ok: false, message: `${why} Type "lat, lon", e.g. 47.1, 10.2.` };
+  }
   return { ok: true, action: { op: purpose, lat: parsed.lat, lon: parsed.lon } };
 }

@@ -6,6 +6,7 @@ import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Menu, type MenuItem } from '../components/Menu.js';
+import { describeRuns } from '../../store/eval-runs.js';
 import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { keyHint, matches } from '../keys.js';
@@ -87,8 +88,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       'Episodes',
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, Date.now())}` : ''}`,
     ],
-    ['Runs', `${summary.evalRuns} eval · ${summary.trainingRuns} training`],
-    ['Audit', `${summary.openFindings} open finding${summary.openFindings === 1 ? '' : 's'}`],
+    ['Runs', describeRuns(summary.runs)],
   ];
   return (
     <Box flexDirection="column">

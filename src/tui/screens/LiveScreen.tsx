@@ -47,6 +47,9 @@ const MODEL_HINTS: HintItem[] = [
   { commands: ['live.quit'], label: 'quit' },
 ];
 
+/** The same keys while paused, where the pause key resumes. */
+const PAUSED_HINTS: HintItem[] = [{ commands: ['model.pause'], label: 'resume' }, ...MODEL_HINTS.slice(1)];
+
 const OVER_HINTS: HintItem[] = [
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'leave' },
@@ -80,7 +83,7 @@ export function LiveScreen() {
       )}
       {live.prompt ? <CoordinatePrompt prompt={live.prompt} /> : null}
       {live.confirmQuit ? <ConfirmQuit /> : null}
-      <Footer notice={notice} hints={isOver(live) ? OVER_HINTS : live.driver === 'person' ? PERSON_HINTS : MODEL_HINTS} />
+      <Footer notice={notice} hints={isOver(live) ? OVER_HINTS : live.driver === 'person' ? PERSON_HINTS : live.paused ? PAUSED_HINTS : MODEL_HINTS} />
     </Box>
   );
 }

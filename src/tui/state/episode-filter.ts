@@ -8,11 +8,13 @@
 
 /** The syntax in a line, for the help and the prompt. */
 export const FILTER_SYNTAX = 'model:X split:X country:X verdict:X reward:0.5..1, or text';
+/** How the named terms match (the store's query does it), for the help. */
+export const FILTER_MATCHING = 'names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS); split: whole name';
 
 export interface EpisodeFilter {
   readonly model?: string;
   readonly split?: string;
-  /** Matched whatever the case, as the store holds it ("japan" finds "Japan"). */
+  /** Matched as FILTER_MATCHING says ("serbia" finds "Republic of Serbia"). */
   readonly country?: string;
   readonly verdict?: string;
   readonly minReward?: number;
