@@ -5,6 +5,7 @@
  * hold their shape down to a few kilometres where the world map's 110m land does not.
  */
 import { haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
+import type { Country } from '../../geo/countries.js';
 import { outlineAt } from '../../geo/outlines.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
 import { greatCircle, GUESS_MARK, TRUTH_MARK } from './world-map.js';
@@ -96,12 +97,22 @@ export function drawRegionalMap(input: RegionalMapInput): RegionalMap | null {
   const degPerDotY = region.latSpanDeg / height;
   const degPerDotX = region.lonSpanDeg / width;
 
-  const land = new Uint8Array(width * height);
+  // Country of each dot (0 at sea), then land dots less the last dot before a border with another:
+  // inland, where every dot is land, borders are what shows where guess and truth lie.
+  const countries = new Map<Country, number>();
+  const owner = new Uint16Array(width * height);
   for (let y = 0; y < height; y++) {
     const lat = region.north - (y + 0.5) * degPerDotY;
     for (let x = 0; x < width; x++) {
-      if (outlineAt(lat, normalizeLon(region.west + (x + 0.5) * degPerDotX))) land[y * width + x] = 1;
+      const country = outlineAt(lat, normalizeLon(region.west + (x + 0.5) * degPerDotX));
+      if (country) owner[y * width + x] = countries.get(country) ?? countries.set(country, countries.size + 1).size;
     }
+  }
+  const land = new Uint8Array(width * height);
+  for (let i = 0; i < width * height; i++) {
+    const right = (i + 1) % width === 0 ? owner[i] : owner[i + 1];
+    const below = i + width < width * height ? owner[i + width] : owner[i];
+    if (owner[i] && (right === owner[i] || !right) && (below === owner[i] || !below)) land[i] = 1;
   }
 
   const path = new Uint8Array(width * height);
