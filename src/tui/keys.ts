@@ -49,6 +49,7 @@ export const KEYMAP = {
 
   'live.help': { keys: ['?'], description: 'help' },
   'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },
+  'live.pane': { keys: ['m'], description: 'view ↔ map (no step; after the guess, the reveal)' },
 
   'person.panLeft': { keys: ['left'], description: 'pan 45° left' },
   'person.panRight': { keys: ['right'], description: 'pan 45° right' },

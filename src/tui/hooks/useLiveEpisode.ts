@@ -25,6 +25,8 @@ export interface LiveActions {
   abort(): void;
   askQuit(): void;
   cancelQuit(): void;
+  /** View or map, locally: the environment hears nothing of it. */
+  switchPane(): void;
 }
 
 interface Running {
@@ -129,6 +131,7 @@ export function useLiveEpisode(
       },
       askQuit: () => dispatch({ type: 'askQuit' }),
       cancelQuit: () => dispatch({ type: 'cancelQuit' }),
+      switchPane: () => dispatch({ type: 'switchPane' }),
     };
   }, [notify]);
 
