@@ -165,6 +165,13 @@ describe('Live, a person playing', () => {
     expect(app.frame()).not.toContain('great circle');
     await app.press('m');
     expect(app.frame()).toContain('great circle');
+    // ↑/↓ read the turns again beside the last view; in the environment nothing walks.
+    const marked = () => app.frame().split('\n').find((l) => l.includes('◀')) ?? '';
+    await app.press(KEY.up);
+    expect(app.frame()).toContain('Showing the last view · m shows the reveal · ↑/k ↓/j read the turns again');
+    expect(marked()).toContain('pin(lat=47.1, lon=10.2)');
+    await app.press(KEY.up, 'j');
+    expect(marked()).toContain('guess(lat=47.1, lon=10.2)');
     expect(app.exited()).toBe(false);
     expect(client.steps).toHaveLength(2);
     await app.press('q');

@@ -156,6 +156,17 @@ describe('liveReducer', () => {
     expect(live(finished, { type: 'switchPane' }, { type: 'switchPane' }).pane).toBe('map');
   });
 
+  it('reads the turns again only once the episode is over, within the turns', () => {
+    const turns = [1, 2, 3].map((turn) => runner({ type: 'turn', turn: { turn }, image: null, observation: observation({ image_base64: null }) }));
+    const playing = live(started, ...turns);
+    expect(live(playing, { type: 'review', delta: -1 }).reviewed).toBeNull();
+    const record: CompletedEpisode = { schema_version: 2, episode_id: 'ep', task: { split: 'eval', index: 2 }, turns: [], outcome: { reward: 0 } };
+    const over = live(playing, runner({ type: 'finished', record }));
+    expect(live(over, { type: 'review', delta: -1 })).toMatchObject({ reviewed: 1, pane: 'view' });
+    expect(live(over, { type: 'review', delta: -5 }).reviewed).toBe(0);
+    expect(live(over, { type: 'review', delta: -1 }, { type: 'review', delta: 4 }).reviewed).toBe(2);
+  });
+
   it('the end is final: an abort stays an abort, a finished episode takes no prompt', () => {
     const record = { schema_version: 2, episode_id: 'ep', task: { split: 'eval', index: 2 }, error: 'aborted' } as const;
     const aborted = live(started, { type: 'aborted' }, runner({ type: 'finished', record }));

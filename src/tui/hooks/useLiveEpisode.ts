@@ -27,6 +27,8 @@ export interface LiveActions {
   cancelQuit(): void;
   /** View or map, locally: the environment hears nothing of it. */
   switchPane(): void;
+  /** After the end: read an earlier (-1) or later (+1) turn again. */
+  review(delta: number): void;
 }
 
 interface Running {
@@ -132,6 +134,7 @@ export function useLiveEpisode(
       askQuit: () => dispatch({ type: 'askQuit' }),
       cancelQuit: () => dispatch({ type: 'cancelQuit' }),
       switchPane: () => dispatch({ type: 'switchPane' }),
+      review: (delta) => dispatch({ type: 'review', delta }),
     };
   }, [notify]);
 

@@ -49,6 +49,7 @@ const MODEL_HINTS: HintItem[] = [
 
 const OVER_HINTS: HintItem[] = [
   { commands: ['live.pane'], label: 'view/reveal' },
+  { commands: ['reveal.earlier', 'reveal.later'], label: 'turns' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'leave' },
 ];
@@ -74,7 +75,7 @@ export function LiveScreen() {
         right={observation ? `steps left ${observation.steps_remaining} · cost ${formatCost(observation.action_cost)}` : ''}
       />
       {help ? (
-        <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={[live.driver, 'live']} />
+        <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={isOver(live) ? ['reveal', 'live'] : [live.driver, 'live']} />
       ) : (
         <Box flexDirection="column" flexGrow={1}>
           {live.phase.kind === 'finished' && !isFailed(live.phase.record) && live.pane === 'map' ? (
@@ -83,7 +84,7 @@ export function LiveScreen() {
             <ViewPane live={live} />
           )}
           <PaneCaption live={live} />
-          {live.turns.length ? <TurnInfo turn={live.turns[live.turns.length - 1]!} /> : null}
+          {live.turns.length ? <TurnInfo turn={live.turns[live.reviewed ?? live.turns.length - 1]!} /> : null}
           <Status live={live} />
         </Box>
       )}
@@ -112,7 +113,11 @@ function onKey(live: LiveState, actions: UIActions, input: string, key: Key): vo
   if (matches('live.pane', input, key)) {
     return otherPane(live) ? actions.live.switchPane() : actions.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
   }
-  if (isOver(live)) return;
+  if (isOver(live)) {
+    if (matches('reveal.earlier', input, key)) actions.live.review(-1);
+    else if (matches('reveal.later', input, key)) actions.live.review(1);
+    return;
+  }
   if (live.driver === 'model') {
     if (matches('model.pause', input, key)) actions.live.togglePause();
     else if (matches('model.step', input, key)) actions.live.step();
@@ -136,7 +141,8 @@ function ViewPane({ live }: { live: LiveState }) {
   const size = { ...terminal, rows: terminal.rows - 1 - (hasReveal(live) ? REVEAL_STATUS_ROWS : 0) };
   const cells = liveImageCells(size);
   const sideWidth = size.columns - cells.width - 4 - 4 - 1;
-  const last = live.turns[live.turns.length - 1];
+  const position = live.reviewed ?? live.turns.length - 1;
+  const last = live.turns[position];
   const image = live.pane === 'map' ? live.map : live.view;
   // Before the first turn, what the environment said at the reset.
   const opening = <Text color={theme.muted}>{live.observation?.feedback ?? ''}</Text>;
@@ -147,7 +153,7 @@ function ViewPane({ live }: { live: LiveState }) {
       </Panel>
       {isWide(size) ? (
         <Panel height={cells.height}>
-          {last ? <TurnList turns={live.turns} position={live.turns.length - 1} width={sideWidth} height={cells.height} /> : opening}
+          {last ? <TurnList turns={live.turns} position={position} width={sideWidth} height={cells.height} /> : opening}
         </Panel>
       ) : last ? (
         <TurnDetail turn={last} width={sideWidth + 2} />
@@ -174,7 +180,8 @@ function PaneCaption({ live }: { live: LiveState }) {
   const name = (pane: LivePane) => (pane === 'view' ? 'the last view' : reveal ? 'the reveal' : 'the map around the pin');
   return (
     <Text color={theme.muted} wrap="truncate-end">
-      {`Showing ${name(live.pane)} · ${keyLabel('live.pane')} shows ${name(other)}${reveal ? '' : ' (no step, costs nothing)'}`}
+      {`Showing ${name(live.pane)} · ${keyLabel('live.pane')} shows ${name(other)}`}
+      {isOver(live) ? ` · ${keyLabel('reveal.earlier')} ${keyLabel('reveal.later')} read the turns again` : ' (no step, costs nothing)'}
     </Text>
   );
 }

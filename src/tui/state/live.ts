@@ -53,6 +53,8 @@ export interface LiveState {
   /** The last map the environment drew (around a pin). */
   readonly map: LiveImage | null;
   readonly pane: LivePane;
+  /** Once the episode is over: the turn being read again (null: the last). */
+  readonly reviewed: number | null;
   readonly turns: readonly Turn[];
   readonly phase: LivePhase;
   /** Model: the gate holds the next decision (space pauses, n lets one through). */
@@ -82,7 +84,9 @@ export type LiveAction =
   | { type: 'promptClose' }
   | { type: 'askQuit' }
   | { type: 'cancelQuit' }
-  | { type: 'switchPane' };
+  | { type: 'switchPane' }
+  /** After the end: read the turn `delta` before (-) or after (+) the one read now, beside the last view. */
+  | { type: 'review'; delta: number };
 
 export function initialLiveState(driver: Driver): LiveState {
   return {
@@ -94,6 +98,7 @@ export function initialLiveState(driver: Driver): LiveState {
     view: null,
     map: null,
     pane: 'view',
+    reviewed: null,
     turns: [],
     phase: { kind: 'starting' },
     paused: false,
@@ -156,6 +161,12 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
       return { ...state, confirmQuit: true, prompt: null };
     case 'cancelQuit':
       return { ...state, confirmQuit: false };
+    case 'review': {
+      if (!isOver(state) || !state.turns.length) return state;
+      const last = state.turns.length - 1;
+      const reviewed = Math.max(0, Math.min(last, (state.reviewed ?? last) + action.delta));
+      return { ...state, reviewed, pane: 'view' };
+    }
     case 'switchPane': {
       const pane = otherPane(state);
       return pane ? { ...state, pane } : state;
