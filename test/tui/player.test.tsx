@@ -103,7 +103,7 @@ describe('Player', () => {
     expect(Math.abs(guess.col - truth.col) + Math.abs(guess.row - truth.row)).toBeGreaterThanOrEqual(8);
     // The great circle between them, the legend and the scale.
     expect(lines[truth.row]!.slice(0, 0) + frame).toMatch(/[⠀-⣿]/);
-    expect(frame).toMatch(new RegExp(`${GUESS_MARK} guess · ${TRUTH_MARK} truth · ⠒⠒ great circle 14 km · 1 pins · one cell ≈ [\\d.]+ (m|km) across`));
+    expect(frame).toMatch(new RegExp(`${GUESS_MARK} guess · ${TRUTH_MARK} truth · ⠒⠒ great circle 14 km · 1 pin · one cell ≈ [\\d.]+ (m|km) across`));
     expect(frame).toContain(`${TRUTH_MARK} truth  Austria (Western Europe), ~64.1 km W of Innsbruck  (47.2000, 10.5500)`);
     expect(frame).toContain(`${GUESS_MARK} guess  Austria (Western Europe), ~66.6 km E of Vaduz  (47.1000, 10.4000)`);
     // Everything fits: the header is still on screen.

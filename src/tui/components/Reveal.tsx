@@ -1,10 +1,11 @@
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import type { Outcome } from '../../core/episode.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { describePlace } from '../../env/feedback.js';
 import { locate } from '../../geo/index.js';
 import { useTheme } from '../contexts/ThemeContext.js';
+import type { Colour } from '../theme.js';
 import { formatKm, formatLatLon } from '../format.js';
 import { drawRegionalMap } from '../map/regional-map.js';
 import { fitMap, GUESS_MARK, TRUTH_MARK } from '../map/world-map.js';
@@ -16,7 +17,10 @@ export const REVEAL_MAP_CHROME_ROWS = 3;
 /** Rows of the places under the outcome: the truth's and the guess's. */
 export const REVEAL_PLACES_ROWS = 2;
 
-const point = (p: readonly [number, number] | null | undefined): LatLon | null => (p ? { lat: p[0], lon: p[1] } : null);
+/** A record's point, or null for none or one no map holds (an old record's stray guess). */
+function point(p: readonly [number, number] | null | undefined): LatLon | null {
+  return p && Math.abs(p[0]) <= 90 && Number.isFinite(p[1]) ? { lat: p[0], lon: p[1] } : null;
+}
 
 export interface RevealMapProps {
   outcome: Outcome;
@@ -44,6 +48,20 @@ export function RevealMap({ outcome, pins, columns, rows }: RevealMapProps) {
   }, [input]);
   const world = fitMap(mapColumns, mapRows);
   const km = outcome.distance_km ?? null;
+  const mark = (colour: Colour, glyph: string, label: string) => (
+    <>
+      <Text color={colour} bold>
+        {glyph}
+      </Text>
+      {label}
+    </>
+  );
+  const legend = [
+    guess ? mark(theme.map.guess, GUESS_MARK, ' guess') : null,
+    truth ? mark(theme.map.truth, TRUTH_MARK, ' truth') : null,
+    guess && truth && km !== null ? mark(theme.map.path, '⠒⠒', ` great circle ${formatKm(km)}`) : null,
+    pins.length ? mark(theme.map.pin, pins.length === 1 ? '1' : `1…${pins.length % 10}`, pins.length === 1 ? ' pin' : ' pins') : null,
+  ].filter(Boolean);
   return (
     <Box flexDirection="column" flexShrink={0}>
       {regional ? (
@@ -56,46 +74,28 @@ export function RevealMap({ outcome, pins, columns, rows }: RevealMapProps) {
         </Panel>
       )}
       <Text wrap="truncate-end">
-        {guess ? (
-          <>
-            <Text color={theme.map.guess} bold>
-              {GUESS_MARK}
-            </Text>
-            {' guess · '}
-          </>
-        ) : null}
-        <Text color={theme.map.truth} bold>
-          {TRUTH_MARK}
-        </Text>
-        {' truth'}
-        {guess && km !== null ? (
-          <>
-            {' · '}
-            <Text color={theme.map.path}>⠒⠒</Text>
-            {` great circle ${formatKm(km)}`}
-          </>
-        ) : null}
-        {pins.length ? (
-          <>
-            {' · '}
-            <Text color={theme.map.pin}>1</Text>
-            {' pins'}
-          </>
-        ) : null}
+        {legend.map((item, i) => (
+          <Fragment key={i}>
+            {i > 0 ? ' · ' : ''}
+            {item}
+          </Fragment>
+        ))}
         <Text color={theme.muted}>{regional ? ` · one cell ≈ ${formatKm(regional.region.kmPerCell)} across` : ' · world map'}</Text>
       </Text>
     </Box>
   );
 }
 
+function placeOf(p: readonly [number, number] | null | undefined): string | null {
+  const at = point(p);
+  return at ? describePlace(locate(at.lat, at.lon)) : null;
+}
+
 /** Where the truth and the guess are: country and nearest major city, not bare coordinates. */
 export function RevealPlaces({ outcome }: { outcome: Outcome }) {
   const theme = useTheme();
   const [truth, guess] = [outcome.truth, outcome.guess];
-  const places = useMemo(
-    () => ({ truth: truth ? describePlace(locate(truth[0], truth[1])) : null, guess: guess ? describePlace(locate(guess[0], guess[1])) : null }),
-    [truth, guess],
-  );
+  const places = useMemo(() => ({ truth: placeOf(truth), guess: placeOf(guess) }), [truth, guess]);
   return (
     <Box flexDirection="column" flexShrink={0}>
       {places.truth && truth ? (
