@@ -10,6 +10,7 @@ import { PACKAGE_ROOT } from '../src/paths.js';
 import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
+import { drawRegionalMap } from '../src/tui/map/regional-map.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
@@ -95,6 +96,17 @@ export const benches: Bench[] = [
         const p = points[i % points.length] as readonly [number, number];
         return locate(p[0], p[1]);
       }, 20_000);
+    },
+  },
+  {
+    // The reveal's regional map at 120x40 (10m land per dot, the line, the marks), once the
+    // outlines are loaded: drawn once per reveal, so it must not hold up the frame that shows it.
+    name: 'tui.reveal_map',
+    unit: 'maps',
+    async run() {
+      const input = { columns: 116, rows: 25, guess: { lat: 44.8176, lon: 20.4569 }, truth: { lat: 45.2671, lon: 19.8335 } };
+      drawRegionalMap(input);
+      return timeAsync(async () => drawRegionalMap(input), 20);
     },
   },
   {

@@ -15,7 +15,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'prompt' | 'confirm' | 'watch';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -60,6 +60,7 @@ export const KEYMAP = {
 
   'live.help': { keys: ['?'], description: 'help' },
   'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },
+  'live.pane': { keys: ['m'], description: 'view ↔ map (no step; after the guess, the reveal)' },
 
   'person.panLeft': { keys: ['left'], description: 'pan 45° left' },
   'person.panRight': { keys: ['right'], description: 'pan 45° right' },
@@ -74,6 +75,10 @@ export const KEYMAP = {
   'model.pause': { keys: ['space'], description: 'pause/resume' },
   'model.step': { keys: ['n'], description: 'play one more step, then hold' },
   'model.abort': { keys: ['a'], description: 'abort the episode' },
+
+  // After the guess, instead of the person's or the model's keys.
+  'reveal.earlier': { keys: ['up', 'k'], description: 'read an earlier turn' },
+  'reveal.later': { keys: ['down', 'j'], description: 'read a later turn' },
 
   'prompt.submit': { keys: ['enter'], description: 'submit' },
   'prompt.cancel': { keys: ['escape'], description: 'cancel' },

@@ -26,7 +26,8 @@ const COLOURED: Theme = {
   status: { error: 'red', ok: 'green', warn: 'yellow' },
   accent: 'cyan',
   muted: 'gray',
-  map: { land: 'green', guess: 'redBright', truth: 'greenBright', path: 'yellowBright', pin: 'cyanBright' },
+  // The truth in blue, never green: a green mark vanishes among the green land dots.
+  map: { land: 'green', guess: 'redBright', truth: 'blueBright', path: 'yellowBright', pin: 'cyanBright' },
 };
 
 const PLAIN: Theme = {

@@ -7,6 +7,7 @@ vi.hoisted(() => {
 });
 
 import { cleanup } from 'ink-testing-library';
+import { GUESS_MARK, TRUTH_MARK } from '../../src/tui/map/world-map.js';
 import { colourFromEnv } from '../../src/tui/theme.js';
 import { makeEpisode, memoryWorkspace } from './fixtures.js';
 import { renderApp } from './render.js';
@@ -33,6 +34,16 @@ describe('colour', () => {
     expect(colourFromEnv({ NO_COLOR: '1' })).toBe(false);
     expect(colourFromEnv({ NO_COLOR: '' })).toBe(true);
     expect(colourFromEnv({})).toBe(true);
+  });
+
+  it('the reveal draws guess and truth in their own colours, the truth not in the land\'s green', async () => {
+    const app = await lastTurn(true);
+    await app.press('G');
+    // The SGR codes right before each mark: blueBright (94) for the truth, redBright (91) for the guess.
+    const codesBefore = (mark: string) => new RegExp(`((?:${ESC}\\[[0-9;]*m)+)${mark}`).exec(app.frame())?.[1] ?? '';
+    expect(codesBefore(TRUTH_MARK)).toContain(`${ESC}[94m`);
+    expect(codesBefore(GUESS_MARK)).toContain(`${ESC}[91m`);
+    expect(codesBefore(TRUTH_MARK)).not.toContain(`${ESC}[32m`);
   });
 
   it('with colour, verdicts, the map and the image are coloured', async () => {

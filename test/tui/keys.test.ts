@@ -58,7 +58,7 @@ describe('the key table', () => {
   });
 
   it('gives no two commands of one screen the same key', () => {
-    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['prompt'], ['confirm'], ['watch']];
+    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['live', 'reveal'], ['prompt'], ['confirm'], ['watch']];
     for (const groups of screens) {
       const keys = (Object.keys(KEYMAP) as Command[])
         .filter((c) => groups.includes(c.split('.')[0]!))

@@ -135,6 +135,49 @@ describe('Live, a person playing', () => {
     expect(frame).toMatch(/game +[█░]+ 0\.\d{4}/);
   });
 
+  it('m switches between the pin\'s map and the last view without a step, then explores the reveal before leaving', async () => {
+    const { app, client } = await openLive(new HumanPolicy());
+    await app.waitFor((f) => f.includes('Your move: turn 1'));
+    await app.press('m');
+    expect(app.frame()).toContain('No map yet: p places a pin');
+    await app.press('p', ...'47.1, 10.2', KEY.enter);
+    let frame = await app.waitFor((f) => f.includes('Your move: turn 2'));
+    const budget = /steps left \d+ · cost [\d.]+/.exec(frame)![0];
+    expect(frame).toContain('Showing the map around the pin · m shows the last view (no step, costs nothing)');
+    await app.press('m');
+    frame = app.frame();
+    expect(frame).toContain('Showing the last view · m shows the map around the pin');
+    await app.press('m', 'm');
+    expect(app.frame()).toContain('Showing the last view');
+    // Nothing reached the environment: one step (the pin), the same budget, still turn 2.
+    expect(client.steps).toEqual([{ op: 'pin', lat: 47.1, lon: 10.2 }]);
+    expect(app.frame()).toContain(budget);
+    expect(app.frame()).toContain('Your move: turn 2');
+
+    await app.press('g', ...'47.1, 10.2', KEY.enter);
+    frame = await app.waitFor((f) => f.includes('reference'));
+    expect(frame).toContain('great circle');
+    expect(frame).toMatch(/● truth {2}\S/);
+    expect(frame).toContain('✕ guess  Austria');
+    expect(frame).toContain('Showing the reveal · m shows the last view');
+    await app.press('m');
+    expect(app.frame()).toContain('Showing the last view · m shows the reveal');
+    expect(app.frame()).not.toContain('great circle');
+    await app.press('m');
+    expect(app.frame()).toContain('great circle');
+    // ↑/↓ read the turns again beside the last view; in the environment nothing walks.
+    const marked = () => app.frame().split('\n').find((l) => l.includes('◀')) ?? '';
+    await app.press(KEY.up);
+    expect(app.frame()).toContain('Showing the last view · m shows the reveal · ↑/k ↓/j read the turns again');
+    expect(marked()).toContain('pin(lat=47.1, lon=10.2)');
+    await app.press(KEY.up, 'j');
+    expect(marked()).toContain('guess(lat=47.1, lon=10.2)');
+    expect(app.exited()).toBe(false);
+    expect(client.steps).toHaveLength(2);
+    await app.press('q');
+    await app.waitFor(() => app.exited());
+  });
+
   it('q asks before abandoning the episode', async () => {
     const { app } = await openLive(new HumanPolicy());
     await app.waitFor((f) => f.includes('Your move: turn 1'));

@@ -82,11 +82,32 @@ describe('Player', () => {
     expect(frame).toContain('Pinpoint · 14 km · guess 47.1000, 10.4000 · truth 47.2000, 10.5500 · country ✓');
     expect(frame).toMatch(/game +█+░* 0\.8999/);
     expect(frame).toMatch(/reference +█+░* 0\.9712/);
-    expect(frame).toContain(TRUTH_MARK);
-    // Guess and truth are 14 km apart: on a world map they share a cell, and the truth wins it.
-    expect(frame).not.toContain(GUESS_MARK);
+    expect(frame).toContain('great circle 14 km');
     await app.press('m');
-    expect(app.frame()).not.toContain(TRUTH_MARK);
+    expect(app.frame()).not.toContain('great circle 14 km');
+  });
+
+  it('the last turn reveals guess and truth 14 km apart on a regional map, with a legend and their places', async () => {
+    const app = await openPlayer({ columns: 120, rows: 40 });
+    await app.press('G');
+    const frame = app.frame();
+    const lines = frame.split('\n');
+    const at = (mark: string) => {
+      const row = lines.findIndex((l) => l.includes(mark));
+      return { row, col: row < 0 ? -1 : [...lines[row]!].indexOf(mark) };
+    };
+    // On a world map the truth hides the guess 14 km away; fitted to both, they are cells apart.
+    const guess = at(GUESS_MARK);
+    const truth = at(TRUTH_MARK);
+    expect(guess.row).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(guess.col - truth.col) + Math.abs(guess.row - truth.row)).toBeGreaterThanOrEqual(8);
+    // The great circle between them, the legend and the scale.
+    expect(lines[truth.row]!.slice(0, 0) + frame).toMatch(/[⠀-⣿]/);
+    expect(frame).toMatch(new RegExp(`${GUESS_MARK} guess · ${TRUTH_MARK} truth · ⠒⠒ great circle 14 km · 1 pin · one cell ≈ [\\d.]+ (m|km) across`));
+    expect(frame).toContain(`${TRUTH_MARK} truth  Austria (Western Europe), ~64.1 km W of Innsbruck  (47.2000, 10.5500)`);
+    expect(frame).toContain(`${GUESS_MARK} guess  Austria (Western Europe), ~66.6 km E of Vaduz  (47.1000, 10.4000)`);
+    // Everything fits: the header is still on screen.
+    expect(frame).toContain('episode 3f9a21c0');
   });
 
   it('m shows the pins on the world map at any turn', async () => {

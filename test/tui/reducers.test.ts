@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunnerEvent } from '../../src/agent/types.js';
+import type { CompletedEpisode } from '../../src/core/episode.js';
 import type { Observation } from '../../src/env/types.js';
 import { moveCursor, START } from '../../src/tui/state/episode-list.js';
 import { initialLiveState, isOver, liveReducer, type LiveAction, type LiveState } from '../../src/tui/state/live.js';
@@ -104,7 +105,7 @@ describe('liveReducer', () => {
 
   it('starts with the opening view', () => {
     expect(started).toMatchObject({ episodeId: 'ep', split: 'eval', index: 2, phase: { kind: 'starting' } });
-    expect(started.image?.bytes.toString()).toBe('jpeg');
+    expect(started.view?.bytes.toString()).toBe('jpeg');
   });
 
   it('follows the runner: thinking, then a turn with its image', () => {
@@ -113,13 +114,13 @@ describe('liveReducer', () => {
     const turn = { turn: 1, action: { action: 'pan', delta_deg: 45 }, image_sha256: 'abc' };
     const after = live(thinking, runner({ type: 'turn', turn, image: Buffer.from('next'), observation: observation({ heading_deg: 45 }) }));
     expect(after.turns).toEqual([turn]);
-    expect(after.image).toMatchObject({ key: 'abc' });
+    expect(after.view).toMatchObject({ key: 'abc' });
     expect(after.observation?.heading_deg).toBe(45);
   });
 
   it('keeps the last image when a turn brings none', () => {
     const after = live(started, runner({ type: 'turn', turn: { turn: 1 }, image: null, observation: observation({ image_base64: null }) }));
-    expect(after.image).toBe(started.image);
+    expect(after.view).toBe(started.view);
   });
 
   it('tracks the gate: held, released (the thinking clock restarts), paused', () => {
@@ -140,6 +141,40 @@ describe('liveReducer', () => {
     expect(prompting.prompt).toEqual({ purpose: 'pin', text: '47.1, 10.2', error: null });
     expect(live(prompting, { type: 'promptError', message: 'no' }).prompt?.error).toBe('no');
     expect(live(prompting, { type: 'submitted' })).toMatchObject({ prompt: null, phase: { kind: 'stepping', turn: 1 } });
+  });
+
+  it('a map no longer replaces the view: m switches between them, and with no map yet stays put', () => {
+    expect(live(started, { type: 'switchPane' })).toMatchObject({ pane: 'view' });
+    const pinned = live(started, runner({ type: 'turn', turn: { turn: 1 }, image: Buffer.from('png'), observation: observation({ image_kind: 'map' }) }));
+    expect(pinned).toMatchObject({ pane: 'map', map: { kind: 'map' } });
+    expect(pinned.view).toBe(started.view);
+    const back = live(pinned, { type: 'switchPane' });
+    expect(back.pane).toBe('view');
+    expect(back.turns).toBe(pinned.turns);
+    expect(live(back, { type: 'switchPane' }).pane).toBe('map');
+    // A new view comes forward by itself; the map stays one key away.
+    const looked = live(pinned, runner({ type: 'turn', turn: { turn: 2 }, image: Buffer.from('jpeg2'), observation: observation() }));
+    expect(looked).toMatchObject({ pane: 'view', map: pinned.map });
+  });
+
+  it('after the guess the reveal comes first and the last view is one key away', () => {
+    const outcome = { reward: 0.5, guess: [1, 2] as [number, number], truth: [1.1, 2] as [number, number] };
+    const record: CompletedEpisode = { schema_version: 2, episode_id: 'ep', task: { split: 'eval', index: 2 }, turns: [], outcome };
+    const finished = live(started, runner({ type: 'finished', record }));
+    expect(finished.pane).toBe('map');
+    expect(live(finished, { type: 'switchPane' }).pane).toBe('view');
+    expect(live(finished, { type: 'switchPane' }, { type: 'switchPane' }).pane).toBe('map');
+  });
+
+  it('reads the turns again only once the episode is over, within the turns', () => {
+    const turns = [1, 2, 3].map((turn) => runner({ type: 'turn', turn: { turn }, image: null, observation: observation({ image_base64: null }) }));
+    const playing = live(started, ...turns);
+    expect(live(playing, { type: 'review', delta: -1 }).reviewed).toBeNull();
+    const record: CompletedEpisode = { schema_version: 2, episode_id: 'ep', task: { split: 'eval', index: 2 }, turns: [], outcome: { reward: 0 } };
+    const over = live(playing, runner({ type: 'finished', record }));
+    expect(live(over, { type: 'review', delta: -1 })).toMatchObject({ reviewed: 1, pane: 'view' });
+    expect(live(over, { type: 'review', delta: -5 }).reviewed).toBe(0);
+    expect(live(over, { type: 'review', delta: -1 }, { type: 'review', delta: 4 }).reviewed).toBe(2);
   });
 
   it('the end is final: an abort stays an abort, a finished episode takes no prompt', () => {

@@ -25,6 +25,10 @@ export interface LiveActions {
   abort(): void;
   askQuit(): void;
   cancelQuit(): void;
+  /** View or map, locally: the environment hears nothing of it. */
+  switchPane(): void;
+  /** After the end: read an earlier (-1) or later (+1) turn again. */
+  review(delta: number): void;
 }
 
 interface Running {
@@ -129,6 +133,8 @@ export function useLiveEpisode(
       },
       askQuit: () => dispatch({ type: 'askQuit' }),
       cancelQuit: () => dispatch({ type: 'cancelQuit' }),
+      switchPane: () => dispatch({ type: 'switchPane' }),
+      review: (delta) => dispatch({ type: 'review', delta }),
     };
   }, [notify]);
 

@@ -5,15 +5,10 @@
  * the guess, the truth and the pins replace whole cells with a symbol.
  */
 import { destinationPoint, haversineKm, initialBearingDeg, type LatLon } from '../../core/geodesy.js';
+import { paintBraille, type CellMark, type MapSegment } from './braille.js';
 import { landDots, MAP_LAT_BOTTOM, MAP_LAT_TOP } from './land.js';
 
-export type MapCellKind = 'sea' | 'land' | 'path' | 'guess' | 'truth' | 'pin';
-
-/** A run of cells of one kind: what a component colours. */
-export interface MapSegment {
-  kind: MapCellKind;
-  text: string;
-}
+export type { MapCellKind, MapSegment } from './braille.js';
 
 export interface WorldMapInput {
   columns: number;
@@ -28,14 +23,6 @@ export const TRUTH_MARK = '●';
 
 const LAT_SPAN = MAP_LAT_TOP - MAP_LAT_BOTTOM;
 const KM_PER_DEG = 111.195;
-
-/** Bit of each dot in a braille cell (Unicode's dot numbering), indexed [row][column]. */
-const BRAILLE_BITS = [
-  [0x01, 0x08],
-  [0x02, 0x10],
-  [0x04, 0x20],
-  [0x40, 0x80],
-] as const;
 
 /** The largest map that fits `columns` x `rows` cells while keeping the equirectangular aspect. */
 export function fitMap(columns: number, rows: number): { columns: number; rows: number } {
@@ -62,8 +49,8 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
     }
   }
 
-  const marks = new Map<number, { kind: MapCellKind; text: string }>();
-  const mark = (p: LatLon, kind: MapCellKind, text: string) => {
+  const marks = new Map<number, CellMark>();
+  const mark = (p: LatLon, kind: CellMark['kind'], text: string) => {
     const { x, y } = dot(p);
     marks.set((y >> 2) * columns + (x >> 1), { kind, text });
   };
@@ -71,36 +58,7 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
   // The truth is drawn last: when guess and truth share a cell the reveal matters more.
   if (input.guess) mark(input.guess, 'guess', GUESS_MARK);
   if (input.truth) mark(input.truth, 'truth', TRUTH_MARK);
-
-  const lines: MapSegment[][] = [];
-  for (let row = 0; row < rows; row++) {
-    const line: MapSegment[] = [];
-    for (let col = 0; col < columns; col++) {
-      const cell = marks.get(row * columns + col) ?? brailleCell(land, path, width, col, row);
-      const last = line[line.length - 1];
-      if (last?.kind === cell.kind) last.text += cell.text;
-      else line.push({ ...cell });
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
-function brailleCell(land: Uint8Array, path: Uint8Array, width: number, col: number, row: number): MapSegment {
-  let landBits = 0;
-  let pathBits = 0;
-  for (let dy = 0; dy < 4; dy++) {
-    for (let dx = 0; dx < 2; dx++) {
-      const i = (row * 4 + dy) * width + col * 2 + dx;
-      const bit = BRAILLE_BITS[dy]![dx]!;
-      if (land[i]) landBits |= bit;
-      if (path[i]) pathBits |= bit;
-    }
-  }
-  // A path cell drops its land dots so the line stays visible without colour (NO_COLOR).
-  if (pathBits) return { kind: 'path', text: String.fromCharCode(0x2800 + pathBits) };
-  // An empty braille cell (U+2800) rather than a space keeps the map's width when copied as text.
-  return { kind: landBits ? 'land' : 'sea', text: String.fromCharCode(0x2800 + landBits) };
+  return paintBraille(columns, rows, land, path, marks);
 }
 
 /** Points along the great circle from `a` to `b`, about `stepDeg` of arc apart. */

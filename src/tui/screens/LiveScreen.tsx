@@ -11,7 +11,7 @@ import { Spinner } from '../components/Spinner.js';
 import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
-import { WorldMap } from '../components/WorldMap.js';
+import { RevealMap, RevealPlaces, REVEAL_PLACES_ROWS } from '../components/Reveal.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
 import { isFailed } from '../hooks/usePlayback.js';
@@ -21,8 +21,7 @@ import { isWide, liveImageCells } from '../layout.js';
 import { formatCost } from '../format.js';
 import { KEYMAP, keyLabel, matches, type Command, type HintItem } from '../keys.js';
 import { personMove } from '../live/person.js';
-import { fitMap } from '../map/world-map.js';
-import { isOver, type LiveState } from '../state/live.js';
+import { hasReveal, isOver, otherPane, type LivePane, type LiveState } from '../state/live.js';
 
 const PERSON_COMMANDS = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('person.'));
 
@@ -34,6 +33,7 @@ const PERSON_HINTS: HintItem[] = [
   { commands: ['person.guess'], label: 'guess' },
   { commands: ['person.zoom'], label: 'zoom' },
   { commands: ['person.map'], label: 'map' },
+  { commands: ['live.pane'], label: 'view/map' },
   { commands: ['person.look'], label: 'look' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'quit' },
@@ -51,11 +51,16 @@ const MODEL_HINTS: HintItem[] = [
 const PAUSED_HINTS: HintItem[] = [{ commands: ['model.pause'], label: 'resume' }, ...MODEL_HINTS.slice(1)];
 
 const OVER_HINTS: HintItem[] = [
+  { commands: ['live.pane'], label: 'view/reveal' },
+  { commands: ['reveal.earlier', 'reveal.later'], label: 'turns' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'leave' },
 ];
 
-/** Rows besides the image: header, borders, turn info, status, prompt, notice, keys, spare row. */
+/** Rows the finished status takes beyond its one line: the outcome's two more and the places. */
+const REVEAL_STATUS_ROWS = 2 + REVEAL_PLACES_ROWS;
+
+/** Rows besides the map: header, borders, turn info, status, pane caption, prompt, notice, keys. */
 const MAP_CHROME_ROWS = 12;
 
 export function LiveScreen() {
@@ -73,11 +78,16 @@ export function LiveScreen() {
         right={observation ? `steps left ${observation.steps_remaining} · cost ${formatCost(observation.action_cost)}` : ''}
       />
       {help ? (
-        <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={[live.driver, 'live']} />
+        <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={isOver(live) ? ['reveal', 'live'] : [live.driver, 'live']} />
       ) : (
         <Box flexDirection="column" flexGrow={1}>
-          {live.phase.kind === 'finished' && !isFailed(live.phase.record) ? <RevealPane record={live.phase.record} /> : <ViewPane live={live} />}
-          {live.turns.length ? <TurnInfo turn={live.turns[live.turns.length - 1]!} /> : null}
+          {live.phase.kind === 'finished' && !isFailed(live.phase.record) && live.pane === 'map' ? (
+            <RevealPane record={live.phase.record} />
+          ) : (
+            <ViewPane live={live} />
+          )}
+          <PaneCaption live={live} />
+          {live.turns.length ? <TurnInfo turn={live.turns[live.reviewed ?? live.turns.length - 1]!} /> : null}
           <Status live={live} />
         </Box>
       )}
@@ -103,7 +113,14 @@ function onKey(live: LiveState, actions: UIActions, input: string, key: Key): vo
     return;
   }
   if (matches('live.quit', input, key)) return isOver(live) ? actions.back() : actions.live.askQuit();
-  if (isOver(live)) return;
+  if (matches('live.pane', input, key)) {
+    return otherPane(live) ? actions.live.switchPane() : actions.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
+  }
+  if (isOver(live)) {
+    if (matches('reveal.earlier', input, key)) actions.live.review(-1);
+    else if (matches('reveal.later', input, key)) actions.live.review(1);
+    return;
+  }
   if (live.driver === 'model') {
     if (matches('model.pause', input, key)) actions.live.togglePause();
     else if (matches('model.step', input, key)) actions.live.step();
@@ -121,20 +138,25 @@ function onKey(live: LiveState, actions: UIActions, input: string, key: Key): vo
 /** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
 function ViewPane({ live }: { live: LiveState }) {
   const theme = useTheme();
-  const size = useTerminalSize();
+  const terminal = useTerminalSize();
+  // The pane caption's row always, so the image keeps its size when a map arrives; after the
+  // guess, the outcome and the places too.
+  const size = { ...terminal, rows: terminal.rows - 1 - (hasReveal(live) ? REVEAL_STATUS_ROWS : 0) };
   const cells = liveImageCells(size);
   const sideWidth = size.columns - cells.width - 4 - 4 - 1;
-  const last = live.turns[live.turns.length - 1];
+  const position = live.reviewed ?? live.turns.length - 1;
+  const last = live.turns[position];
+  const image = live.pane === 'map' ? live.map : live.view;
   // Before the first turn, what the environment said at the reset.
   const opening = <Text color={theme.muted}>{live.observation?.feedback ?? ''}</Text>;
   return (
     <Box flexShrink={0} gap={1}>
       <Panel width={cells.width} height={cells.height}>
-        <InlineImage imageKey={live.image?.key ?? 'none'} bytes={live.image?.bytes} width={cells.width} height={cells.height} />
+        <InlineImage imageKey={image?.key ?? 'none'} bytes={image?.bytes} width={cells.width} height={cells.height} />
       </Panel>
       {isWide(size) ? (
         <Panel height={cells.height}>
-          {last ? <TurnList turns={live.turns} position={live.turns.length - 1} width={sideWidth} height={cells.height} /> : opening}
+          {last ? <TurnList turns={live.turns} position={position} width={sideWidth} height={cells.height} /> : opening}
         </Panel>
       ) : last ? (
         <TurnDetail turn={last} width={sideWidth + 2} />
@@ -145,23 +167,25 @@ function ViewPane({ live }: { live: LiveState }) {
   );
 }
 
-/** After the guess: the world map with guess, truth and the great circle. */
+/** After the guess: the map fitted to guess and truth, with the pins of the last turn. */
 function RevealPane({ record }: { record: CompletedEpisode }) {
   const size = useTerminalSize();
-  const map = fitMap(size.columns - 4, size.rows - MAP_CHROME_ROWS);
-  const point = (p: readonly [number, number] | null | undefined) => (p ? { lat: p[0], lon: p[1] } : null);
+  const pins = (record.turns?.[record.turns.length - 1]?.pins ?? []).map(([lat, lon]) => ({ lat, lon }));
+  return <RevealMap outcome={record.outcome} pins={pins} columns={size.columns - 2} rows={size.rows - MAP_CHROME_ROWS - REVEAL_PLACES_ROWS + 2} />;
+}
+
+/** Which pane is up and what `m` brings instead, once there are two to choose from. */
+function PaneCaption({ live }: { live: LiveState }) {
+  const theme = useTheme();
+  const other = otherPane(live);
+  if (!other) return null;
+  const reveal = hasReveal(live);
+  const name = (pane: LivePane) => (pane === 'view' ? 'the last view' : reveal ? 'the reveal' : 'the map around the pin');
   return (
-    <Box flexShrink={0}>
-      <Panel width={map.columns} height={map.rows}>
-        <WorldMap
-          columns={map.columns}
-          rows={map.rows}
-          pins={(record.turns?.[record.turns.length - 1]?.pins ?? []).map(([lat, lon]) => ({ lat, lon }))}
-          guess={point(record.outcome.guess)}
-          truth={point(record.outcome.truth)}
-        />
-      </Panel>
-    </Box>
+    <Text color={theme.muted} wrap="truncate-end">
+      {`Showing ${name(live.pane)} · ${keyLabel('live.pane')} shows ${name(other)}`}
+      {isOver(live) ? ` · ${keyLabel('reveal.earlier')} ${keyLabel('reveal.later')} read the turns again` : ' (no step, costs nothing)'}
+    </Text>
   );
 }
 
@@ -190,7 +214,10 @@ function Status({ live }: { live: LiveState }) {
       return isFailed(phase.record) ? (
         <Text color={theme.status.error}>The episode failed: {phase.record.error}</Text>
       ) : (
-        <OutcomeSummary outcome={phase.record.outcome} />
+        <>
+          <OutcomeSummary outcome={phase.record.outcome} />
+          <RevealPlaces outcome={phase.record.outcome} />
+        </>
       );
     case 'aborted':
       return <Text color={theme.status.warn}>Aborted. {keyLabel('live.quit')} leaves.</Text>;

@@ -9,6 +9,7 @@ import { OutcomeSummary } from '../components/OutcomeSummary.js';
 import { Panel } from '../components/Panel.js';
 import { Reasoning } from '../components/Reasoning.js';
 import { RequestView } from '../components/RequestView.js';
+import { RevealMap, RevealPlaces, REVEAL_PLACES_ROWS } from '../components/Reveal.js';
 import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
@@ -167,6 +168,7 @@ function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode })
       {player.map ? <MapPane episode={episode} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
       <TurnInfo turn={turn} budget={turnBudget(turns, position, episode.config)} />
       {atEnd ? <OutcomeSummary outcome={episode.outcome} /> : null}
+      {atEnd ? <RevealPlaces outcome={episode.outcome} /> : null}
       <ReasoningPane turn={turn} />
     </Box>
   );
@@ -198,21 +200,20 @@ function ViewPane({ turns, turn }: { turns: readonly Turn[]; turn: Turn }) {
   );
 }
 
-/** The world map: pins so far, and at the end the guess, the truth and the great circle between them. */
+/** The world map with the pins so far; at the end the reveal, fitted to guess and truth. */
 function MapPane({ episode, turn, atEnd }: { episode: CompletedEpisode; turn: Turn; atEnd: boolean }) {
   const size = useTerminalSize();
+  const pins = (turn.pins ?? []).map(([lat, lon]) => ({ lat, lon }));
+  if (atEnd) {
+    // The reveal's legend and the places take the rows the world map's borders and more would.
+    const rows = size.rows - MAP_CHROME_ROWS - REVEAL_PLACES_ROWS + 2;
+    return <RevealMap outcome={episode.outcome} pins={pins} columns={size.columns - 2} rows={rows} />;
+  }
   const map = fitMap(size.columns - 4, size.rows - MAP_CHROME_ROWS);
-  const point = (p: readonly [number, number] | null | undefined) => (p ? { lat: p[0], lon: p[1] } : null);
   return (
     <Box flexShrink={0}>
       <Panel width={map.columns} height={map.rows}>
-        <WorldMap
-          columns={map.columns}
-          rows={map.rows}
-          pins={(turn.pins ?? []).map(([lat, lon]) => ({ lat, lon }))}
-          guess={atEnd ? point(episode.outcome.guess) : null}
-          truth={atEnd ? point(episode.outcome.truth) : null}
-        />
+        <WorldMap columns={map.columns} rows={map.rows} pins={pins} />
       </Panel>
     </Box>
   );

@@ -5,6 +5,7 @@
 import type { RunnerEvent } from '../../agent/types.js';
 import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
 import type { ImageKind, Observation } from '../../env/types.js';
+import { isFailed } from '../hooks/usePlayback.js';
 
 /** Who chooses the actions: a person at the keyboard or a policy (a served model, a baseline). */
 export type Driver = 'person' | 'model';
@@ -28,6 +29,12 @@ export type LivePhase =
 
 export type PromptPurpose = 'pin' | 'guess';
 
+/**
+ * What the main pane shows: the last view of the street, or the last map (a pin's or `v`'s; after
+ * the guess, the reveal). A new image brings its own pane forward; `m` switches locally, no step.
+ */
+export type LivePane = 'view' | 'map';
+
 /** The inline "lat, lon" prompt of a pin or a guess. */
 export interface CoordinatePrompt {
   purpose: PromptPurpose;
@@ -41,8 +48,13 @@ export interface LiveState {
   readonly split: string | null;
   readonly index: number | null;
   readonly observation: Observation | null;
-  /** The last image the environment drew; kept while a turn brings none. */
-  readonly image: LiveImage | null;
+  /** The last view of the street the environment drew: a map no longer replaces it. */
+  readonly view: LiveImage | null;
+  /** The last map the environment drew (around a pin). */
+  readonly map: LiveImage | null;
+  readonly pane: LivePane;
+  /** Once the episode is over: the turn being read again (null: the last). */
+  readonly reviewed: number | null;
   readonly turns: readonly Turn[];
   readonly phase: LivePhase;
   /** Model: the gate holds the next decision (space pauses, n lets one through). */
@@ -71,7 +83,10 @@ export type LiveAction =
   | { type: 'promptError'; message: string }
   | { type: 'promptClose' }
   | { type: 'askQuit' }
-  | { type: 'cancelQuit' };
+  | { type: 'cancelQuit' }
+  | { type: 'switchPane' }
+  /** After the end: read the turn `delta` before (-) or after (+) the one read now, beside the last view. */
+  | { type: 'review'; delta: number };
 
 export function initialLiveState(driver: Driver): LiveState {
   return {
@@ -80,7 +95,10 @@ export function initialLiveState(driver: Driver): LiveState {
     split: null,
     index: null,
     observation: null,
-    image: null,
+    view: null,
+    map: null,
+    pane: 'view',
+    reviewed: null,
     turns: [],
     phase: { kind: 'starting' },
     paused: false,
@@ -89,6 +107,17 @@ export function initialLiveState(driver: Driver): LiveState {
     prompt: null,
     confirmQuit: false,
   };
+}
+
+/** The reveal is there to show: the episode finished with a scored record. */
+export function hasReveal(state: LiveState): boolean {
+  return state.phase.kind === 'finished' && !isFailed(state.phase.record);
+}
+
+/** The pane `m` switches to, or null while there is nothing else to show. */
+export function otherPane(state: LiveState): LivePane | null {
+  if (state.pane === 'map') return 'view';
+  return state.map || hasReveal(state) ? 'map' : null;
 }
 
 /** The episode is over one way or another: no more actions, quitting needs no confirmation. */
@@ -132,6 +161,16 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
       return { ...state, confirmQuit: true, prompt: null };
     case 'cancelQuit':
       return { ...state, confirmQuit: false };
+    case 'review': {
+      if (!isOver(state) || !state.turns.length) return state;
+      const last = state.turns.length - 1;
+      const reviewed = Math.max(0, Math.min(last, (state.reviewed ?? last) + action.delta));
+      return { ...state, reviewed, pane: 'view' };
+    }
+    case 'switchPane': {
+      const pane = otherPane(state);
+      return pane ? { ...state, pane } : state;
+    }
   }
 }
 
@@ -142,7 +181,7 @@ function onRunnerEvent(state: LiveState, event: RunnerEvent, at: number): LiveSt
       const image = observation.image_base64
         ? { key: `${event.episodeId}:start`, bytes: Buffer.from(observation.image_base64, 'base64'), kind: observation.image_kind }
         : null;
-      return { ...state, episodeId: event.episodeId, split: event.split, index: event.index, observation, image };
+      return { ...withImage(state, image), episodeId: event.episodeId, split: event.split, index: event.index, observation };
     }
     case 'thinking':
       return isOver(state) ? state : { ...state, phase: { kind: 'deciding', turn: event.turn, since: at } };
@@ -150,12 +189,21 @@ function onRunnerEvent(state: LiveState, event: RunnerEvent, at: number): LiveSt
       const { turn, observation } = event;
       const image = event.image
         ? { key: turn.image_sha256 ?? `${state.episodeId}:${turn.turn}`, bytes: event.image, kind: observation.image_kind }
-        : state.image;
-      return { ...state, observation, image, turns: [...state.turns, turn] };
+        : null;
+      return { ...withImage(state, image), observation, turns: [...state.turns, turn] };
     }
-    case 'finished':
+    case 'finished': {
       // An abort the user asked for stays an abort, whatever record the runner made of it.
       if (state.phase.kind === 'aborted') return state;
-      return { ...state, phase: { kind: 'finished', record: event.record }, held: false, prompt: null };
+      const finished: LiveState = { ...state, phase: { kind: 'finished', record: event.record }, held: false, prompt: null };
+      // The reveal comes first; the view stays one key away.
+      return { ...finished, pane: hasReveal(finished) ? 'map' : state.pane };
+    }
   }
+}
+
+/** A new image goes to its own pane and brings it forward; a turn without one changes nothing. */
+function withImage(state: LiveState, image: LiveImage | null): LiveState {
+  if (!image || image.kind === 'none') return state;
+  return image.kind === 'map' ? { ...state, map: image, pane: 'map' } : { ...state, view: image, pane: 'view' };
 }
