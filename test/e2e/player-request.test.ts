@@ -41,7 +41,7 @@ describe('the Player at 200x60', () => {
     panes.push(pane);
     await pane.waitFor('turn 0/3');
     pane.send(['Right']);
-    const first = await pane.waitFor('turn 1/3');
+    const first = await pane.waitFor((screen) => screen.includes('turn 1/3') && screen.includes('told 12 tool calls left'));
     expect(first).toContain('look(heading_deg=135, pitch_deg=0, fov_deg=30.0123)');
     expect(first).toMatch(/fov_deg=30\.0123\)\s+0\.01 ◀/);
     expect(first).toContain('reasoning (r): Checking the east side.');
@@ -49,11 +49,12 @@ describe('the Player at 200x60', () => {
     expect(first).toContain('told 12 tool calls left');
 
     pane.send(['Right']);
-    const second = await pane.waitFor('turn 2/3');
-    expect(second).toMatch(/told 11 tool calls left · environment \d+ steps left/);
+    // The header can be on screen a moment before the rest of the frame: wait for the line itself.
+    const second = await pane.waitFor(/told 11 tool calls left · environment \d+ steps left/);
+    expect(second).toContain('turn 2/3');
 
     pane.send(['p']);
-    const request = await pane.waitFor('request of turn 2');
+    const request = await pane.waitFor((screen) => screen.includes('request of turn 2') && screen.includes('11 tool calls left.'));
     expect(request).toContain('user · harness');
     expect(request).toMatch(/\[image sha256 [0-9a-f]{12}… image\/jpeg\]/);
     expect(request).toContain("assistant · the model's own earlier reply");
@@ -63,7 +64,7 @@ describe('the Player at 200x60', () => {
     expect(request).toContain('11 tool calls left.');
 
     pane.send(['q']);
-    const back = await pane.waitFor((s) => s.includes('turn 2/3') && !s.includes('request of turn'));
+    const back = await pane.waitFor((s) => s.includes('turn 2/3') && !s.includes('request of turn') && s.includes('told 11'));
     expect(back).toContain('told 11 tool calls left');
     pane.send(['q']);
   });

@@ -39,6 +39,8 @@ describe('colour', () => {
   it('the reveal draws guess and truth in their own colours, the truth not in the land\'s green', async () => {
     const app = await lastTurn(true);
     await app.press('G');
+    // The regional map waits for the geography (loaded lazily, slow on a loaded machine).
+    await app.waitFor((f) => f.includes(TRUTH_MARK) && f.includes(GUESS_MARK));
     // The SGR codes right before each mark: blueBright (94) for the truth, redBright (91) for the guess.
     const codesBefore = (mark: string) => new RegExp(`((?:${ESC}\\[[0-9;]*m)+)${mark}`).exec(app.frame())?.[1] ?? '';
     expect(codesBefore(TRUTH_MARK)).toContain(`${ESC}[94m`);
