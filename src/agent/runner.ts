@@ -1,8 +1,8 @@
 /**
  * The episode runner: resets the environment at one task, lets a policy choose each turn's action,
  * executes it, and records everything in the public harness's schema v2 (DESIGN §1.2). Events stream
- * out as they happen (the TUI's Live screen and the headless printer listen); the finished record
- * and every image it refers to go to the sink.
+ * out as they happen (the TUI's Live screen and the headless printer in headless.ts listen); the
+ * finished record and every image it refers to go to the sink.
  *
  * Turn rules (DESIGN §13): at most `maxTurns` turns; a decision without a usable action costs its
  * turn and touches nothing; at the limit the policy is asked once more with only `guess` allowed, and
@@ -18,10 +18,10 @@ import { redactDeep } from '../core/secrets.js';
 import { referenceReward } from '../core/scoring.js';
 import type { EnvClient } from '../env/client/types.js';
 import { EnvError, type Action, type Observation, type StepResult } from '../env/types.js';
-import { ABORTED_ERROR, episodeState, type EpisodeFailure } from '../store/episode-state.js';
+import { ABORTED_ERROR, type EpisodeFailure } from '../store/episode-state.js';
 import { sniffImageMime, sha256Hex } from '../store/images.js';
 import { LeakGuardError } from './leak-guard.js';
-import { formatAction, isUsableGuess, toHarnessAction } from './protocols/common.js';
+import { isUsableGuess, toHarnessAction } from './protocols/common.js';
 import type { HarnessAction, PolicyDecision, RunnerEvent, RunOptions } from './types.js';
 
 export const DEFAULT_MAX_TURNS = 12;
@@ -352,50 +352,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Headless
-
-/** Runs an episode printing one plain line per turn and one for the outcome. */
-export async function runHeadless(options: RunOptions & { print?: (line: string) => void }): Promise<EpisodeRecord> {
-  const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
-  return runEpisode({
-    ...options,
-    onEvent: (event) => {
-      options.onEvent?.(event);
-      if (event.type === 'turn') print(turnLine(event.turn));
-      else if (event.type === 'finished') print(outcomeLine(event.record));
-    },
-  });
-}
-
-const SHORT_FEEDBACK_CHARS = 100;
-
-export function turnLine(turn: Turn): string {
-  // The executed action when there is one (aliases resolved, numbers clamped), else what was sent.
-  const shown = turn.wire_action && turn.action?.action !== 'forced_guess' ? toHarnessAction(turn.wire_action as Action) : turn.action;
-  const what =
-    turn.status === 'ok' || (shown && turn.status !== 'provider_error')
-      ? formatAction((shown ?? { action: '?' }) as HarnessAction)
-      : `[${turn.status === 'provider_error' ? 'provider error' : (turn.status ?? 'no action')}]`;
-  const feedback = (turn.feedback ?? '').replace(/\s+/g, ' ').trim();
-  const short = feedback.length > SHORT_FEEDBACK_CHARS ? `${feedback.slice(0, SHORT_FEEDBACK_CHARS - 3)}...` : feedback;
-  return `turn ${String(turn.turn).padStart(2)}  ${what}  ${short}  cost ${(turn.action_cost ?? 0).toFixed(2)}`;
-}
-
-export function outcomeLine(record: EpisodeRecord): string {
-  if (!isCompleted(record)) return `${episodeState(record.error)}  ${String(record.error)}`;
-  const o = record.outcome;
-  const result =
-    o.distance_km === null || o.distance_km === undefined
-      ? `no usable guess${o.forced_guess ? ' (forced)' : ''}`
-      : `${o.verdict ?? 'scored'}, ${o.distance_km.toFixed(1)} km`;
-  const guess = o.guess ? `  guess ${o.guess[0].toFixed(4)}, ${o.guess[1].toFixed(4)}` : '';
-  return (
-    `outcome  ${result}  reward ${(o.reward ?? 0).toFixed(4)}  reference ${(o.train_reward ?? 0).toFixed(4)}  cost ${(o.action_cost ?? 0).toFixed(2)}${guess}` +
-    `  turns ${o.turns_used} (${o.turns_ok} ok, ${o.turns_unparseable} unparseable, ${o.turns_provider_error} provider errors)`
-  );
 }
 
 export function isCompleted(record: EpisodeRecord): record is CompletedEpisode {

@@ -31,7 +31,7 @@ import { checkModel } from '../../agent/openai.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import { loadPromptTemplate, type PromptTemplate } from '../../agent/protocols/template.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
-import { runHeadless } from '../../agent/runner.js';
+import { runHeadless } from '../../agent/headless.js';
 import type { RunOptions } from '../../agent/types.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
