@@ -7,9 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { parseEpisodeRecord, withoutEmptyKeys, type Turn } from '../core/episode.js';
+import { parseEpisodeRecord, withoutEmptyKeys, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError } from '../core/errors.js';
-import { saveEpisode, type EpisodeRecord } from '../store/episodes.js';
+import { saveEpisode } from '../store/episodes.js';
 import { assertRunId, ensureEvalRun } from '../store/eval-runs.js';
 import { imagePath, sniffImageMime, storeImage } from '../store/images.js';
 import type { Workspace } from '../store/index.js';

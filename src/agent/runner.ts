@@ -12,7 +12,7 @@
  * says why.
  */
 import { randomUUID } from 'node:crypto';
-import { EPISODE_SCHEMA_VERSION, tokenCounts, withoutEmptyKeys, type Camera, type CompletedEpisode, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
+import { EPISODE_SCHEMA_VERSION, tokenCounts, withoutEmptyKeys, type Camera, type CompletedEpisode, type EpisodeRecord, type FailedEpisode, type Outcome, type Turn } from '../core/episode.js';
 import { ServiceError } from '../core/errors.js';
 import { redactDeep } from '../core/secrets.js';
 import { referenceReward } from '../core/scoring.js';
@@ -30,7 +30,6 @@ export const DEFAULT_MAX_TURNS = 12;
 const EMPTY_GUESS: Action = { op: 'guess', response: '' };
 
 type Images = Map<string, { bytes: Buffer; mime: string }>;
-type EpisodeRecord = CompletedEpisode | FailedEpisode;
 
 /** What a run has gathered so far: kept when it fails, for the failed record. */
 interface Played {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
 import { EXIT, GeolabError, UsageError } from '../core/errors.js';
+import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
 import { redact } from '../core/secrets.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
@@ -66,10 +67,10 @@ export function buildProgram(): Command {
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--port <port>', 'port (0 picks a free one)', integer('--port'), 8000)
     .option('--max-sessions <n>', 'concurrent sessions before CAPACITY_REACHED', integer('--max-sessions'), 64)
-    .option('--max-steps <n>', 'action budget per episode', integer('--max-steps'), 24)
-    .option('--view-size <px>', 'side of the square view images', integer('--view-size'), 640)
-    .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture']).default('game'))
-    .addOption(new Option('--mode <mode>', 'how cost is charged').choices(['subtract', 'multiply']).default('subtract'))
+    .option('--max-steps <n>', 'action budget per episode', integer('--max-steps'), DEFAULT_ENGINE_CONFIG.maxSteps)
+    .option('--view-size <px>', 'side of the square view images', integer('--view-size'), DEFAULT_ENGINE_CONFIG.viewSizePx)
+    .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture']).default(DEFAULT_ENGINE_CONFIG.curve))
+    .addOption(new Option('--mode <mode>', 'how cost is charged').choices(['subtract', 'multiply']).default(DEFAULT_ENGINE_CONFIG.mode))
     .option('--show-identity', 'put task identity in per-turn metadata (never for training or eval)')
     .option('--idle-timeout <s>', 'end sessions idle this many seconds (0: never)', number('--idle-timeout'), 600)
     .option('--workers <n>', 'render worker threads (default: one per core)', integer('--workers'))

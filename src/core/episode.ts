@@ -170,6 +170,21 @@ export type Turn = z.infer<typeof turnSchema>;
 export type Outcome = z.infer<typeof outcomeSchema>;
 export type CompletedEpisode = z.infer<typeof completedEpisodeSchema>;
 export type FailedEpisode = z.infer<typeof failedEpisodeSchema>;
+/** Every record the harness writes: scored, or failed (aborted, unreachable, …) with an error kept instead. */
+export type EpisodeRecord = CompletedEpisode | FailedEpisode;
+
+/**
+ * Completed means scored: only an outcome object makes a record one. A failed record may still
+ * carry other keys (the loose schema keeps them, an outcome left null included), so neither the
+ * key's presence nor its not being undefined is enough.
+ */
+export function isCompleted(record: EpisodeRecord): record is CompletedEpisode {
+  return isRecord(record.outcome);
+}
+
+export function isFailed(record: EpisodeRecord): record is FailedEpisode {
+  return !isCompleted(record);
+}
 
 export interface EpisodeIssue {
   /** Dotted field path with array indices, e.g. `turns[2].pins[0]`; empty for the record itself. */

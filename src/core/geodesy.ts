@@ -61,3 +61,36 @@ export function normalizeDeg(deg: number): number {
 export function normalizeLon(lon: number): number {
   return normalizeDeg(lon + 180) - 180;
 }
+
+/** Kilometres per degree of great-circle arc. */
+const KM_PER_ARC_DEG = EARTH_RADIUS_KM * RAD;
+
+/**
+ * `count` points from a to b along the great circle, ends included (spherical interpolation).
+ * Antipodes have no one great circle: their points are interpolated straight.
+ */
+export function greatCirclePoints(a: LatLon, b: LatLon, count: number): LatLon[] {
+  const toVector = (p: LatLon): [number, number, number] => [
+    Math.cos(p.lat * RAD) * Math.cos(p.lon * RAD),
+    Math.cos(p.lat * RAD) * Math.sin(p.lon * RAD),
+    Math.sin(p.lat * RAD),
+  ];
+  const u = toVector(a);
+  const v = toVector(b);
+  const omega = Math.acos(Math.min(1, Math.max(-1, u[0] * v[0] + u[1] * v[1] + u[2] * v[2])));
+  const sinOmega = Math.sin(omega);
+  return Array.from({ length: count }, (_, i) => {
+    const t = i / (count - 1);
+    const wa = sinOmega < 1e-9 ? 1 - t : Math.sin((1 - t) * omega) / sinOmega;
+    const wb = sinOmega < 1e-9 ? t : Math.sin(t * omega) / sinOmega;
+    const [x, y, z] = [0, 1, 2].map((k) => wa * (u[k] as number) + wb * (v[k] as number)) as [number, number, number];
+    return { lat: Math.atan2(z, Math.hypot(x, y)) / RAD, lon: Math.atan2(y, x) / RAD };
+  });
+}
+
+/** Points along the great circle from a to b, about `stepDeg` of arc apart (4000 steps at most). */
+export function greatCircleEvery(a: LatLon, b: LatLon, stepDeg: number): LatLon[] {
+  const arcDeg = haversineKm(a.lat, a.lon, b.lat, b.lon) / KM_PER_ARC_DEG;
+  const steps = Math.min(4000, Math.max(1, Math.ceil(arcDeg / stepDeg)));
+  return greatCirclePoints(a, b, steps + 1);
+}

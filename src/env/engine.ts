@@ -17,32 +17,10 @@ import { applyAction, startEpisode, type Drawing, type EpisodeData } from './epi
 import { finalMetadata, observationOf, stateOf, stepResultOf, turnMetadata, type EpisodeState, type Image } from './episode-wire.js';
 import * as say from './feedback.js';
 import { MissingPanoramaError } from '../tasks/panoramas.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './engine-config.js';
 import { EnvError, type MapPin, type MapRenderer, type ResetRequest, type StepResult, type ViewRenderer } from './types.js';
 
 export type { EpisodeState } from './episode-wire.js';
-
-export interface EngineConfig {
-  /** Costed actions per episode. */
-  maxSteps: number;
-  /** Side of the square view images. */
-  viewSizePx: number;
-  /** The environment's reward curve (the reference curve is the harness's, never the environment's). */
-  curve: 'game' | 'mixture';
-  mode: 'subtract' | 'multiply';
-  /** Put task identity into per-turn metadata and state (off by default: identity is leaky). */
-  showIdentity: boolean;
-  /** Measures that cost nothing before each further one costs 0.01 and a step. */
-  freeMeasures: number;
-}
-
-export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
-  maxSteps: 24,
-  viewSizePx: 640,
-  curve: 'game',
-  mode: 'subtract',
-  showIdentity: false,
-  freeMeasures: 24,
-});
 
 export interface EpisodeDeps {
   splits: ReadonlyMap<string, readonly Task[]>;

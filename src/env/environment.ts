@@ -5,7 +5,8 @@
 import type { Task } from '../core/tasks.js';
 import type { PanoramaFetcher } from '../tasks/mapillary.js';
 import { actionJsonSchema } from './actions.js';
-import { DEFAULT_ENGINE_CONFIG, Episode, type EngineConfig } from './engine.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './engine-config.js';
+import { Episode } from './engine.js';
 import { handleMcp } from './mcp.js';
 import { MapPainter } from './render/map.js';
 import { PanoramaRenderer } from './render/panorama.js';

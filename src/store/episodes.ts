@@ -6,7 +6,7 @@
  * together. A failed record has no turns of its own and is kept whole. Saving is idempotent by
  * episode_id: saving again replaces the episode and its turns.
  */
-import type { CompletedEpisode, FailedEpisode, Turn } from '../core/episode.js';
+import { isCompleted, type CompletedEpisode, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError, InputError, UsageError } from '../core/errors.js';
 import { countryNamesFor } from '../geo/countries.js';
 import type { Db } from './db.js';
@@ -14,8 +14,6 @@ import { DESCENDING_BY_DEFAULT, type EpisodeSort } from './episode-sort.js';
 import { hasImage } from './images.js';
 
 export type { EpisodeSort };
-
-export type EpisodeRecord = CompletedEpisode | FailedEpisode;
 
 export interface SaveOptions {
   /** The eval run the episode belongs to (an `eval_runs` row); kept from before when omitted. */
@@ -157,15 +155,16 @@ export function loadEpisode(db: Db, id: string): EpisodeRecord | undefined {
     if (matches[0] === undefined) return undefined;
     row = s.byId.get(matches[0]) as StoredEpisode;
   }
-  const record = JSON.parse(row.record_json) as Record<string, unknown>;
-  if ('outcome' in record) {
+  const record = JSON.parse(row.record_json) as EpisodeRecord;
+  // Only a completed record's turns live in their own table; a failed one keeps its own.
+  if (isCompleted(record)) {
     record.turns = (s.turnsOf.all(row.episode_id) as { turn_json: string; messages_json: string | null }[]).map((t) => {
       const turn = JSON.parse(t.turn_json) as Record<string, unknown>;
       if (t.messages_json !== null) turn.messages = JSON.parse(t.messages_json);
-      return turn;
+      return turn as Turn;
     });
   }
-  return record as EpisodeRecord;
+  return record;
 }
 
 const PREFIX_CANDIDATES = 10;
@@ -221,10 +220,6 @@ function whereClause(query: EpisodeQuery, extra: readonly string[] = []): { sql:
 /** `text` as a LIKE pattern that matches it literally (with ESCAPE '\\'). */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => '\\' + c);
-}
-
-function isCompleted(record: EpisodeRecord): record is CompletedEpisode {
-  return 'outcome' in record && typeof record.outcome === 'object' && record.outcome !== null;
 }
 
 /** Harness times carry an offset ("+00:00"), geolab's a "Z": one form, so that text order is time order. */

@@ -17,12 +17,12 @@
  */
 import { realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseEpisodeRecord, type Turn } from '../core/episode.js';
+import { parseEpisodeRecord, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError, InputError } from '../core/errors.js';
 import { assertReadableFile, readContainedFile, textLines } from '../files.js';
 import { beginWrite } from './db.js';
 import { assertRunId, ensureEvalRun } from './eval-runs.js';
-import { EpisodeFieldError, saveEpisode, type EpisodeRecord } from './episodes.js';
+import { EpisodeFieldError, saveEpisode } from './episodes.js';
 import { hasImage, insertImageRow, sha256Hex, sniffImageMime, writeImageFile, type StoredImageFile } from './images.js';
 import type { Workspace } from './index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEpisodeRecord, tokenCounts, withoutEmptyKeys } from '../../src/core/episode.js';
+import { isCompleted, isFailed, parseEpisodeRecord, tokenCounts, withoutEmptyKeys, type EpisodeRecord } from '../../src/core/episode.js';
 
 function completedRecord(): Record<string, unknown> {
   return {
@@ -229,3 +229,20 @@ describe('parseEpisodeRecord', () => {
     }
   });
 });
+
+describe('isCompleted and isFailed', () => {
+  const failed = { schema_version: 2 as const, episode_id: 'ep-eval-7-failed', task: { split: 'eval', index: 7 }, error: 'boom' };
+  const shapes: [string, EpisodeRecord, boolean][] = [
+    ['a completed record', completedRecord() as EpisodeRecord, true],
+    ['a failed record without an outcome key', failed, false],
+    ['a failed record whose outcome was left null', { ...failed, outcome: null }, false],
+    ['a failed record whose outcome is undefined', { ...failed, outcome: undefined }, false],
+    ['an aborted run, with the turns it played', { ...failed, error: 'aborted by the user', failure: 'aborted', turns: [{ turn: 0 }] }, false],
+  ];
+
+  it.each(shapes)('%s is told apart the same way by both', (_, record, completed) => {
+    expect(isCompleted(record)).toBe(completed);
+    expect(isFailed(record)).toBe(!completed);
+  });
+});
+

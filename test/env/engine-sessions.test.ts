@@ -1,7 +1,8 @@
 /** Reset, the episode's lifecycle, ordering and isolation. */
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/tasks.js';
-import { DEFAULT_ENGINE_CONFIG, Episode } from '../../src/env/engine.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../src/env/engine-config.js';
+import { Episode } from '../../src/env/engine.js';
 import { MCP_TOOL_NAMES } from '../../src/env/actions.js';
 import { HALLSTATT, makeEpisode, NAIROBI, VALPARAISO } from './helpers/episodes.js';
 import { RecordingViewRenderer } from './helpers/renderers.js';

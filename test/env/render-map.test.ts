@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { greatCirclePoints } from '../../src/core/geodesy.js';
 import {
   detailForSpan,
-  greatCirclePoints,
   MAP_HEIGHT,
   MAP_THEME,
   MAP_WIDTH,

@@ -25,6 +25,14 @@ describe('saveEpisode and loadEpisode', () => {
     expect(loadEpisode(ws.db, fixture.record.episode_id)).toEqual(fixture.record);
   });
 
+  it('keeps the turns a failed run played, even when its outcome was left null', async () => {
+    const ws = await workspace();
+    const turns = [{ turn: 0, status: 'ok', action: { action: 'reset' } }];
+    const record = { ...failedRecord({ index: 4 }), failure: 'aborted', outcome: null, turns };
+    saveEpisode(ws.db, record);
+    expect(loadEpisode(ws.db, record.episode_id)).toMatchObject({ error: record.error, turns });
+  });
+
   it('keeps the list columns on the episode row and each piece of the record once', async () => {
     const ws = await workspace();
     const fixture = await completedEpisode({ index: 3, country: 'Chile', verdict: 'far', distanceKm: 800, reward: 0.2 });

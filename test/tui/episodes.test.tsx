@@ -217,4 +217,46 @@ describe('the Episodes screen', () => {
     expect(lists.at(-1)).toEqual({ query: { filter: { search: 'base' }, sort: 'reward', descending: false }, offset: 0, limit: 18 });
     expect(Math.max(...lists.map((l) => l.limit))).toBeLessThanOrEqual(24);
   });
+
+  describe('when a read of the workspace throws (a corrupt or locked database)', () => {
+    const busy = () => {
+      throw new Error('database is locked');
+    };
+
+    async function openFailing(override: Partial<WorkspaceView>) {
+      const { view } = await seededView();
+      const app = await renderApp({
+        route: { screen: 'episodes' },
+        services: { openWorkspace: async () => ({ ...view, ...override }) },
+        rows: 24,
+      });
+      return { app, frame: await app.waitFor((f) => f.includes('cannot read the episodes')) };
+    }
+
+    it('says so instead of "no episodes recorded"', async () => {
+      const { frame } = await openFailing({ countEpisodes: busy });
+      expect(frame).toContain('cannot read the episodes: database is locked');
+      expect(frame).not.toContain('No episodes recorded');
+    });
+
+    it('says so when only the page of rows cannot be read, instead of an empty list', async () => {
+      const { frame } = await openFailing({ listEpisodes: busy });
+      expect(frame).toContain('EPISODES · 6 recorded');
+      expect(frame).toContain('cannot read the episodes: database is locked');
+    });
+
+    it('says so when only the filtered count cannot be read, instead of "no episode matches"', async () => {
+      const { view } = await seededView();
+      const app = await renderApp({
+        route: { screen: 'episodes' },
+        services: { openWorkspace: async () => ({ ...view, countEpisodes: (filter) => (filter ? busy() : view.countEpisodes()) }) },
+        rows: 24,
+      });
+      await app.waitFor((f) => f.includes('EPISODES · 6 recorded'));
+      await app.press('/', 'base', KEY.enter);
+      const frame = await app.waitFor((f) => f.includes('cannot read the episodes'));
+      expect(frame).toContain('database is locked');
+      expect(frame).not.toContain('No episode matches');
+    });
+  });
 });

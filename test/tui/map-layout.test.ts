@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { imageCells, isWide, liveImageCells } from '../../src/tui/layout.js';
 import { landDots } from '../../src/tui/map/land.js';
-import { drawWorldMap, fitMap, greatCircle, GUESS_MARK, TRUTH_MARK, type MapSegment } from '../../src/tui/map/world-map.js';
+import { drawWorldMap, fitMap, GUESS_MARK, TRUTH_MARK, type MapSegment } from '../../src/tui/map/world-map.js';
 import { drawRegionalMap, fitRegion, projectDot } from '../../src/tui/map/regional-map.js';
-import { destinationPoint, haversineKm } from '../../src/core/geodesy.js';
+import { destinationPoint, greatCircleEvery, haversineKm } from '../../src/core/geodesy.js';
 
 const text = (lines: ReturnType<typeof drawWorldMap>) => lines.map((l) => l.map((s) => s.text).join(''));
 
@@ -40,7 +40,7 @@ describe('the world map', () => {
   it('samples the great circle evenly, ending at the truth', () => {
     const a = { lat: 40.7, lon: -74 };
     const b = { lat: 35.7, lon: 139.7 };
-    const points = greatCircle(a, b, 1);
+    const points = greatCircleEvery(a, b, 1);
     const last = points[points.length - 1]!;
     expect(haversineKm(last.lat, last.lon, b.lat, b.lon)).toBeLessThan(1);
     // New York to Tokyo goes over the Arctic, far north of both ends.

@@ -137,6 +137,13 @@ describe('Player', () => {
     await missing.waitFor((f) => f.includes('no episode nope in this workspace'));
   });
 
+  it('shows an aborted run whose outcome was left null as failed, not as a scored episode', async () => {
+    const aborted = { ...failedEpisode(), error: 'aborted by the user', failure: 'aborted', outcome: null };
+    const workspace = memoryWorkspace([aborted]);
+    const app = await renderApp({ route: { screen: 'player', episodeId: 'dead0000' }, services: { openWorkspace: async () => workspace } });
+    await app.waitFor((f) => f.includes('The episode failed: aborted by the user'));
+  });
+
   it('q leaves the player', async () => {
     const app = await openPlayer();
     await app.press('q');

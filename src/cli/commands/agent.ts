@@ -8,7 +8,7 @@
  * 3 the model endpoint or the environment cannot be reached, before or during the episode (which is
  * then recorded as failed, never scored); 130 interrupted (SIGINT, or aborted on the Live screen).
  */
-import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
+import { isCompleted, type CompletedEpisode, type FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { checkedPanosDir } from '../../files.js';
 import type { LatLon } from '../../core/geodesy.js';
@@ -98,7 +98,7 @@ export async function agentCommand(opts: AgentOptions): Promise<void> {
 
 /** A failed record's exit code; an unreachable service is also said on stderr, where scripts look. */
 function exitCodeOf(record: CompletedEpisode | FailedEpisode): number {
-  if (typeof record.error !== 'string') return EXIT.ok;
+  if (isCompleted(record)) return EXIT.ok;
   switch (record.failure) {
     case 'aborted':
       return EXIT.interrupted;

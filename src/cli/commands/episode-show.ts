@@ -1,6 +1,6 @@
 /** `geolab episodes show ID`: the Player on a terminal, the episode as plain text elsewhere. */
 import { GeolabError } from '../../core/errors.js';
-import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine } from '../output.js';
 import { canDrawTui } from '../tty.js';
@@ -27,10 +27,9 @@ export async function showCommand(id: string, opts: GlobalOptions): Promise<void
 export function describeEpisode(record: CompletedEpisode | FailedEpisode): string[] {
   const task = record.task as { split: string; index: number; sample?: number | null };
   const lines = [`episode ${record.episode_id} · ${record.model_name ?? '?'} · ${task.split}/${task.index} · sample ${task.sample ?? 0}`];
-  if ('error' in record && record.error) return [...lines, `failed: ${String(record.error)}`];
-  const done = record as CompletedEpisode;
-  for (const turn of (done.turns ?? []) as Turn[]) lines.push(...describeTurn(turn));
-  const o = done.outcome ?? {};
+  if (isFailed(record)) return [...lines, `failed: ${record.error}`];
+  for (const turn of (record.turns ?? []) as Turn[]) lines.push(...describeTurn(turn));
+  const o = record.outcome ?? {};
   const distance = typeof o.distance_km === 'number' ? `${o.distance_km.toFixed(1)} km` : 'no guess';
   lines.push(
     `outcome: ${o.verdict ?? 'no verdict'} · ${distance} · reward ${fmt(o.reward)} · reference ${fmt(o.train_reward)} · cost ${fmt(o.action_cost)}` +

@@ -15,7 +15,7 @@
  * Data loads on first use, never at import.
  */
 
-import { EARTH_RADIUS_KM, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
+import { EARTH_RADIUS_KM, greatCirclePoints, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
 import { townsWithin } from '../../geo/cities.js';
 import type { OutlineScale } from '../../geo/outlines.js';
 import type { MapPin, MapRenderer } from '../types.js';
@@ -86,30 +86,6 @@ export function mapView(request: Pick<MapRequest, 'centerLat' | 'centerLon' | 's
 /** The world panel, the same for every map. */
 export function worldPanelView(): MapView {
   return worldView(WORLD_RECT);
-}
-
-/**
- * Great-circle points from a to b, `count` of them, ends included (spherical interpolation).
- * Antipodes have no one great circle: their points are interpolated straight.
- */
-export function greatCirclePoints(a: LatLon, b: LatLon, count: number): LatLon[] {
-  const RAD = Math.PI / 180;
-  const toVector = (p: LatLon): [number, number, number] => [
-    Math.cos(p.lat * RAD) * Math.cos(p.lon * RAD),
-    Math.cos(p.lat * RAD) * Math.sin(p.lon * RAD),
-    Math.sin(p.lat * RAD),
-  ];
-  const u = toVector(a);
-  const v = toVector(b);
-  const omega = Math.acos(Math.min(1, Math.max(-1, u[0] * v[0] + u[1] * v[1] + u[2] * v[2])));
-  const sinOmega = Math.sin(omega);
-  return Array.from({ length: count }, (_, i) => {
-    const t = i / (count - 1);
-    const wa = sinOmega < 1e-9 ? 1 - t : Math.sin((1 - t) * omega) / sinOmega;
-    const wb = sinOmega < 1e-9 ? t : Math.sin(t * omega) / sinOmega;
-    const [x, y, z] = [0, 1, 2].map((k) => wa * (u[k] as number) + wb * (v[k] as number)) as [number, number, number];
-    return { lat: Math.atan2(z, Math.hypot(x, y)) / RAD, lon: Math.atan2(y, x) / RAD };
-  });
 }
 
 /** Points of the reveal's great circle. */

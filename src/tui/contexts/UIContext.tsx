@@ -23,6 +23,8 @@ export interface EpisodeListState extends EpisodeListView {
   total: number;
   /** Only the visible rows, from `cursor.top`. */
   rows: readonly EpisodeRow[];
+  /** Why a read of the list failed (shown instead of the list), or null. */
+  error: string | null;
 }
 
 export interface UIState {

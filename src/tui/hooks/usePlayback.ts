@@ -1,6 +1,6 @@
 /** The Player's episode, loaded from the workspace, and its stepper with the autoplay clock. */
 import { useEffect, useMemo, useReducer } from 'react';
-import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode, type FailedEpisode } from '../../core/episode.js';
 import type { Loading } from '../contexts/UIContext.js';
 import type { WorkspaceView } from '../services.js';
 import { initialPlayerState, playerReducer } from '../state/player.js';
@@ -34,11 +34,6 @@ export function usePlayback(workspace: Loading<WorkspaceView> | null, episodeId:
   }, [player.autoplay]);
 
   return { episode, player, dispatch };
-}
-
-/** A failed episode keeps an error instead of turns and an outcome (DESIGN §1.2). */
-export function isFailed(episode: CompletedEpisode | FailedEpisode): episode is FailedEpisode {
-  return !('outcome' in episode) || episode.outcome === undefined;
 }
 
 /** The turns to step through: none for a failed episode, and a completed one may omit them too. */

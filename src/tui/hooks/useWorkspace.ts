@@ -58,16 +58,21 @@ export interface EpisodeListActions {
 export function useEpisodeList(workspace: Loading<WorkspaceView> | null, visit: unknown, visibleRows: number) {
   const [view, dispatch] = useReducer(episodeListReducer, INITIAL_LIST);
   const { query, cursor } = view;
-  const recorded = useMemo(() => (visit ? countOf(read(workspace, (w) => w.countEpisodes())) : 0), [workspace, visit]);
-  const total = useMemo(
-    () => (!isFiltered(query.filter) ? recorded : visit ? countOf(read(workspace, (w) => w.countEpisodes(query.filter))) : 0),
-    [workspace, visit, query.filter, recorded],
+  const recordedRead = useMemo(() => (visit ? read(workspace, (w) => w.countEpisodes()) : null), [workspace, visit]);
+  const recorded = countOf(recordedRead);
+  const totalRead = useMemo(
+    () => (!isFiltered(query.filter) ? recordedRead : visit ? read(workspace, (w) => w.countEpisodes(query.filter)) : null),
+    [workspace, visit, query.filter, recordedRead],
   );
-  const rows = useMemo((): readonly EpisodeRow[] => {
+  const total = countOf(totalRead);
+  const page = useMemo(
     // Nothing matches: no page to read (a search that finds nothing would walk every row again).
-    const window = visit && total > 0 ? read(workspace, (w) => w.listEpisodes(query, cursor.top, visibleRows)) : null;
-    return window?.status === 'ready' ? window.value : [];
-  }, [workspace, visit, total, query, cursor.top, visibleRows]);
+    () => (visit && total > 0 ? read(workspace, (w) => w.listEpisodes(query, cursor.top, visibleRows)) : null),
+    [workspace, visit, total, query, cursor.top, visibleRows],
+  );
+  const rows: readonly EpisodeRow[] = page?.status === 'ready' ? page.value : NO_ROWS;
+  // A read that throws (a corrupt or locked database) is said, never passed off as "no episodes".
+  const error = [recordedRead, totalRead, page].find((r) => r?.status === 'failed');
   const actions = useMemo<EpisodeListActions>(
     () => ({
       move: (delta) => dispatch({ type: 'move', delta, total, visible: visibleRows }),
@@ -82,9 +87,11 @@ export function useEpisodeList(workspace: Loading<WorkspaceView> | null, visit: 
     }),
     [total, visibleRows],
   );
-  return { state: { ...view, recorded, total, rows }, actions };
+  return { state: { ...view, recorded, total, rows, error: error?.status === 'failed' ? error.message : null }, actions };
 }
 
-function countOf(count: Loading<number>): number {
-  return count.status === 'ready' ? count.value : 0;
+const NO_ROWS: readonly EpisodeRow[] = [];
+
+function countOf(count: Loading<number> | null): number {
+  return count?.status === 'ready' ? count.value : 0;
 }

@@ -4,11 +4,11 @@
  * long across as up and down (braille dots are square). Land comes from the 10m outlines, which
  * hold their shape down to a few kilometres where the world map's 110m land does not.
  */
-import { haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
+import { greatCircleEvery, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
 import type { Country } from '../../geo/countries.js';
 import { outlineAt } from '../../geo/outlines.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
-import { greatCircle, GUESS_MARK, TRUTH_MARK } from './world-map.js';
+import { GUESS_MARK, TRUTH_MARK } from './world-map.js';
 
 /** A crop of the globe; longitudes run east from `west` without wrapping (an east edge may pass 180). */
 export interface Region {
@@ -53,7 +53,7 @@ export function fitRegion(guess: LatLon, truth: LatLon, columns: number, rows: n
   const width = columns * 2;
   const height = rows * 4;
   const stepDeg = Math.max(haversineKm(guess.lat, guess.lon, truth.lat, truth.lon) / KM_PER_DEG / FIT_SAMPLES, 1e-6);
-  const points = greatCircle(guess, truth, stepDeg).map((p) => ({ lat: p.lat, lon: unwrapFrom(guess.lon, p.lon) }));
+  const points = greatCircleEvery(guess, truth, stepDeg).map((p) => ({ lat: p.lat, lon: unwrapFrom(guess.lon, p.lon) }));
   const lats = points.map((p) => p.lat);
   const lons = points.map((p) => p.lon);
   const [south, north] = [Math.min(...lats), Math.max(...lats)];
@@ -117,7 +117,7 @@ export function drawRegionalMap(input: RegionalMapInput): RegionalMap | null {
 
   const path = new Uint8Array(width * height);
   // Half a dot apart, so the line has no gaps.
-  for (const p of greatCircle(guess, truth, degPerDotY / 2)) {
+  for (const p of greatCircleEvery(guess, truth, degPerDotY / 2)) {
     const dot = projectDot(region, width, height, p);
     if (dot) path[Math.floor(dot.y) * width + Math.floor(dot.x)] = 1;
   }

@@ -4,7 +4,7 @@
  * Land is dotted, the great circle from guess to truth is sampled along its initial bearing, and
  * the guess, the truth and the pins replace whole cells with a symbol.
  */
-import { destinationPoint, haversineKm, initialBearingDeg, type LatLon } from '../../core/geodesy.js';
+import { greatCircleEvery, type LatLon } from '../../core/geodesy.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
 import { landDots, MAP_LAT_BOTTOM, MAP_LAT_TOP } from './land.js';
 
@@ -22,7 +22,6 @@ export const GUESS_MARK = '✕';
 export const TRUTH_MARK = '●';
 
 const LAT_SPAN = MAP_LAT_TOP - MAP_LAT_BOTTOM;
-const KM_PER_DEG = 111.195;
 
 /** The largest map that fits `columns` x `rows` cells while keeping the equirectangular aspect. */
 export function fitMap(columns: number, rows: number): { columns: number; rows: number } {
@@ -43,7 +42,7 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
   });
 
   if (input.guess && input.truth) {
-    for (const p of greatCircle(input.guess, input.truth, 180 / width)) {
+    for (const p of greatCircleEvery(input.guess, input.truth, 180 / width)) {
       const { x, y } = dot(p);
       path[y * width + x] = 1;
     }
@@ -59,14 +58,6 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
   if (input.guess) mark(input.guess, 'guess', GUESS_MARK);
   if (input.truth) mark(input.truth, 'truth', TRUTH_MARK);
   return paintBraille(columns, rows, land, path, marks);
-}
-
-/** Points along the great circle from `a` to `b`, about `stepDeg` of arc apart. */
-export function greatCircle(a: LatLon, b: LatLon, stepDeg: number): LatLon[] {
-  const km = haversineKm(a.lat, a.lon, b.lat, b.lon);
-  const bearing = initialBearingDeg(a.lat, a.lon, b.lat, b.lon);
-  const steps = Math.min(4000, Math.max(1, Math.ceil(km / (stepDeg * KM_PER_DEG))));
-  return Array.from({ length: steps + 1 }, (_, i) => destinationPoint(a.lat, a.lon, bearing, (km * i) / steps));
 }
 
 function clamp(v: number, lo: number, hi: number): number {

@@ -53,6 +53,8 @@ export function EpisodesScreen() {
               <Text color={theme.muted}>opening the workspace…</Text>
             ) : workspace?.status === 'failed' ? (
               <Text color={theme.status.error}>cannot read the workspace: {workspace.message}</Text>
+            ) : episodes.error ? (
+              <Text color={theme.status.error}>cannot read the episodes: {episodes.error}</Text>
             ) : recorded === 0 ? (
               <Text color={theme.muted}>No episodes recorded yet: Play on Home records one.</Text>
             ) : total === 0 ? (

@@ -1,5 +1,5 @@
 import { Box, Text, type Key } from 'ink';
-import type { CompletedEpisode } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode } from '../../core/episode.js';
 import { CoordinatePrompt } from '../components/CoordinatePrompt.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
@@ -14,7 +14,6 @@ import { TurnList } from '../components/TurnList.js';
 import { RevealMap, RevealPlaces, REVEAL_PLACES_ROWS } from '../components/Reveal.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
-import { isFailed } from '../hooks/usePlayback.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { isWide, liveImageCells } from '../layout.js';

@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
-import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
@@ -16,7 +16,7 @@ import { TurnList } from '../components/TurnList.js';
 import { WorldMap } from '../components/WorldMap.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useUIActions, useUIState } from '../contexts/UIContext.js';
-import { isFailed, turnsOf } from '../hooks/usePlayback.js';
+import { turnsOf } from '../hooks/usePlayback.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { imageCells, isWide } from '../layout.js';

@@ -3,9 +3,8 @@
  * pause gate, and (for a person) the coordinate prompt and the quit confirmation. Pure.
  */
 import type { RunnerEvent } from '../../agent/types.js';
-import type { CompletedEpisode, FailedEpisode, Turn } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
 import type { ImageKind, Observation } from '../../env/types.js';
-import { isFailed } from '../hooks/usePlayback.js';
 
 /** Who chooses the actions: a person at the keyboard or a policy (a served model, a baseline). */
 export type Driver = 'person' | 'model';

@@ -1,7 +1,8 @@
 /** Tasks written by the tests and Episodes over them with the recording renderers. */
 import { destinationPoint } from '../../../src/core/geodesy.js';
 import type { Task } from '../../../src/core/tasks.js';
-import { Episode, type EngineConfig } from '../../../src/env/engine.js';
+import type { EngineConfig } from '../../../src/env/engine-config.js';
+import { Episode } from '../../../src/env/engine.js';
 import { RecordingMapRenderer, RecordingViewRenderer } from './renderers.js';
 
 /**

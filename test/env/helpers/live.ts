@@ -5,7 +5,7 @@ import { truthOf } from '../../../src/core/tasks.js';
 import { createEnvironment, type Environment } from '../../../src/env/environment.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/env/server.js';
 import { demoSplits } from '../../../src/env/task-splits.js';
-import type { EngineConfig } from '../../../src/env/engine.js';
+import type { EngineConfig } from '../../../src/env/engine-config.js';
 import { tempDir } from '../../helpers/fixtures.js';
 
 export interface Live {
