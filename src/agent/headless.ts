@@ -2,11 +2,11 @@
  * The headless printer: an episode run with one plain line per turn and one for the outcome, for
  * `geolab agent` without the TUI. The loop itself is the runner's.
  */
-import type { CompletedEpisode, FailedEpisode, Turn } from '../core/episode.js';
+import { isCompleted, type CompletedEpisode, type FailedEpisode, type Turn } from '../core/episode.js';
 import type { Action } from '../env/types.js';
 import { episodeState } from '../store/episode-state.js';
 import { formatAction, toHarnessAction } from './protocols/common.js';
-import { isCompleted, runEpisode } from './runner.js';
+import { runEpisode } from './runner.js';
 import type { HarnessAction, RunOptions } from './types.js';
 
 /** Runs an episode printing one plain line per turn and one for the outcome. */

@@ -353,10 +353,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-export function isCompleted(record: EpisodeRecord): record is CompletedEpisode {
-  return typeof record.outcome === 'object' && record.outcome !== null;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading metadata, whose shape a remote server decides
 
