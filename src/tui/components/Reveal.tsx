@@ -98,24 +98,21 @@ export function RevealPlaces({ outcome }: { outcome: Outcome }) {
   const places = useMemo(() => ({ truth: placeOf(truth), guess: placeOf(guess) }), [truth, guess]);
   return (
     <Box flexDirection="column" flexShrink={0}>
-      {places.truth && truth ? (
-        <Text wrap="truncate-end">
-          <Text color={theme.map.truth} bold>
-            {TRUTH_MARK} truth
-          </Text>
-          {`  ${places.truth}`}
-          <Text color={theme.muted}>{`  (${formatLatLon(...truth)})`}</Text>
-        </Text>
-      ) : null}
-      {places.guess && guess ? (
-        <Text wrap="truncate-end">
-          <Text color={theme.map.guess} bold>
-            {GUESS_MARK} guess
-          </Text>
-          {`  ${places.guess}`}
-          <Text color={theme.muted}>{`  (${formatLatLon(...guess)})`}</Text>
-        </Text>
-      ) : null}
+      {places.truth && truth ? <PlaceLine mark={TRUTH_MARK} label="truth" colour={theme.map.truth} place={places.truth} at={truth} /> : null}
+      {places.guess && guess ? <PlaceLine mark={GUESS_MARK} label="guess" colour={theme.map.guess} place={places.guess} at={guess} /> : null}
     </Box>
+  );
+}
+
+function PlaceLine({ mark, label, colour, place, at }: { mark: string; label: string; colour: Colour; place: string; at: readonly [number, number] }) {
+  const theme = useTheme();
+  return (
+    <Text wrap="truncate-end">
+      <Text color={colour} bold>
+        {mark} {label}
+      </Text>
+      {`  ${place}`}
+      <Text color={theme.muted}>{`  (${formatLatLon(...at)})`}</Text>
+    </Text>
   );
 }
