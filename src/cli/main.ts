@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS } from '../agent/agent-settings.js';
 import { EXIT, GeolabError, UsageError } from '../core/errors.js';
 import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from '../env/server/defaults.js';
 import { redact } from '../core/secrets.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
@@ -65,8 +66,8 @@ export function buildProgram(): Command {
     .option('--tasks <SPLIT=FILE...>', 'serve task files as splits, e.g. --tasks train=a.jsonl eval=b.jsonl')
     .option('--panos <dir>', 'panorama cache directory (default: the workspace\'s panos/)')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--port <port>', 'port (0 picks a free one)', integer('--port'), 8000)
-    .option('--max-sessions <n>', 'concurrent sessions before CAPACITY_REACHED', integer('--max-sessions'), 64)
+    .option('--port <port>', 'port (0 picks a free one)', integer('--port'), DEFAULT_PORT)
+    .option('--max-sessions <n>', 'concurrent sessions before CAPACITY_REACHED', integer('--max-sessions'), DEFAULT_MAX_SESSIONS)
     .option('--max-steps <n>', 'action budget per episode', integer('--max-steps'), DEFAULT_ENGINE_CONFIG.maxSteps)
     .option('--view-size <px>', 'side of the square view images', integer('--view-size'), DEFAULT_ENGINE_CONFIG.viewSizePx)
     .addOption(new Option('--curve <curve>', 'reward curve').choices(['game', 'mixture']).default(DEFAULT_ENGINE_CONFIG.curve))

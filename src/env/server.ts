@@ -9,6 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from './server/defaults.js';
 import { SessionPool } from './sessions.js';
 import { handleHttp, sendError, targetPath } from './server/http.js';
 import { serveSocket } from './server/ws.js';
@@ -47,7 +48,7 @@ export async function startServer<E extends ServedEpisode>(
   const host = options.host ?? '127.0.0.1';
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
-  const pool = new SessionPool<E>(() => env.newEpisode(), options.maxSessions ?? 64, (options.idleTimeoutS ?? 0) * 1000);
+  const pool = new SessionPool<E>(() => env.newEpisode(), options.maxSessions ?? DEFAULT_MAX_SESSIONS, (options.idleTimeoutS ?? 0) * 1000);
 
   const server = createServer((req, res) => {
     handleHttp(env, pool, maxBytes, req, res).catch((err: unknown) => sendError(res, 500, 'EXECUTION_ERROR', messageOf(err)));
@@ -66,7 +67,7 @@ export async function startServer<E extends ServedEpisode>(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8000, host, () => resolve());
+    server.listen(options.port ?? DEFAULT_PORT, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
