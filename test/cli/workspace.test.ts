@@ -1,11 +1,10 @@
 /** Several geolab processes on one workspace, and workspaces geolab cannot use (DESIGN §12). */
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, geolab, type CliResult } from '../helpers/cli.js';
+import { BIN, geolab, spawnCommand, type CliResult } from '../helpers/cli.js';
 import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 
 const DEMO_EPISODES = readFileSync(join(import.meta.dirname, '..', '..', 'datasets', 'demo', 'episodes', 'episodes.jsonl'), 'utf8')
@@ -38,17 +37,10 @@ async function atOnce(count: number, args: string[], home: string): Promise<CliR
 writeFileSync(${JSON.stringify(join(dir, 'ready-'))} + process.pid, '');
 while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 2));`,
   );
-  const runs = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(barrier).href, BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', GEOLAB_HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    return new Promise<CliResult>((resolve) => child.once('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
-  });
+  const runs = Array.from(
+    { length: count },
+    () => spawnCommand(process.execPath, ['--import', pathToFileURL(barrier).href, BIN, ...args], { NO_COLOR: '1', GEOLAB_HOME: home }).done,
+  );
   while (readdirSync(dir).filter((f) => f.startsWith('ready-')).length < count) await sleep(10);
   writeFileSync(go, '');
   return Promise.all(runs);

@@ -29,10 +29,12 @@ export function geolab(
  * `child` is there to signal it; it is killed if it runs past a minute.
  */
 export function spawnGeolab(args: string[], options: { env?: Record<string, string>; home?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnCommand(process.execPath, [BIN, ...args], { NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env });
+}
+
+/** Any command as a child process, its output collected; `done` settles when it ends (killed after 60 s). */
+export function spawnCommand(command: string, args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

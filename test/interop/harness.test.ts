@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { destinationPoint } from '../../src/core/geodesy.js';
 import { truthOf } from '../../src/core/tasks.js';
 import { demoSplits } from '../../src/env/task-splits.js';
-import { BIN, geolab } from '../helpers/cli.js';
+import { BIN, geolab, spawnCommand, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { harnessRead } from '../helpers/harness.js';
 import { startScriptedOpenAI } from '../helpers/scripted-openai.js';
@@ -40,23 +40,9 @@ afterAll(() => {
   server.kill('SIGTERM');
 });
 
-/** A child process run to its end without blocking this process (which serves the scripted model). */
-function run(args: string[], command = process.execPath): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, command === process.execPath ? [BIN, ...args] : args, {
-      env: { ...process.env, NO_COLOR: '1', GEOLAB_HOME: HOME },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-const python = (args: string[]) => run([CLIENT, ...args], 'python3');
+// Children run without blocking this process, which serves the scripted model.
+const run = (args: string[]) => spawnGeolab(args, { home: HOME }).done;
+const python = (args: string[]) => spawnCommand('python3', [CLIENT, ...args]).done;
 
 interface Seen {
   num_tasks: number;
