@@ -120,20 +120,3 @@ export function modelEndpoint(choice: EndpointChoice): Endpoint {
     ...(choice.timeoutS !== undefined ? { timeoutMs: choice.timeoutS * 1000 } : {}),
   };
 }
-
-/** Which setting a task choice got wrong, so a form can point at the field. */
-export interface TaskProblem {
-  setting: 'split' | 'task';
-  message: string;
-}
-
-/** Null when `split` is served and `index` (null: random) is one of its tasks. */
-export function taskProblem(sizes: ReadonlyMap<string, number>, where: string, split: string, index: number | null): TaskProblem | null {
-  const size = sizes.get(split);
-  if (size === undefined) return { setting: 'split', message: `split "${split}" is not served: ${where} serves ${[...sizes.keys()].join(', ') || 'none'}` };
-  if (size === 0) return { setting: 'split', message: `split "${split}" has no tasks` };
-  if (index !== null && !(Number.isInteger(index) && index >= 0 && index < size)) {
-    return { setting: 'task', message: `task ${index} is out of range: split ${split} has tasks 0 to ${size - 1}` };
-  }
-  return null;
-}

@@ -4,7 +4,6 @@
  * eval, so the splits share no sequence and every eval country is also seen in train) and every
  * task set under its own name (DESIGN §2.3).
  */
-import { taskProblem } from '../agent/agent-settings.js';
 import { UsageError } from '../core/errors.js';
 import type { Task } from '../core/tasks.js';
 import { DEMO_TASKS_FILE } from '../paths.js';
@@ -112,6 +111,23 @@ export function defaultSplit(splits: ReadonlyMap<string, unknown>): string | und
 export function splitInfos(splits: Splits): { name: string; type: string; num_tasks: number; default: boolean }[] {
   const fallback = defaultSplit(splits);
   return [...splits].map(([name, tasks]) => ({ name, type: 'tasks', num_tasks: tasks.length, default: name === fallback }));
+}
+
+/** Which setting a task choice got wrong, so a form can point at the field. */
+export interface TaskProblem {
+  setting: 'split' | 'task';
+  message: string;
+}
+
+/** Null when `split` is served and `index` (null: random) is one of its tasks. */
+export function taskProblem(sizes: ReadonlyMap<string, number>, where: string, split: string, index: number | null): TaskProblem | null {
+  const size = sizes.get(split);
+  if (size === undefined) return { setting: 'split', message: `split "${split}" is not served: ${where} serves ${[...sizes.keys()].join(', ') || 'none'}` };
+  if (size === 0) return { setting: 'split', message: `split "${split}" has no tasks` };
+  if (index !== null && !(Number.isInteger(index) && index >= 0 && index < size)) {
+    return { setting: 'task', message: `task ${index} is out of range: split ${split} has tasks 0 to ${size - 1}` };
+  }
+  return null;
 }
 
 export const EMBEDDED = 'the embedded environment';

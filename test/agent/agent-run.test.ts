@@ -1,8 +1,8 @@
 /** Settings into a run: the one path `geolab agent` and the TUI's "Watch a model" share. */
 import { describe, expect, it } from 'vitest';
 import { embeddedTaskProblem, openAgentRun } from '../../src/agent/agent-run.js';
-import { apiKeyEnvProblem, apiKeyFrom, baseUrlProblem, modelEndpoint, modelSettings, taskProblem } from '../../src/agent/agent-settings.js';
-import { demoSplits } from '../../src/env/task-splits.js';
+import { apiKeyEnvProblem, apiKeyFrom, baseUrlProblem, modelEndpoint, modelSettings } from '../../src/agent/agent-settings.js';
+import { demoSplits, taskProblem } from '../../src/env/task-splits.js';
 import { importTaskFile } from '../../src/store/task-sets.js';
 import { makeTask, writeJsonl } from '../helpers/fixtures.js';
 import { tempWorkspaces } from '../helpers/workspaces.js';
