@@ -71,14 +71,13 @@ export interface WorkspaceSplits {
  * panos/ (where the demo's are drawn, which also keeps the demo's out of a user's cache).
  */
 export async function workspaceSplits(ws: Workspace, panos?: string): Promise<WorkspaceSplits> {
-  const [demo, { listTaskSets, readTasks }, { getSetting }, { DEMO_SET }] = await Promise.all([
+  const [demo, { listTaskSets, readTasks }, { panoramaCache }, { DEMO_SET }] = await Promise.all([
     demoSplits(),
     import('../store/task-sets.js'),
     import('../store/settings.js'),
     import('../store/index.js'),
   ]);
   const sets = new Map(listTaskSets(ws.db).map((set) => [set.name, set]));
-  const configured = getSetting(ws.db, 'panos');
   const sizes = new Map<string, number>();
   for (const [name, tasks] of demo) if (!sets.has(name)) sizes.set(name, tasks.length);
   for (const [name, set] of sets) sizes.set(name, set.n_tasks);
@@ -94,7 +93,8 @@ export async function workspaceSplits(ws: Workspace, panos?: string): Promise<Wo
         if (!tasks) continue;
         loaded.set(name, tasks);
         served.splits.set(name, tasks);
-        served.panoramas.set(name, panos ?? (fromDemo ? undefined : (set?.panos_dir ?? configured)) ?? ws.paths.panoramas);
+        // The demo's are drawn into the workspace's own panos/, never into a user's cache.
+        served.panoramas.set(name, fromDemo ? (panos ?? ws.paths.panoramas) : panoramaCache(ws.db, ws.paths.panoramas, panos, set?.panos_dir));
         if (fromDemo) served.demo.push(name);
       }
       return served;

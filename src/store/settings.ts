@@ -34,3 +34,11 @@ export function listSettings(db: Db): Record<string, string> {
   const rows = db.prepare('SELECT key, value FROM settings ORDER BY key').all() as { key: string; value: string }[];
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
+
+/**
+ * Where a task set's panoramas are (DESIGN §2.3): a command's `--panos`, else the set's own cache,
+ * else the workspace's `panos` setting, else the workspace's panos/.
+ */
+export function panoramaCache(db: Db, workspacePanos: string, flag?: string, setDir?: string | null): string {
+  return flag ?? setDir ?? getSetting(db, 'panos') ?? workspacePanos;
+}

@@ -64,9 +64,9 @@ function verifiedCopy(dir: string, wanted: Wanted): boolean {
   return wanted.sha256 === undefined || sha256Hex(readFileSync(file)) === wanted.sha256;
 }
 
-/** TASKS is a task file, else a workspace task set; the cache: --panos > the set's > the workspace's setting > its panos/. */
+/** TASKS is a task file, else a workspace task set, and the cache its panoramas go to (settings.panoramaCache). */
 async function tasksAndCache(source: string, opts: GlobalOptions & { panos?: string }): Promise<{ tasks: readonly Task[]; dir: string }> {
-  const [{ openWorkspace }, { getTaskSet, readTasks }, { getSetting }] = await Promise.all([
+  const [{ openWorkspace }, { getTaskSet, readTasks }, { panoramaCache }] = await Promise.all([
     import('../../store/index.js'),
     import('../../store/task-sets.js'),
     import('../../store/settings.js'),
@@ -74,14 +74,13 @@ async function tasksAndCache(source: string, opts: GlobalOptions & { panos?: str
   const ws = await openWorkspace(opts.workspace);
   try {
     const flag = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
-    const fallback = flag ?? getSetting(ws.db, 'panos') ?? ws.paths.panoramas;
     if (existsSync(source)) {
       const { loadTasksStrict } = await import('../../tasks/load.js');
-      return { tasks: (await loadTasksStrict(source)).tasks, dir: fallback };
+      return { tasks: (await loadTasksStrict(source)).tasks, dir: panoramaCache(ws.db, ws.paths.panoramas, flag) };
     }
     const set = getTaskSet(ws.db, source);
     if (!set) throw new UsageError(`${source} is neither a task file nor a task set of ${ws.dir}`);
-    return { tasks: readTasks(ws.db, source), dir: flag ?? set.panos_dir ?? fallback };
+    return { tasks: readTasks(ws.db, source), dir: panoramaCache(ws.db, ws.paths.panoramas, flag, set.panos_dir) };
   } finally {
     ws.close();
   }
