@@ -1,0 +1,85 @@
+/**
+ * The audit's plain data (DESIGN §5): what one model request looked like, what is known about its
+ * task, and what was found in it. Readers (workspace, episode files, prompt files, traces, parquet)
+ * turn their input into AuditPrompts; the detector core turns an AuditPrompt and its AuditTask into
+ * Findings; the reporters, the baseline and the TUI only ever see Findings.
+ */
+import type { LatLon } from '../core/geodesy.js';
+
+/** Only content the environment or the harness wrote can leak; the model's own words never do. */
+export type Author = 'harness' | 'model';
+
+export interface AuditImage {
+  /** How the prompt names the image: a sha256, a file path, or a data URL's first characters. */
+  ref: string;
+  /** The image's bytes when the reader could get them (null: referenced but not available). */
+  bytes: Buffer | null;
+}
+
+export interface AuditMessage {
+  author: Author;
+  /** The chat role as written (system, user, tool, assistant). */
+  role: string;
+  /** Every text the message carries, in order (content parts, a tool's name, image URLs/paths). */
+  texts: string[];
+  images: AuditImage[];
+  /** The model's tool calls, as sent (only model-authored messages have them). */
+  toolCalls?: unknown[];
+}
+
+/** How a prompt names its task: by task_id, or by split and index. */
+export type TaskRef = { taskId: string } | { split: string; index: number };
+
+export interface AuditPrompt {
+  /** Where the prompt came from: a file path, or `workspace`. */
+  source: string;
+  /** Stable within its source: `<episode_id>#<turn>` for episodes, the `id` of a prompt file line. */
+  promptId: string;
+  episodeId?: string;
+  turn?: number;
+  task: TaskRef;
+  messages: AuditMessage[];
+  /** Points the agent chose itself before this request was sent (pins, maps, measures, guesses). */
+  agentPoints: LatLon[];
+  /** The budget the environment really had left when the request was sent, when known. */
+  budget?: { stepsLeft?: number; turnsLeft?: number };
+}
+
+export type IdentityKind = 'task_id' | 'task_index' | 'sequence_id' | 'image_id' | 'creator_username' | 'creator_id' | 'checksum';
+
+/** What the audit knows about a task: the truth, its identity keys and its country. */
+export interface AuditTask {
+  truth: LatLon;
+  identity: { kind: IdentityKind; value: string }[];
+  /** The task file's country name (Natural Earth ADMIN), when it has one. */
+  country?: string;
+}
+
+export type Severity = 'high' | 'medium' | 'low';
+
+export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task';
+
+export interface Finding {
+  /** Stable hash of (kind, source, prompt id, span text): survives re-runs. */
+  id: string;
+  severity: Severity;
+  kind: FindingKind;
+  source: string;
+  prompt_id: string;
+  episode_id?: string;
+  turn?: number;
+  /** Index of the message in the prompt (-1 when the finding is about the prompt as a whole). */
+  message: number;
+  /** Index of the text within the message (its `texts`), for the span. */
+  text_index?: number;
+  /** Offsets in that text. */
+  span: { start: number; end: number };
+  /** The matched text itself. */
+  text: string;
+  /** The text around it (about 40 characters either side). */
+  context: string;
+  /** Why it is a leak, in words: "27.0 km from the truth", "the true country (Serbia), demonym". */
+  evidence: string;
+  /** Accepted in the baseline file. */
+  baselined: boolean;
+}
