@@ -17,7 +17,7 @@
 
 import { EARTH_RADIUS_KM, greatCirclePoints, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
 import { townsWithin } from '../../geo/cities.js';
-import type { OutlineScale } from '../../geo/outlines.js';
+import type { OutlineScale } from '../../geo/atlas.js';
 import type { MapPin, MapRenderer } from '../types.js';
 import { drawText, GLYPH_HEIGHT, GLYPH_WIDTH, textWidth } from './map-font.js';
 import { drawOutlines } from './map-outlines.js';
