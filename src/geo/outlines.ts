@@ -15,7 +15,7 @@
  * cell's centre, so the land test costs one cell, and a distance search only the cells in range.
  */
 
-import { EARTH_RADIUS_KM, normalizeLon } from '../core/geodesy.js';
+import { KM_PER_DEG, normalizeLon } from '../core/geodesy.js';
 import { arcsOf, forEachPlaneEdge, readCountryArcs, type CountryArcs, type OutlineScale } from './atlas.js';
 import { allCountries, countryByName, type Country } from './countries.js';
 
@@ -24,7 +24,6 @@ import { allCountries, countryByName, type Country } from './countries.js';
  * Building walks every cell once: the 110m world map's index builds in milliseconds at 1 degree.
  */
 const CELL_DEG: Readonly<Record<OutlineScale, number>> = { '110m': 1, '50m': 0.5, '10m': 0.25 };
-const KM_PER_DEG = (Math.PI * EARTH_RADIUS_KM) / 180;
 const RAD = Math.PI / 180;
 
 /** The cells of the index: `cols` x `rows` squares of `cellDeg`, row 0 at the south pole. */

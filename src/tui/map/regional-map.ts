@@ -4,7 +4,7 @@
  * long across as up and down (braille dots are square). Land comes from geo's raster of the 10m
  * outlines, which hold their shape down to a few kilometres where the world map's 110m do not.
  */
-import { greatCircleEvery, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
+import { greatCircleEvery, haversineKm, KM_PER_DEG, normalizeLon, type LatLon } from '../../core/geodesy.js';
 import { outlineDots, type LonLatWindow } from '../../geo/outlines.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
 import { GUESS_MARK, TRUTH_MARK } from './world-map.js';
@@ -32,7 +32,6 @@ export interface RegionalMap {
 const MARGIN = 0.2;
 /** The smallest crop across its shorter side: a guess on the truth still shows the streets' scale. */
 const MIN_SPAN_KM = 2;
-const KM_PER_DEG = 111.195;
 /** Samples of the great circle used to fit the crop: enough to follow its bow towards a pole. */
 const FIT_SAMPLES = 64;
 /** A crop wider than half the globe is no longer regional: the world map shows it better. */
