@@ -4,7 +4,8 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MAP_THEME, MapPainter, mapView, worldPanelView } from '../../src/env/render/map.js';
+import { MapPainter, mapView, worldPanelView } from '../../src/env/render/map.js';
+import { MAP_THEME } from '../../src/env/render/map-theme.js';
 import { imagePoint, type MapView } from '../../src/env/render/map-view.js';
 import { outlineLines, type OutlineScale } from '../../src/geo/atlas.js';
 import { allCountries } from '../../src/geo/countries.js';
