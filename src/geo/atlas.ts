@@ -166,7 +166,8 @@ function buildLines(arcs: CountryArcs): OutlineLines {
 }
 
 class PolylineBuilder {
-  private readonly points: number[] = [];
+  private points = new Float64Array(1 << 16);
+  private count = 0;
   private readonly start: number[] = [];
   private lastX = NaN;
   private lastY = NaN;
@@ -175,16 +176,27 @@ class PolylineBuilder {
     this.lastX = NaN;
     forEachPlaneEdge(arcs, arc, (x1, y1, x2, y2) => {
       if (x1 !== this.lastX || y1 !== this.lastY) {
-        this.start.push(this.points.length / 2);
-        this.points.push(x1, y1);
+        this.start.push(this.count);
+        this.push(x1, y1);
       }
-      this.points.push(x2, y2);
+      this.push(x2, y2);
       this.lastX = x2;
       this.lastY = y2;
     });
   }
 
   build(): Polylines {
-    return { points: Float64Array.from(this.points), start: Int32Array.from([...this.start, this.points.length / 2]) };
+    return { points: this.points.slice(0, 2 * this.count), start: Int32Array.from([...this.start, this.count]) };
+  }
+
+  private push(x: number, y: number): void {
+    if (2 * this.count === this.points.length) {
+      const grown = new Float64Array(2 * this.points.length);
+      grown.set(this.points);
+      this.points = grown;
+    }
+    this.points[2 * this.count] = x;
+    this.points[2 * this.count + 1] = y;
+    this.count++;
   }
 }

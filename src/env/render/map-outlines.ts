@@ -50,15 +50,23 @@ function outlinesAt(scale: OutlineScale): Outlines {
 
 /** Each polyline as chunks of CHUNK_POINTS points, neighbours sharing their end points. */
 function chunk(lines: Polylines): Chunks {
-  const points: number[] = [];
-  const start: number[] = [];
-  const bounds: number[] = [];
-  for (let l = 0; l < lines.start.length - 1; l++) {
+  const lineCount = lines.start.length - 1;
+  const chunksOf = (l: number): number =>
+    Math.ceil(((lines.start[l + 1] as number) - (lines.start[l] as number) - 1) / (CHUNK_POINTS - 1));
+  let chunkCount = 0;
+  for (let l = 0; l < lineCount; l++) chunkCount += chunksOf(l);
+  // Every point once, plus the point each further chunk of a line repeats.
+  const points = new Float64Array(lines.points.length + 2 * (chunkCount - lineCount));
+  const start = new Int32Array(chunkCount + 1);
+  const bounds = new Float64Array(4 * chunkCount);
+  let c = 0;
+  let n = 0;
+  for (let l = 0; l < lineCount; l++) {
     const lineStart = lines.start[l] as number;
     const count = (lines.start[l + 1] as number) - lineStart;
     for (let first = 0; first < count - 1; first += CHUNK_POINTS - 1) {
       const last = Math.min(count - 1, first + CHUNK_POINTS - 1);
-      start.push(points.length / 2);
+      start[c] = n;
       let west = Infinity;
       let south = Infinity;
       let east = -Infinity;
@@ -66,17 +74,23 @@ function chunk(lines: Polylines): Chunks {
       for (let k = lineStart + first; k <= lineStart + last; k++) {
         const x = lines.points[2 * k] as number;
         const y = lines.points[2 * k + 1] as number;
-        points.push(x, y);
-        west = Math.min(west, x);
-        east = Math.max(east, x);
-        south = Math.min(south, y);
-        north = Math.max(north, y);
+        points[2 * n] = x;
+        points[2 * n + 1] = y;
+        n++;
+        if (x < west) west = x;
+        if (x > east) east = x;
+        if (y < south) south = y;
+        if (y > north) north = y;
       }
-      bounds.push(west, south, east, north);
+      bounds[4 * c] = west;
+      bounds[4 * c + 1] = south;
+      bounds[4 * c + 2] = east;
+      bounds[4 * c + 3] = north;
+      c++;
     }
   }
-  start.push(points.length / 2);
-  return { points: Float64Array.from(points), start: Int32Array.from(start), bounds: Float64Array.from(bounds) };
+  start[c] = n;
+  return { points, start, bounds };
 }
 
 /**
