@@ -9,9 +9,9 @@
  * Edges are those of the plane [-180, 180] (cut at the antimeridian), so the plane sees every
  * outline edge exactly once.
  *
- * Index: edges are bucketed into a 0.25-degree grid. Each cell knows which outline contains its
- * centre, found once by walking from an Arctic Ocean cell to every other cell and switching owner at
- * every edge crossed on the way. A query only counts the edges crossed between the point and its
+ * Index: edges are bucketed into a grid of square cells (a quarter of a degree at 10m). Each cell
+ * knows which outline contains its centre, found once by walking from an Arctic Ocean cell to every
+ * other cell and switching owner at every edge crossed on the way. A query only counts the edges crossed between the point and its
  * cell's centre, so the land test costs one cell, and a distance search only the cells in range.
  */
 
@@ -21,7 +21,7 @@ import { allCountries, countryByName, type Country } from './countries.js';
 
 /**
  * Cell size of the index by scale: about as long as the scale's edges, so that a cell holds a few.
- * Building walks every cell once: the 110m world map's index builds in milliseconds at 1 degree.
+ * Building walks every cell once, so a coarse scale gets coarse cells (16 times fewer at 110m).
  */
 const CELL_DEG: Readonly<Record<OutlineScale, number>> = { '110m': 1, '50m': 0.5, '10m': 0.25 };
 const RAD = Math.PI / 180;
