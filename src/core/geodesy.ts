@@ -62,8 +62,8 @@ export function normalizeLon(lon: number): number {
   return normalizeDeg(lon + 180) - 180;
 }
 
-/** Kilometres per degree of great-circle arc. */
-const KM_PER_ARC_DEG = EARTH_RADIUS_KM * RAD;
+/** Kilometres per degree of great-circle arc: a degree of latitude, or of longitude at the equator. */
+export const KM_PER_DEG = EARTH_RADIUS_KM * RAD;
 
 /**
  * `count` points from a to b along the great circle, ends included (spherical interpolation).
@@ -90,7 +90,16 @@ export function greatCirclePoints(a: LatLon, b: LatLon, count: number): LatLon[]
 
 /** Points along the great circle from a to b, about `stepDeg` of arc apart (4000 steps at most). */
 export function greatCircleEvery(a: LatLon, b: LatLon, stepDeg: number): LatLon[] {
-  const arcDeg = haversineKm(a.lat, a.lon, b.lat, b.lon) / KM_PER_ARC_DEG;
+  const arcDeg = haversineKm(a.lat, a.lon, b.lat, b.lon) / KM_PER_DEG;
   const steps = Math.min(4000, Math.max(1, Math.ceil(arcDeg / stepDeg)));
   return greatCirclePoints(a, b, steps + 1);
+}
+
+/** Longitudes made continuous along a path (no jump of 360 at the antimeridian), from its first. */
+export function unwrapLons(points: readonly LatLon[]): LatLon[] {
+  let lon = points[0]?.lon ?? 0;
+  return points.map((p) => {
+    lon += normalizeLon(p.lon - lon);
+    return { lat: p.lat, lon };
+  });
 }

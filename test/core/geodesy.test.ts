@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { compass8, destinationPoint, haversineKm, initialBearingDeg, normalizeLon } from '../../src/core/geodesy.js';
+import {
+  compass8,
+  destinationPoint,
+  greatCirclePoints,
+  haversineKm,
+  initialBearingDeg,
+  KM_PER_DEG,
+  normalizeLon,
+  unwrapLons,
+} from '../../src/core/geodesy.js';
 
 describe('geodesy', () => {
   it('measures Paris to London with R = 6371.0088 km', () => {
@@ -35,5 +44,17 @@ describe('geodesy', () => {
   it('wraps longitudes across the antimeridian', () => {
     expect(normalizeLon(190)).toBe(-170);
     expect(destinationPoint(0, 179.9, 90, 50).lon).toBeLessThan(-179);
+  });
+  it('unwraps a path across the antimeridian into continuous longitudes, from its first point', () => {
+    // Fiji to Samoa: the great circle crosses 180.
+    const path = unwrapLons(greatCirclePoints({ lat: -17.8, lon: 177.4 }, { lat: -13.8, lon: -171.8 }, 9));
+    expect(path[0]).toEqual({ lat: -17.8, lon: 177.4 });
+    expect(path[8]!.lon).toBeCloseTo(188.2, 9);
+    for (let i = 1; i < path.length; i++) expect(Math.abs(path[i]!.lon - path[i - 1]!.lon)).toBeLessThan(5);
+    expect(unwrapLons([])).toEqual([]);
+  });
+  it('measures a degree of arc with the one Earth radius', () => {
+    expect(KM_PER_DEG).toBeCloseTo(haversineKm(0, 0, 1, 0), 9);
+    expect(KM_PER_DEG).toBeCloseTo(haversineKm(0, 10, 0, 11), 9);
   });
 });

@@ -4,15 +4,15 @@ import { greatCirclePoints } from '../../src/core/geodesy.js';
 import {
   detailForSpan,
   MAP_HEIGHT,
-  MAP_THEME,
   MAP_WIDTH,
   MapPainter,
   mapView,
   revealView,
-  scaleBar,
   worldPanelView,
   type MapRequest,
 } from '../../src/env/render/map.js';
+import { scaleBar } from '../../src/env/render/map-layers.js';
+import { MAP_THEME } from '../../src/env/render/map-theme.js';
 import { imagePoint, MERCATOR_MAX_LAT, type MapView } from '../../src/env/render/map-view.js';
 import { townsWithin } from '../../src/geo/cities.js';
 import type { MapRenderer } from '../../src/env/types.js';

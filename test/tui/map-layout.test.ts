@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { imageCells, isWide, liveImageCells } from '../../src/tui/layout.js';
-import { landDots } from '../../src/tui/map/land.js';
-import { drawWorldMap, fitMap, GUESS_MARK, TRUTH_MARK, type MapSegment } from '../../src/tui/map/world-map.js';
+import { landDots } from '../../src/geo/outlines.js';
+import { drawWorldMap, fitMap, GUESS_MARK, TRUTH_MARK, WORLD_WINDOW, type MapSegment } from '../../src/tui/map/world-map.js';
 import { drawRegionalMap, fitRegion, projectDot } from '../../src/tui/map/regional-map.js';
-import { destinationPoint, greatCircleEvery, haversineKm } from '../../src/core/geodesy.js';
+import { destinationPoint, greatCircleEvery, haversineKm, KM_PER_DEG } from '../../src/core/geodesy.js';
 
 const text = (lines: ReturnType<typeof drawWorldMap>) => lines.map((l) => l.map((s) => s.text).join(''));
 
@@ -11,7 +11,7 @@ describe('the world map', () => {
   it('puts land where land is', () => {
     const width = 360;
     const height = 145;
-    const dots = landDots(width, height);
+    const dots = landDots(WORLD_WINDOW, width, height, '110m');
     // One dot per degree from 85 N: (lon + 180, 85 - lat).
     const at = (lat: number, lon: number) => dots[Math.floor(85 - lat) * width + Math.floor(lon + 180)];
     expect(at(48.5, 2.5)).toBe(1); // France
@@ -109,7 +109,7 @@ describe('the regional map', () => {
     const midLat = region.north - region.latSpanDeg / 2;
     const kmAcross = (region.lonSpanDeg / 120) * Math.cos((midLat * Math.PI) / 180);
     expect(kmAcross).toBeCloseTo(region.latSpanDeg / 80, 10);
-    expect(region.kmPerCell).toBeCloseTo((region.latSpanDeg / 80) * 2 * 111.195, 10);
+    expect(region.kmPerCell).toBeCloseTo((region.latSpanDeg / 80) * 2 * KM_PER_DEG, 10);
   });
 
   it('crosses the antimeridian as one small crop', () => {

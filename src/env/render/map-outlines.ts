@@ -1,16 +1,13 @@
 /**
  * Land, coastlines and country borders at one Natural Earth scale, drawn into a map panel.
  *
- * Data: world-atlas countries-<scale>.json (read by geo/outlines.ts's fast reader on the first
- * map at that scale). An arc used an odd number of times by all countries together is coastline
- * (land = the even-odd interior of the coastlines, so a border between two countries cancels out);
- * an arc used by two different countries is a border. Arcs are cut at the antimeridian and the
- * artificial edges along it are dropped, leaving polylines in [-180, 180] on the cylinder; they are
- * split into short chunks whose bounding boxes cull everything outside the window before any
+ * Data: geo/atlas.ts's coastlines and borders at that scale (land = the even-odd interior of the
+ * coastlines), polylines in [-180, 180] on the cylinder, read on the first map at that scale. They
+ * are split into short chunks whose bounding boxes cull everything outside the window before any
  * projection, and vertices closer than half a pixel to the last one kept are skipped.
  */
 
-import { readCountryArcs, type OutlineScale } from '../../geo/outlines.js';
+import { outlineLines, type OutlineScale, type Polylines } from '../../geo/atlas.js';
 import { fillEvenOdd, type Canvas, type Rgb } from './map-raster.js';
 import type { MapView } from './map-view.js';
 
@@ -44,101 +41,56 @@ const byScale = new Map<OutlineScale, Outlines>();
 function outlinesAt(scale: OutlineScale): Outlines {
   let outlines = byScale.get(scale);
   if (!outlines) {
-    outlines = buildOutlines(scale);
+    const { coast, borders } = outlineLines(scale);
+    outlines = { coast: chunk(coast), borders: chunk(borders) };
     byScale.set(scale, outlines);
   }
   return outlines;
 }
 
-function buildOutlines(scale: OutlineScale): Outlines {
-  const { topology, arcStart, points } = readCountryArcs(scale);
-  const arcCount = arcStart.length - 1;
-  const uses = new Int32Array(arcCount);
-  const users = new Int32Array(arcCount);
-  const lastUser = new Int32Array(arcCount).fill(-1);
-  topology.objects.countries.geometries.forEach((geometry, g) => {
-    for (const ref of geometry.arcs.flat(Infinity) as number[]) {
-      const arc = ref < 0 ? ~ref : ref;
-      uses[arc] = (uses[arc] as number) + 1;
-      if (lastUser[arc] !== g) {
-        users[arc] = (users[arc] as number) + 1;
-        lastUser[arc] = g;
-      }
-    }
-  });
-  const coast = new ChunkBuilder();
-  const borders = new ChunkBuilder();
-  for (let arc = 0; arc < arcCount; arc++) {
-    const from = arcStart[arc] as number;
-    const to = arcStart[arc + 1] as number;
-    if ((uses[arc] as number) % 2 === 1) coast.addArc(points, from, to);
-    else if ((users[arc] as number) >= 2) borders.addArc(points, from, to);
-  }
-  return { coast: coast.build(), borders: borders.build() };
-}
-
-class ChunkBuilder {
-  private readonly points: number[] = [];
-  private readonly start: number[] = [];
-  private readonly bounds: number[] = [];
-  private piece: number[] = [];
-
-  /** Adds points [from, to) of an arc, cut where it crosses the antimeridian. */
-  addArc(points: Float64Array, from: number, to: number): void {
-    for (let i = from; i < to; i++) {
-      const x2 = points[2 * i] as number;
-      const y2 = points[2 * i + 1] as number;
-      if (i > from) {
-        const x1 = points[2 * i - 2] as number;
-        const y1 = points[2 * i - 1] as number;
-        if (Math.abs(x1) === 180 && Math.abs(x2) === 180) {
-          this.endPiece(); // an edge along the antimeridian: where Natural Earth cut a polygon
-        } else if (Math.abs(x2 - x1) > 180) {
-          const side = x1 > 0 ? 180 : -180;
-          const yc = y1 + ((side - x1) / (x2 + 2 * side - x1)) * (y2 - y1);
-          this.piece.push(side, yc);
-          this.endPiece();
-          this.piece.push(-side, yc);
-        }
-      }
-      this.piece.push(x2, y2);
-    }
-    this.endPiece();
-  }
-
-  build(): Chunks {
-    this.start.push(this.points.length / 2);
-    return {
-      points: Float64Array.from(this.points),
-      start: Int32Array.from(this.start),
-      bounds: Float64Array.from(this.bounds),
-    };
-  }
-
-  /** Stores the current piece as chunks sharing their end points, and starts a new piece. */
-  private endPiece(): void {
-    const piece = this.piece;
-    this.piece = [];
-    const count = piece.length / 2;
+/** Each polyline as chunks of CHUNK_POINTS points, neighbours sharing their end points. */
+function chunk(lines: Polylines): Chunks {
+  const lineCount = lines.start.length - 1;
+  const chunksOf = (l: number): number =>
+    Math.ceil(((lines.start[l + 1] as number) - (lines.start[l] as number) - 1) / (CHUNK_POINTS - 1));
+  let chunkCount = 0;
+  for (let l = 0; l < lineCount; l++) chunkCount += chunksOf(l);
+  // Every point once, plus the point each further chunk of a line repeats.
+  const points = new Float64Array(lines.points.length + 2 * (chunkCount - lineCount));
+  const start = new Int32Array(chunkCount + 1);
+  const bounds = new Float64Array(4 * chunkCount);
+  let c = 0;
+  let n = 0;
+  for (let l = 0; l < lineCount; l++) {
+    const lineStart = lines.start[l] as number;
+    const count = (lines.start[l + 1] as number) - lineStart;
     for (let first = 0; first < count - 1; first += CHUNK_POINTS - 1) {
       const last = Math.min(count - 1, first + CHUNK_POINTS - 1);
-      this.start.push(this.points.length / 2);
+      start[c] = n;
       let west = Infinity;
       let south = Infinity;
       let east = -Infinity;
       let north = -Infinity;
-      for (let k = first; k <= last; k++) {
-        const x = piece[2 * k] as number;
-        const y = piece[2 * k + 1] as number;
-        this.points.push(x, y);
-        west = Math.min(west, x);
-        east = Math.max(east, x);
-        south = Math.min(south, y);
-        north = Math.max(north, y);
+      for (let k = lineStart + first; k <= lineStart + last; k++) {
+        const x = lines.points[2 * k] as number;
+        const y = lines.points[2 * k + 1] as number;
+        points[2 * n] = x;
+        points[2 * n + 1] = y;
+        n++;
+        if (x < west) west = x;
+        if (x > east) east = x;
+        if (y < south) south = y;
+        if (y > north) north = y;
       }
-      this.bounds.push(west, south, east, north);
+      bounds[4 * c] = west;
+      bounds[4 * c + 1] = south;
+      bounds[4 * c + 2] = east;
+      bounds[4 * c + 3] = north;
+      c++;
     }
   }
+  start[c] = n;
+  return { points, start, bounds };
 }
 
 /**

@@ -1,21 +1,16 @@
 /**
  * The reveal's regional map: guess and truth on an equirectangular crop fitted to them and the
  * great circle between them, scaled by the cosine of the middle latitude so that a kilometre is as
- * long across as up and down (braille dots are square). Land comes from the 10m outlines, which
- * hold their shape down to a few kilometres where the world map's 110m land does not.
+ * long across as up and down (braille dots are square). Land comes from geo's raster of the 10m
+ * outlines, which hold their shape down to a few kilometres where the world map's 110m do not.
  */
-import { greatCircleEvery, haversineKm, normalizeLon, type LatLon } from '../../core/geodesy.js';
-import type { Country } from '../../geo/countries.js';
-import { outlineAt } from '../../geo/outlines.js';
+import { greatCircleEvery, haversineKm, KM_PER_DEG, normalizeLon, type LatLon } from '../../core/geodesy.js';
+import { outlineDots, type LonLatWindow } from '../../geo/outlines.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
 import { GUESS_MARK, TRUTH_MARK } from './world-map.js';
 
 /** A crop of the globe; longitudes run east from `west` without wrapping (an east edge may pass 180). */
-export interface Region {
-  readonly west: number;
-  readonly north: number;
-  readonly lonSpanDeg: number;
-  readonly latSpanDeg: number;
+export interface Region extends LonLatWindow {
   /** Ground distance across one character cell (two dots) at the middle latitude. */
   readonly kmPerCell: number;
 }
@@ -37,7 +32,6 @@ export interface RegionalMap {
 const MARGIN = 0.2;
 /** The smallest crop across its shorter side: a guess on the truth still shows the streets' scale. */
 const MIN_SPAN_KM = 2;
-const KM_PER_DEG = 111.195;
 /** Samples of the great circle used to fit the crop: enough to follow its bow towards a pole. */
 const FIT_SAMPLES = 64;
 /** A crop wider than half the globe is no longer regional: the world map shows it better. */
@@ -95,19 +89,10 @@ export function drawRegionalMap(input: RegionalMapInput): RegionalMap | null {
   const width = columns * 2;
   const height = rows * 4;
   const degPerDotY = region.latSpanDeg / height;
-  const degPerDotX = region.lonSpanDeg / width;
 
-  // Country of each dot (0 at sea), then land dots less the last dot before a border with another:
-  // inland, where every dot is land, borders are what shows where guess and truth lie.
-  const countries = new Map<Country, number>();
-  const owner = new Uint16Array(width * height);
-  for (let y = 0; y < height; y++) {
-    const lat = region.north - (y + 0.5) * degPerDotY;
-    for (let x = 0; x < width; x++) {
-      const country = outlineAt(lat, normalizeLon(region.west + (x + 0.5) * degPerDotX));
-      if (country) owner[y * width + x] = countries.get(country) ?? countries.set(country, countries.size + 1).size;
-    }
-  }
+  // Land dots less the last dot before a border with another country: inland, where every dot is
+  // land, borders are what shows where guess and truth lie.
+  const owner = outlineDots(region, width, height, '10m');
   const land = new Uint8Array(width * height);
   for (let i = 0; i < width * height; i++) {
     const right = (i + 1) % width === 0 ? owner[i] : owner[i + 1];

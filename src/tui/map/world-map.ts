@@ -1,12 +1,12 @@
 /**
  * The world map as braille text: each character cell holds 2 x 4 dots, which on a terminal cell
  * about twice as tall as wide makes the dots square, so an equirectangular map keeps its shape.
- * Land is dotted, the great circle from guess to truth is sampled along its initial bearing, and
+ * Land is dotted (Natural Earth 1:110m outlines, from geo's land raster), the great circle from guess to truth is sampled along its initial bearing, and
  * the guess, the truth and the pins replace whole cells with a symbol.
  */
 import { greatCircleEvery, type LatLon } from '../../core/geodesy.js';
+import { landDots, type LonLatWindow } from '../../geo/outlines.js';
 import { paintBraille, type CellMark, type MapSegment } from './braille.js';
-import { landDots, MAP_LAT_BOTTOM, MAP_LAT_TOP } from './land.js';
 
 export type { MapCellKind, MapSegment } from './braille.js';
 
@@ -21,7 +21,13 @@ export interface WorldMapInput {
 export const GUESS_MARK = '✕';
 export const TRUTH_MARK = '●';
 
+/** Latitude span the world map shows: the far Arctic and Antarctica would take a third of it. */
+const MAP_LAT_TOP = 85;
+const MAP_LAT_BOTTOM = -60;
 const LAT_SPAN = MAP_LAT_TOP - MAP_LAT_BOTTOM;
+
+/** The globe the world map shows, from 180 W. */
+export const WORLD_WINDOW: LonLatWindow = { west: -180, north: MAP_LAT_TOP, lonSpanDeg: 360, latSpanDeg: LAT_SPAN };
 
 /** The largest map that fits `columns` x `rows` cells while keeping the equirectangular aspect. */
 export function fitMap(columns: number, rows: number): { columns: number; rows: number } {
@@ -34,7 +40,7 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
   const { columns, rows } = input;
   const width = columns * 2;
   const height = rows * 4;
-  const land = landDots(width, height);
+  const land = landDots(WORLD_WINDOW, width, height, '110m');
   const path = new Uint8Array(width * height);
   const dot = (p: LatLon) => ({
     x: clamp(Math.floor(((p.lon + 180) / 360) * width), 0, width - 1),
