@@ -178,14 +178,13 @@ export const tuiBenches: Bench[] = [
     name: 'tui.inline_panorama',
     unit: 'images',
     async run() {
-      process.env.COLORTERM = 'truecolor';
-      const { renderHalfBlocks } = await import('../src/tui/hooks/useImage.js');
+      const { renderHalfBlocks } = await import('../src/tui/images/half-blocks.js');
       const view = await demoView();
-      await renderHalfBlocks(view, 58, 29);
+      await renderHalfBlocks(view, 58, 29, 3);
       const times: number[] = [];
       for (let i = 0; i < 11; i++) {
         const start = performance.now();
-        await renderHalfBlocks(view, 58 - (i % 2), 29);
+        await renderHalfBlocks(view, 58 - (i % 2), 29, 3);
         times.push(performance.now() - start);
       }
       const ms = median(times);
