@@ -191,6 +191,24 @@ export const tuiBenches: Bench[] = [
       return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
     },
   },
+  {
+    // The same view for kitty's protocol: the PNG it takes and the escapes that carry it.
+    name: 'tui.inline_panorama_kitty',
+    unit: 'images',
+    async run() {
+      const { kittyImage, kittyPng } = await import('../src/tui/images/native.js');
+      const view = await demoView();
+      kittyImage(await kittyPng(view), { width: 58, height: 29 }, 1);
+      const times: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const start = performance.now();
+        kittyImage(await kittyPng(view), { width: 58, height: 29 }, i + 2);
+        times.push(performance.now() - start);
+      }
+      const ms = median(times);
+      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
+    },
+  },
 ];
 
 /** A 640 px view of a demo panorama as the environment serves it. */

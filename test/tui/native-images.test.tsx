@@ -219,4 +219,12 @@ describe('native images in a real Ink render', () => {
     expect(erased).toBeGreaterThanOrEqual(6);
     expect(after.some((w) => w.includes(a.bytes.toString('base64')))).toBe(false);
   });
+
+  it('an image kitty cannot be given says so in its box, and nothing is sent', async () => {
+    const { stream, writes } = fakeTerminal();
+    const broken = { key: 'broken', bytes: Buffer.from('not an image at all') };
+    app = render(<Screen protocol="kitty" label="turn 1" image={broken} />, { stdout: stream as never, stdin: fakeStdin(), patchConsole: false, exitOnCtrlC: false });
+    await until(() => writes.some((w) => w.includes('cannot draw the image')), 'the failure');
+    expect(writes.some((w) => w.includes(`${ESC}_G`))).toBe(false);
+  });
 });

@@ -43,10 +43,11 @@ function HalfBlockImage({ imageKey, bytes, width, height }: InlineImageProps) {
 /** A blank box Ink lays out; the image is written over it outside Ink's frame (images/native.ts). */
 function NativeImage({ imageKey, bytes, width, height, protocol }: InlineImageProps & { bytes: Buffer; protocol: ImageProtocol }) {
   const box = useRef<DOMElement>(null);
-  const drawn = useNativeImage(box, imageKey, bytes, { width, height }, protocol);
+  const image = useNativeImage(box, imageKey, bytes, { width, height }, protocol);
+  const text = image.status === 'failed' ? `cannot draw the image: ${image.message}` : image.status === 'rendering' ? 'rendering…' : null;
   return (
     <Box ref={box} width={width} height={height}>
-      {drawn ? null : <Placeholder width={width} height={height} text="rendering…" />}
+      {text === null ? null : <Placeholder width={width} height={height} text={text} />}
     </Box>
   );
 }
