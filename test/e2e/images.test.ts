@@ -81,4 +81,11 @@ describe('images in a real terminal', () => {
     expect(next.indexOf('\u001b_Ga=d,d=I,')).toBeLessThan(next.indexOf(KITTY_TRANSMIT));
     pane.send(['q']);
   });
+
+  it('--images takes native, blocks or auto: anything else is bad usage before anything is drawn', () => {
+    const r = geolab(['--images', 'sixel', 'episodes', 'show', episodeId.slice(0, 8)], { home: HOME });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("option '--images <mode>' argument 'sixel' is invalid. Allowed choices are auto, native, blocks.");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });
