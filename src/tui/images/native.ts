@@ -145,9 +145,9 @@ export interface NativeImageRequest {
 }
 
 interface OnScreen {
-  request: NativeImageRequest;
+  protocol: ImageProtocol;
+  /** kitty's image id; 0 for iTerm2, which has none. */
   id: number;
-  place: BoxPlace;
 }
 
 type Write = (chunk: unknown, ...rest: unknown[]) => boolean;
@@ -161,7 +161,6 @@ export class ImageOverlay {
   private wanted: NativeImageRequest | undefined;
   private shown: OnScreen | undefined;
   private nextId = 1;
-  private dirty = false;
   private scheduled = false;
   private readonly write: Write;
 
@@ -194,23 +193,21 @@ export class ImageOverlay {
 
   private remove(): void {
     // iTerm2's image lives in the cells: the frame Ink writes for the change overwrites it.
-    if (this.shown?.request.protocol === 'kitty') this.write(kittyDelete(this.shown.id));
+    if (this.shown?.protocol === 'kitty') this.write(kittyDelete(this.shown.id));
     this.shown = undefined;
   }
 
   private redraw(): void {
-    this.dirty = true;
     if (this.scheduled) return;
     this.scheduled = true;
     // After the layout effects of the commit that wrote the frame, so a stale image is not redrawn.
     queueMicrotask(() => {
       this.scheduled = false;
-      if (this.dirty) this.draw();
+      this.draw();
     });
   }
 
   private draw(): void {
-    this.dirty = false;
     const request = this.wanted;
     const place = request && boxPlace(request.box);
     if (!request || !place) return;
@@ -223,7 +220,7 @@ export class ImageOverlay {
     else if (shown) text = kittyPlacement(shown.id, request.cells);
     else text = kittyImage(request.data, request.cells, (id = this.nextId++));
     this.write(atBox(place, rows, text));
-    this.shown = { request, id, place };
+    this.shown = { protocol: request.protocol, id };
   }
 }
 
