@@ -178,14 +178,31 @@ export const tuiBenches: Bench[] = [
     name: 'tui.inline_panorama',
     unit: 'images',
     async run() {
-      process.env.COLORTERM = 'truecolor';
-      const { renderHalfBlocks } = await import('../src/tui/hooks/useImage.js');
+      const { renderHalfBlocks } = await import('../src/tui/images/half-blocks.js');
       const view = await demoView();
-      await renderHalfBlocks(view, 58, 29);
+      await renderHalfBlocks(view, 58, 29, 3);
       const times: number[] = [];
       for (let i = 0; i < 11; i++) {
         const start = performance.now();
-        await renderHalfBlocks(view, 58 - (i % 2), 29);
+        await renderHalfBlocks(view, 58 - (i % 2), 29, 3);
+        times.push(performance.now() - start);
+      }
+      const ms = median(times);
+      return { median_ms: round(ms, 1), per_s: round(1000 / ms, 1) };
+    },
+  },
+  {
+    // The same view for kitty's protocol: the PNG it takes and the escapes that carry it.
+    name: 'tui.inline_panorama_kitty',
+    unit: 'images',
+    async run() {
+      const { kittyImage, kittyPng } = await import('../src/tui/images/native.js');
+      const view = await demoView();
+      kittyImage(await kittyPng(view), { width: 58, height: 29 }, 1);
+      const times: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const start = performance.now();
+        kittyImage(await kittyPng(view), { width: 58, height: 29 }, i + 2);
         times.push(performance.now() - start);
       }
       const ms = median(times);

@@ -9,6 +9,7 @@ import { EXIT, GeolabError, UsageError } from '../core/errors.js';
 import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from '../env/server/defaults.js';
 import { redact } from '../core/secrets.js';
+import { IMAGES_ENV, IMAGES_SETTINGS } from '../tui/images/native.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
@@ -20,6 +21,15 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .option('-w, --workspace <dir>', 'workspace directory (default: $GEOLAB_HOME, else the user data dir)')
     .option('--json', 'machine-readable output')
+    .addOption(
+      new Option('--images <mode>', `how the TUI draws images: native (kitty, iTerm2, WezTerm, Ghostty protocols), blocks (half-blocks), auto detects and keeps to blocks in tmux/screen (also $${IMAGES_ENV})`)
+        .choices(IMAGES_SETTINGS),
+    )
+    // Every TUI entry (home, episodes show, play, agent) reads one setting, the one the flag leaves here.
+    .hook('preAction', (command) => {
+      const images = (command.opts() as GlobalOptions).images;
+      if (images) process.env[IMAGES_ENV] = images;
+    })
     .showHelpAfterError('(run with --help for usage)')
     // Set before the subcommands are added, which copy these settings: usage errors throw to run().
     .exitOverride()
@@ -209,6 +219,7 @@ export function buildProgram(): Command {
 export interface GlobalOptions {
   workspace?: string;
   json?: boolean;
+  images?: string;
 }
 
 /** Merges the program-wide options into a subcommand's own, so `--json` works before or after it. */

@@ -33,7 +33,7 @@ export class TmuxPane {
       if (check(last)) return last;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`screen never showed ${String(test)}; last screen:\n${last.replace(/^.*▄{8}.*$\n/gm, "")}`);
+    throw new Error(`screen never showed ${String(test)}; last screen:\n${last.replace(/^.*[▀▄]{8}.*$\n/gm, "")}`);
   }
 
   kill(): void {

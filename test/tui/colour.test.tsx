@@ -50,7 +50,7 @@ describe('colour', () => {
 
   it('with colour, verdicts, the map and the image are coloured', async () => {
     const app = await lastTurn(true);
-    await app.waitFor((f) => f.includes('▄'));
+    await app.waitFor((f) => f.includes('▀'));
     expect(app.frame()).toMatch(COLOUR_CODE);
     await app.press('G');
     expect(app.frame()).toMatch(COLOUR_CODE);

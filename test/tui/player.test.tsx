@@ -125,7 +125,7 @@ describe('Player', () => {
 
   it('draws the image the model saw once it is rendered', async () => {
     const app = await openPlayer({ colour: true });
-    await app.waitFor((f) => f.includes('▄'));
+    await app.waitFor((f) => f.includes('▀'));
     expect(app.frame()).not.toContain('rendering…');
   });
 

@@ -1,10 +1,13 @@
-import { Box, Text } from 'ink';
+import { Box, Text, type DOMElement } from 'ink';
+import { useRef } from 'react';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useImage } from '../hooks/useImage.js';
+import type { ImageProtocol } from '../images/native.js';
+import { useImageProtocol, useNativeImage } from '../images/useNativeImage.js';
 import { Placeholder } from './Placeholder.js';
 
 export interface InlineImageProps {
-  /** Identifies the image for the render cache: its sha256 when known. */
+  /** Identifies the image for the render caches: its sha256 when known. */
   imageKey: string;
   bytes: Buffer | undefined;
   width: number;
@@ -12,14 +15,20 @@ export interface InlineImageProps {
 }
 
 /**
- * A JPEG or PNG drawn in coloured half-blocks inside `width` x `height` cells. Without colour
- * (NO_COLOR) half-blocks show nothing, so a placeholder says why instead.
+ * A JPEG or PNG inside `width` x `height` cells: through the terminal's graphics protocol where it
+ * has one, else in coloured half-blocks. Without colour (NO_COLOR) a placeholder says why instead.
  */
 export function InlineImage({ imageKey, bytes, width, height }: InlineImageProps) {
   const theme = useTheme();
-  const render = useImage(imageKey, theme.colour ? bytes : undefined, width, height);
+  const protocol = useImageProtocol();
   if (!bytes) return <Placeholder width={width} height={height} text="no image this turn" />;
   if (!theme.colour) return <Placeholder width={width} height={height} text="image hidden (NO_COLOR)" />;
+  if (protocol) return <NativeImage imageKey={imageKey} bytes={bytes} width={width} height={height} protocol={protocol} />;
+  return <HalfBlockImage imageKey={imageKey} bytes={bytes} width={width} height={height} />;
+}
+
+function HalfBlockImage({ imageKey, bytes, width, height }: InlineImageProps) {
+  const render = useImage(imageKey, bytes, width, height);
   if (render.status === 'ready') {
     return (
       <Box width={width} height={height}>
@@ -29,4 +38,16 @@ export function InlineImage({ imageKey, bytes, width, height }: InlineImageProps
   }
   const text = render.status === 'failed' ? `cannot draw the image: ${render.message}` : 'rendering…';
   return <Placeholder width={width} height={height} text={text} />;
+}
+
+/** A blank box Ink lays out; the image is written over it outside Ink's frame (images/native.ts). */
+function NativeImage({ imageKey, bytes, width, height, protocol }: InlineImageProps & { bytes: Buffer; protocol: ImageProtocol }) {
+  const box = useRef<DOMElement>(null);
+  const image = useNativeImage(box, imageKey, bytes, { width, height }, protocol);
+  const text = image.status === 'failed' ? `cannot draw the image: ${image.message}` : image.status === 'rendering' ? 'rendering…' : null;
+  return (
+    <Box ref={box} width={width} height={height}>
+      {text === null ? null : <Placeholder width={width} height={height} text={text} />}
+    </Box>
+  );
 }
