@@ -199,6 +199,22 @@ describe('Live, a model playing', () => {
     expect(frame).toContain('? help · q leave');
   });
 
+  it('shows the budget the model was told, and the environment\'s beside it, on every turn read again', async () => {
+    const told: Policy = {
+      name: 'budget-model',
+      identity: { provider: 'test' },
+      async decide({ turn }) {
+        const action: Action = turn === 1 ? { op: 'look', heading_deg: 90 } : { op: 'guess', lat: 0, lon: 0 };
+        return { action, status: 'ok', prompt: `Street view. You have ${12 - turn} tool calls left.`, model: { reasoning: 'r', latency_s: 0.1 } };
+      },
+    };
+    const { app } = await openLive(told);
+    const end = await app.waitFor((f) => f.includes('reference'));
+    expect(end).toContain('told 10 tool calls left · environment 23 steps left');
+    await app.press(KEY.up);
+    await app.waitFor((f) => f.includes('told 11 tool calls left · environment 24 steps left'));
+  });
+
   it('space pauses before the next decision, n lets exactly one through, a aborts and the episode is recorded as aborted', async () => {
     const { app, client, recorded } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
     await app.press(' ');

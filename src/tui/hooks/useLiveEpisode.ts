@@ -4,6 +4,7 @@
  * events into the Live state. Leaving the screen aborts the run, then frees the source.
  */
 import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { DEFAULT_MAX_TURNS } from '../../agent/agent-settings.js';
 import { HumanPolicy } from '../../agent/policies/human.js';
 import type { Action } from '../../env/types.js';
 import { Gate, gatedPolicy } from '../live/gate.js';
@@ -69,6 +70,7 @@ export function useLiveEpisode(
     const run = async () => {
       const options = await source.prepare();
       abort.signal.throwIfAborted();
+      dispatch({ type: 'prepared', config: { ...options.config, max_turns: options.maxTurns ?? DEFAULT_MAX_TURNS } });
       if (source.driver === 'person') {
         if (!(options.policy instanceof HumanPolicy)) throw new Error('a person plays through a HumanPolicy');
         current.human = options.policy;

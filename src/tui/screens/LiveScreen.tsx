@@ -20,7 +20,7 @@ import { isWide, liveImageCells } from '../layout.js';
 import { formatCost } from '../format.js';
 import { KEYMAP, keyLabel, matches, type Command, type HintItem } from '../keys.js';
 import { personMove } from '../live/person.js';
-import { hasReveal, isOver, otherPane, type LivePane, type LiveState } from '../state/live.js';
+import { hasReveal, isOver, liveTurnBudget, otherPane, type LivePane, type LiveState } from '../state/live.js';
 
 const PERSON_COMMANDS = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('person.'));
 
@@ -86,7 +86,7 @@ export function LiveScreen() {
             <ViewPane live={live} />
           )}
           <PaneCaption live={live} />
-          {live.turns.length ? <TurnInfo turn={live.turns[live.reviewed ?? live.turns.length - 1]!} /> : null}
+          {live.turns.length ? <LiveTurnInfo live={live} /> : null}
           <Status live={live} />
         </Box>
       )}
@@ -164,6 +164,11 @@ function ViewPane({ live }: { live: LiveState }) {
       )}
     </Box>
   );
+}
+
+function LiveTurnInfo({ live }: { live: LiveState }) {
+  const position = live.reviewed ?? live.turns.length - 1;
+  return <TurnInfo turn={live.turns[position]!} budget={liveTurnBudget(live, position)} />;
 }
 
 /** After the guess: the map fitted to guess and truth, with the pins of the last turn. */
