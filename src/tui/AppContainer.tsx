@@ -20,11 +20,17 @@ import { PlayerScreen } from './screens/PlayerScreen.js';
 import { WatchScreen } from './screens/WatchScreen.js';
 import { currentRoute, initialNavigation, navigationReducer, type Route } from './state/navigation.js';
 
-export function AppContainer({ initialRoute }: { initialRoute: Route }) {
+export interface AppContainerProps {
+  initialRoute: Route;
+  /** Told how many keys the app has taken, each time none is left waiting (tests wait on it). */
+  onKeysTaken?: (taken: number) => void;
+}
+
+export function AppContainer({ initialRoute, onKeysTaken }: AppContainerProps) {
   const services = useServices();
   const { exit } = useApp();
   const size = useTerminalSize();
-  const keys = useKeys();
+  const { keyboard, queue } = useKeys();
   const [navigation, navigate] = useReducer(navigationReducer, initialRoute, initialNavigation);
   const route = currentRoute(navigation);
 
@@ -42,6 +48,9 @@ export function AppContainer({ initialRoute }: { initialRoute: Route }) {
   useEffect(() => {
     if (!route) exit();
   }, [route, exit]);
+  useEffect(() => {
+    if (!queue.pending.length) onKeysTaken?.(queue.taken);
+  }, [queue, onKeysTaken]);
 
   const { newPlay, watch } = services;
   const actions = useMemo<UIActions>(
@@ -76,7 +85,7 @@ export function AppContainer({ initialRoute }: { initialRoute: Route }) {
   return (
     <UIStateContext.Provider value={state}>
       <UIActionsContext.Provider value={actions}>
-        <KeyboardContext.Provider value={keys}>
+        <KeyboardContext.Provider value={keyboard}>
           {/* One row short of the terminal: a frame as tall as the screen makes Ink clear it on every redraw. */}
           <Box width={size.columns} height={size.rows - 1} flexDirection="column">
             <Screen route={route} />

@@ -1,13 +1,10 @@
 /**
- * The app's keyboard listener. Ink's useInput turns on raw mode, which throws when stdin is not a
- * terminal; the listener is then simply off, so the app can still render.
+ * The app's keyboard: one listener for the app's lifetime, and a queue of the keys it heard. Ink's
+ * useInput turns on raw mode, which throws when stdin is not a terminal; the listener is then
+ * simply off, so the app can still render.
  */
 import { useInput, useStdin, type Key } from 'ink';
-import { useMemo, useRef, type RefObject } from 'react';
-import type { KeyHandler } from '../contexts/KeyboardContext.js';
-
-/** Turns of the event loop a key's render is awaited (React's task comes within two). */
-const RENDER_TURNS = 4;
+import { useCallback, useMemo, useReducer } from 'react';
 
 export interface Press {
   input: string;
@@ -15,51 +12,63 @@ export interface Press {
 }
 
 /**
- * Listens once for the app's lifetime and calls whichever handler the ref holds at each key.
- * Keys that arrive together (a paste, several keys in one write, or typing faster than a redraw)
- * are queued and played one at a time, each after the render of the one before, so that "?q"
- * closes the help and then quits, an enter typed behind "47.1, 10.2" comes after the last digit,
- * and an enter behind two down arrows opens the item they moved to.
- *
- * Ink hands over the keys of one read one after the other, and React renders the state a key set
- * only in a task it schedules (from a microtask, so after an immediate queued by the key itself):
- * a screen's handler would see none of the state the keys before it set. A key that renders hands
- * over a new handler, and React's task runs within the next turns of the event loop; a key that
- * changes nothing renders nothing, so after a few turns the next key goes anyway.
+ * Keys wait here until the screen on top takes them, one per commit: a key is handed over only
+ * after the render of everything the key before it did, so each applies to the state its
+ * predecessor produced, whether they came one by one, in one write (a paste, typing faster than
+ * a redraw) or while the screen asked to hold them (a person's step with the environment).
  */
-export function useKeys(): RefObject<KeyHandler | undefined> {
+export interface KeyQueue {
+  readonly pending: readonly Press[];
+  /** Keys taken so far: a count that only grows, for whoever waits on the queue to drain. */
+  readonly taken: number;
+}
+
+export type KeyQueueAction = { type: 'pressed'; presses: readonly Press[] } | { type: 'taken' };
+
+export const EMPTY_KEY_QUEUE: KeyQueue = { pending: [], taken: 0 };
+
+export function keyQueueReducer(queue: KeyQueue, action: KeyQueueAction): KeyQueue {
+  switch (action.type) {
+    case 'pressed':
+      return action.presses.length ? { ...queue, pending: [...queue.pending, ...action.presses] } : queue;
+    case 'taken':
+      return queue.pending.length ? { pending: queue.pending.slice(1), taken: queue.taken + 1 } : queue;
+  }
+}
+
+export interface Keyboard {
+  /** The oldest key not yet taken. */
+  readonly next: Press | undefined;
+  /** Removes `next`; the screen handles it in the same batch, so the two render together. */
+  take(): void;
+}
+
+export function useKeys(): { keyboard: Keyboard; queue: KeyQueue } {
   const { isRawModeSupported } = useStdin();
-  const handler = useRef<KeyHandler | undefined>(undefined);
-  const listener = useMemo(() => {
-    const pending: Press[] = [];
-    /** A key was played and the render it causes is awaited: keys arriving now wait their turn. */
-    let settling = false;
-    const play = () => {
-      const press = pending.shift();
-      settling = press !== undefined;
-      if (!press) return;
-      const before = handler.current;
-      before?.(press.input, press.key);
-      let turns = 0;
-      const next = () => (handler.current !== before || ++turns >= RENDER_TURNS ? play() : setImmediate(next));
-      setImmediate(next);
-    };
-    return (input: string, key: Key) => {
-      const chars = [...input];
-      // A lone "\n" is an enter too: the terminal turns enter into one while it is not yet in raw
-      // mode (a key pressed the instant the first frame is up), and Ink reports it as text.
-      pending.push(...(chars.length > 1 || input === '\n' ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
-      if (!settling) play();
-    };
-  }, []);
+  const [queue, dispatch] = useReducer(keyQueueReducer, EMPTY_KEY_QUEUE);
+  const listener = useCallback((input: string, key: Key) => dispatch({ type: 'pressed', presses: pressesOf(input, key) }), []);
   useInput(listener, { isActive: isRawModeSupported });
-  return handler;
+  const take = useCallback(() => dispatch({ type: 'taken' }), []);
+  const next = queue.pending[0];
+  const keyboard = useMemo(() => ({ next, take }), [next, take]);
+  return { keyboard, queue };
 }
 
 /**
- * One character of a run Ink reported as a single text input ("47.1\r" typed or pasted at once),
- * as the key Ink reports when that character comes alone: enter, tab, backspace (DEL is Ink's
- * `delete`) and ctrl+letter are keys, not text.
+ * The keys of one report of Ink's. Ink hands over escape sequences one by one, but a run of text
+ * typed or pasted at once ("47.1\r") as one input: that is one key per character. A lone "\n" is
+ * an enter too: the terminal turns enter into one while it is not yet in raw mode (a key pressed
+ * the instant the first frame is up), and Ink reports it as text.
+ */
+export function pressesOf(input: string, key: Key): Press[] {
+  const chars = [...input];
+  return chars.length > 1 || input === '\n' ? chars.map((char) => pressOf(char, key)) : [{ input, key }];
+}
+
+/**
+ * One character of a run Ink reported as a single text input, as the key Ink reports when that
+ * character comes alone: enter, tab, backspace (DEL is Ink's `delete`) and ctrl+letter are keys,
+ * not text.
  */
 export function pressOf(char: string, key: Key): Press {
   const plain: Key = { ...key, return: false, tab: false, backspace: false, delete: false, ctrl: false };

@@ -65,7 +65,9 @@ const MAP_CHROME_ROWS = 12;
 export function LiveScreen() {
   const { live, help, notice, route } = useUIState();
   const actions = useUIActions();
-  useScreenKeys('live.help', (input, key) => onKey(live, actions, input, key));
+  // A person's keys wait while the environment plays the last one: each pan turns from where the last left the camera.
+  const busy = live.driver === 'person' && (live.phase.kind === 'starting' || live.phase.kind === 'stepping');
+  useScreenKeys('live.help', (input, key) => onKey(live, actions, input, key), { hold: busy });
 
   const who = route.screen === 'live' ? route.source.who : '';
   const task = live.split !== null ? `${live.split}/${live.index}` : 'starting';
