@@ -5,7 +5,7 @@
  */
 import type { Key } from 'ink';
 import { useKeyHandler } from '../contexts/KeyboardContext.js';
-import { useUIActions, useUIState } from '../contexts/UIContext.js';
+import { useNavigation, useNavigationActions, useScreenActive } from '../contexts/NavigationContext.js';
 import { matches, type Command } from '../keys.js';
 
 export interface ScreenKeyOptions {
@@ -14,8 +14,9 @@ export interface ScreenKeyOptions {
 }
 
 export function useScreenKeys(helpCommand: Command | null, handler: (input: string, key: Key) => void, { hold }: ScreenKeyOptions = {}): void {
-  const { help } = useUIState();
-  const { toggleHelp } = useUIActions();
+  const { help } = useNavigation();
+  const { toggleHelp } = useNavigationActions();
+  const active = useScreenActive();
   useKeyHandler(
     (input, key) => {
       const isHelp = helpCommand !== null && matches(helpCommand, input, key);
@@ -26,6 +27,6 @@ export function useScreenKeys(helpCommand: Command | null, handler: (input: stri
       if (isHelp) return toggleHelp();
       handler(input, key);
     },
-    { active: true, hold },
+    { active, hold },
   );
 }
