@@ -54,9 +54,8 @@ export async function renderApp(options: RenderOptions) {
   Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
   Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
   ui.stdout.emit('resize');
-  await tick();
   const frame = () => ui.lastFrame() ?? '';
-  return {
+  const app = {
     ...ui,
     frame,
     /** The app ended (under CI, Ink leaves its last frame on screen, so the frame cannot tell). */
@@ -83,7 +82,7 @@ export async function renderApp(options: RenderOptions) {
         });
       }
     },
-    /** Waits until the frame satisfies `ok` (async work: images, the workspace, the runner). */
+    /** Polls the frame until it satisfies `ok` (async work: images, the workspace, the runner); only a timeout fails. */
     async waitFor(ok: (frame: string) => boolean, timeoutMs = 10_000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       while (!ok(frame())) {
@@ -93,6 +92,9 @@ export async function renderApp(options: RenderOptions) {
       return frame();
     },
   };
+  // Screens load when first opened: the app is ready once its first screen is drawn.
+  await app.waitFor((f) => f.trim() !== '');
+  return app;
 }
 
 export function tick(ms = 0): Promise<void> {
