@@ -4,12 +4,12 @@
  * takes keys; one covered by another keeps its state (the list's cursor, the form's fields).
  */
 import { Box, useApp } from 'ink';
-import { Suspense, useEffect, useMemo, useReducer, type ComponentType } from 'react';
+import { memo, Suspense, useEffect, useMemo, useReducer, type ComponentType } from 'react';
 import { KeyboardContext } from './contexts/KeyboardContext.js';
 import { NavigationActionsContext, NavigationStateContext, ScreenActiveContext, type NavigationActions } from './contexts/NavigationContext.js';
 import { useServices } from './contexts/ServicesContext.js';
 import { WorkspaceContext } from './contexts/WorkspaceContext.js';
-import { useKeys } from './hooks/useKeys.js';
+import { useKeys, type Keyboard } from './hooks/useKeys.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { useWorkspace } from './hooks/useWorkspace.js';
 import { screenOf } from './screens.js';
@@ -53,24 +53,34 @@ export function AppContainer({ initialRoute, onKeysTaken }: AppContainerProps) {
     <NavigationStateContext.Provider value={view}>
       <NavigationActionsContext.Provider value={actions}>
         <WorkspaceContext.Provider value={workspace}>
-          <KeyboardContext.Provider value={keyboard}>
-            {stack.map(({ key, route }, i) => {
-              const active = i === stack.length - 1;
-              const Screen = screenOf(route) as ComponentType<{ route: Route }>;
-              return (
-                <ScreenActiveContext.Provider key={key} value={active}>
-                  {/* One row short of the terminal: a frame as tall as the screen makes Ink clear it on every redraw. */}
-                  <Box display={active ? 'flex' : 'none'} width={size.columns} height={size.rows - 1} flexDirection="column">
-                    <Suspense fallback={null}>
-                      <Screen route={route} />
-                    </Suspense>
-                  </Box>
-                </ScreenActiveContext.Provider>
-              );
-            })}
-          </KeyboardContext.Provider>
+          {stack.map(({ key, route }, i) => {
+            const active = i === stack.length - 1;
+            return (
+              <ScreenActiveContext.Provider key={key} value={active}>
+                {/* A covered screen never sees a key, so keys re-render the screen on top only. */}
+                <KeyboardContext.Provider value={active ? keyboard : NO_KEYS}>
+                  <StackedScreen route={route} active={active} columns={size.columns} rows={size.rows} />
+                </KeyboardContext.Provider>
+              </ScreenActiveContext.Provider>
+            );
+          })}
         </WorkspaceContext.Provider>
       </NavigationActionsContext.Provider>
     </NavigationStateContext.Provider>
   );
 }
+
+const NO_KEYS: Keyboard = { next: undefined, take: () => {} };
+
+/** Memoised: the container's own renders (a key queued) redraw no screen; their contexts do. */
+const StackedScreen = memo(function StackedScreen({ route, active, columns, rows }: { route: Route; active: boolean; columns: number; rows: number }) {
+  const Screen = screenOf(route) as ComponentType<{ route: Route }>;
+  return (
+    // One row short of the terminal: a frame as tall as the screen makes Ink clear it on every redraw.
+    <Box display={active ? 'flex' : 'none'} width={columns} height={rows - 1} flexDirection="column">
+      <Suspense fallback={null}>
+        <Screen route={route} />
+      </Suspense>
+    </Box>
+  );
+});
