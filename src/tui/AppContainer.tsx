@@ -9,7 +9,7 @@ import { KeyboardContext } from './contexts/KeyboardContext.js';
 import { NavigationActionsContext, NavigationStateContext, ScreenActiveContext, type NavigationActions } from './contexts/NavigationContext.js';
 import { useServices } from './contexts/ServicesContext.js';
 import { WorkspaceContext } from './contexts/WorkspaceContext.js';
-import { useKeys, type Keyboard } from './hooks/useKeys.js';
+import { useKeys } from './hooks/useKeys.js';
 import { useTerminalSize } from './hooks/useTerminalSize.js';
 import { useWorkspace } from './hooks/useWorkspace.js';
 import { screenOf } from './screens.js';
@@ -25,7 +25,7 @@ export function AppContainer({ initialRoute, onKeysTaken }: AppContainerProps) {
   const services = useServices();
   const { exit } = useApp();
   const size = useTerminalSize();
-  const { keyboard, queue } = useKeys();
+  const keyboard = useKeys(onKeysTaken);
   const [navigation, navigate] = useReducer(navigationReducer, initialRoute, initialNavigation);
   const workspace = useWorkspace(services.openWorkspace);
   const { stack, help, notice } = navigation;
@@ -33,9 +33,6 @@ export function AppContainer({ initialRoute, onKeysTaken }: AppContainerProps) {
   useEffect(() => {
     if (!stack.length) exit();
   }, [stack.length, exit]);
-  useEffect(() => {
-    if (!queue.pending.length) onKeysTaken?.(queue.taken);
-  }, [queue, onKeysTaken]);
 
   const view = useMemo(() => ({ help, notice }), [help, notice]);
   const actions = useMemo<NavigationActions>(
@@ -53,26 +50,23 @@ export function AppContainer({ initialRoute, onKeysTaken }: AppContainerProps) {
     <NavigationStateContext.Provider value={view}>
       <NavigationActionsContext.Provider value={actions}>
         <WorkspaceContext.Provider value={workspace}>
-          {stack.map(({ key, route }, i) => {
-            const active = i === stack.length - 1;
-            return (
-              <ScreenActiveContext.Provider key={key} value={active}>
-                {/* A covered screen never sees a key, so keys re-render the screen on top only. */}
-                <KeyboardContext.Provider value={active ? keyboard : NO_KEYS}>
+          <KeyboardContext.Provider value={keyboard}>
+            {stack.map(({ key, route }, i) => {
+              const active = i === stack.length - 1;
+              return (
+                <ScreenActiveContext.Provider key={key} value={active}>
                   <StackedScreen route={route} active={active} columns={size.columns} rows={size.rows} />
-                </KeyboardContext.Provider>
-              </ScreenActiveContext.Provider>
-            );
-          })}
+                </ScreenActiveContext.Provider>
+              );
+            })}
+          </KeyboardContext.Provider>
         </WorkspaceContext.Provider>
       </NavigationActionsContext.Provider>
     </NavigationStateContext.Provider>
   );
 }
 
-const NO_KEYS: Keyboard = { next: undefined, take: () => {} };
-
-/** Memoised: the container's own renders (a key queued) redraw no screen; their contexts do. */
+/** Memoised: the container's own renders (a key handled) redraw no screen; their own state does. */
 const StackedScreen = memo(function StackedScreen({ route, active, columns, rows }: { route: Route; active: boolean; columns: number; rows: number }) {
   const Screen = screenOf(route) as ComponentType<{ route: Route }>;
   return (

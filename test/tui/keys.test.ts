@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
-import { EMPTY_KEY_QUEUE, keyQueueReducer, pressOf } from '../../src/tui/hooks/useKeys.js';
+import { pressOf } from '../../src/tui/hooks/useKeys.js';
 import { helpEntries, KEYMAP, keyHint, matches, type Command } from '../../src/tui/keys.js';
 
 const NO_KEY: Key = {
@@ -91,20 +91,5 @@ describe('pressOf: one character of a run Ink reported as text', () => {
     expect(pressOf('\x7f', base)).toMatchObject({ input: '', key: { delete: true } });
     expect(pressOf('\x03', base)).toMatchObject({ input: 'c', key: { ctrl: true } });
     expect(pressOf('7', base)).toMatchObject({ input: '7', key: { return: false, ctrl: false } });
-  });
-});
-
-describe('keyQueueReducer: keys wait in order and are taken one at a time', () => {
-  const press = (input: string) => ({ input, key: {} as Key });
-  it('appends the keys of each report and takes the oldest first, counting what was taken', () => {
-    let queue = keyQueueReducer(EMPTY_KEY_QUEUE, { type: 'pressed', presses: [press('a'), press('b')] });
-    queue = keyQueueReducer(queue, { type: 'pressed', presses: [press('c')] });
-    queue = keyQueueReducer(queue, { type: 'taken' });
-    expect(queue.pending.map((p) => p.input)).toEqual(['b', 'c']);
-    expect(queue.taken).toBe(1);
-  });
-
-  it('takes nothing from an empty queue', () => {
-    expect(keyQueueReducer(EMPTY_KEY_QUEUE, { type: 'taken' })).toBe(EMPTY_KEY_QUEUE);
   });
 });

@@ -3,7 +3,7 @@
  * listener per screen would subscribe after the screen's first frame and drop keys typed right
  * after a screen change (Home's enter, then enter again at once): queued, they wait for it instead.
  */
-import { createContext, useContext, useEffect, useEffectEvent } from 'react';
+import { createContext, useContext, useEffect, useEffectEvent, useLayoutEffect } from 'react';
 import type { Key } from 'ink';
 import type { Keyboard } from '../hooks/useKeys.js';
 
@@ -19,17 +19,21 @@ export interface KeyHandlerOptions {
 }
 
 /**
- * Hands `handler` the queued keys, one per commit: each after the render of what the one before
- * did, so the handler always sees the state its predecessor produced.
+ * Makes `handler` the one that takes keys while `active`, from this commit on: each key after the
+ * render of what the one before did, so the handler always sees the state its predecessor produced.
  */
 export function useKeyHandler(handler: KeyHandler, { active, hold = false }: KeyHandlerOptions): void {
   const keyboard = useContext(KeyboardContext);
   if (!keyboard) throw new Error('useKeyHandler must be used inside the AppContainer');
-  const { next, take } = keyboard;
-  const onKey = useEffectEvent(handler);
+  const { register, pump } = keyboard;
+  const handle = useEffectEvent(handler);
+  useLayoutEffect(() => {
+    if (!active) return;
+    register({ handle, hold });
+    return () => register(null);
+  });
+  // Keys that waited for this screen (opened by one of them) or for it to stop holding them.
   useEffect(() => {
-    if (!next || !active || hold) return;
-    take();
-    onKey(next.input, next.key);
-  }, [next, take, active, hold]);
+    if (active && !hold) pump();
+  }, [active, hold, pump]);
 }

@@ -4,7 +4,7 @@
  * simply off, so the app can still render.
  */
 import { useInput, useStdin, type Key } from 'ink';
-import { useCallback, useMemo, useReducer } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 
 export interface Press {
   input: string;
@@ -12,46 +12,54 @@ export interface Press {
 }
 
 /**
- * Keys wait here until the screen on top takes them, one per commit: a key is handed over only
- * after the render of everything the key before it did, so each applies to the state its
- * predecessor produced, whether they came one by one, in one write (a paste, typing faster than
- * a redraw) or while the screen asked to hold them (a person's step with the environment).
+ * Keys wait here while a key before them is in flight: handed to the screen on top, with the
+ * render of what it did not yet committed. Each key is handed over only after that render, so
+ * each applies to the state its predecessor produced, whether they came one by one, in one write
+ * (a paste, typing faster than a redraw) or while the screen asked to hold them (a person's step
+ * with the environment). A key alone is handled at once: one render per key.
  */
-export interface KeyQueue {
-  readonly pending: readonly Press[];
-  /** Keys taken so far: a count that only grows, for whoever waits on the queue to drain. */
-  readonly taken: number;
-}
-
-export type KeyQueueAction = { type: 'pressed'; presses: readonly Press[] } | { type: 'taken' };
-
-export const EMPTY_KEY_QUEUE: KeyQueue = { pending: [], taken: 0 };
-
-export function keyQueueReducer(queue: KeyQueue, action: KeyQueueAction): KeyQueue {
-  switch (action.type) {
-    case 'pressed':
-      return action.presses.length ? { ...queue, pending: [...queue.pending, ...action.presses] } : queue;
-    case 'taken':
-      return queue.pending.length ? { pending: queue.pending.slice(1), taken: queue.taken + 1 } : queue;
-  }
-}
-
 export interface Keyboard {
-  /** The oldest key not yet taken. */
-  readonly next: Press | undefined;
-  /** Removes `next`; the screen handles it in the same batch, so the two render together. */
-  take(): void;
+  /** The screen on top hands over its handler after each of its commits; null: none takes keys. */
+  register(taker: KeyTaker | null): void;
+  /** Hands over waiting keys, if the screen takes them now (it stopped holding them). */
+  pump(): void;
 }
 
-export function useKeys(): { keyboard: Keyboard; queue: KeyQueue } {
+export interface KeyTaker {
+  handle(input: string, key: Key): void;
+  hold: boolean;
+}
+
+export function useKeys(onKeysTaken?: (taken: number) => void): Keyboard {
   const { isRawModeSupported } = useStdin();
-  const [queue, dispatch] = useReducer(keyQueueReducer, EMPTY_KEY_QUEUE);
-  const listener = useCallback((input: string, key: Key) => dispatch({ type: 'pressed', presses: pressesOf(input, key) }), []);
+  // Bumped with every key handled, in the same batch as what the key did: its commit is the signal.
+  const [taken, bump] = useReducer((n: number) => n + 1, 0);
+  const queue = useRef<Press[]>([]);
+  const taker = useRef<KeyTaker | null>(null);
+  const inFlight = useRef(false);
+  const pump = useCallback(() => {
+    const current = taker.current;
+    if (inFlight.current || !current || current.hold) return;
+    const press = queue.current.shift();
+    if (!press) return;
+    inFlight.current = true;
+    current.handle(press.input, press.key);
+    bump();
+  }, []);
+  const listener = useCallback(
+    (input: string, key: Key) => {
+      queue.current.push(...pressesOf(input, key));
+      pump();
+    },
+    [pump],
+  );
   useInput(listener, { isActive: isRawModeSupported });
-  const take = useCallback(() => dispatch({ type: 'taken' }), []);
-  const next = queue.pending[0];
-  const keyboard = useMemo(() => ({ next, take }), [next, take]);
-  return { keyboard, queue };
+  useEffect(() => {
+    inFlight.current = false;
+    pump();
+    if (!inFlight.current && !queue.current.length) onKeysTaken?.(taken);
+  }, [taken, pump, onKeysTaken]);
+  return useMemo(() => ({ register: (next) => void (taker.current = next), pump }), [pump]);
 }
 
 /**
