@@ -1,10 +1,14 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // The hooks rules, the React Compiler's checks among them (refs read in render, effects that set state).
+  // Scoped to the TUI: React lives nowhere else, and elsewhere a parameter named `use` is no hook.
+  { files: ['src/tui/**', 'test/tui/**'], ...reactHooks.configs.flat.recommended },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
     rules: {

@@ -10,13 +10,15 @@ export interface AppProps {
   services: TuiServices;
   initialRoute: Route;
   theme: Theme;
+  /** Told how many keys the app has taken, each time none is left waiting (tests wait on it). */
+  onKeysTaken?: (taken: number) => void;
 }
 
-export function App({ services, initialRoute, theme }: AppProps) {
+export function App({ services, initialRoute, theme, onKeysTaken }: AppProps) {
   return (
     <ThemeContext.Provider value={theme}>
       <ServicesContext.Provider value={services}>
-        <AppContainer initialRoute={initialRoute} />
+        <AppContainer initialRoute={initialRoute} onKeysTaken={onKeysTaken} />
       </ServicesContext.Provider>
     </ThemeContext.Provider>
   );

@@ -4,14 +4,12 @@
  */
 import { render } from 'ink';
 import { App, type AppProps } from './app.js';
-import { shareInkOutputCaches } from './ink-output-cache.js';
 import { colourFromEnv, createTheme } from './theme.js';
 
 const ENTER_ALTERNATE_SCREEN = '\x1b[?1049h';
 const LEAVE_ALTERNATE_SCREEN = '\x1b[?1049l';
 
 export async function runApp(props: Omit<AppProps, 'theme'>): Promise<void> {
-  await shareInkOutputCaches();
   // In CI Ink prints only the last frame at exit, which the alternate screen would swallow.
   const alternate = Boolean(process.stdout.isTTY) && !inCi(process.env);
   if (alternate) process.stdout.write(ENTER_ALTERNATE_SCREEN);

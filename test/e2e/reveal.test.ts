@@ -14,8 +14,6 @@ afterEach(() => panes.splice(0).forEach((p) => p.kill()));
 async function typeAt(pane: TmuxPane, key: string, prompt: string, text: string): Promise<void> {
   pane.send([key]);
   await pane.waitFor(prompt);
-  // Keys sent in the instant before the prompt's input handler mounts are not seen: a person is slower.
-  await new Promise((r) => setTimeout(r, 300));
   pane.send([text], true);
   await pane.waitFor(text);
   pane.send(['Enter']);

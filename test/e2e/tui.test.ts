@@ -78,8 +78,6 @@ describe('playing a task as a person', () => {
     expect(turned).toContain('heading 45°');
     pane.send(['g']);
     await pane.waitFor('enter guess');
-    // Keys sent in the instant before the prompt's input handler mounts are not seen: a person is slower.
-    await new Promise((r) => setTimeout(r, 300));
     pane.send(['10, 10'], true);
     await pane.waitFor('10, 10');
     pane.send(['Enter']);

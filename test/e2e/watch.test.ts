@@ -25,13 +25,6 @@ afterEach(async () => {
   await server?.close();
 });
 
-/** Keys a person types, a little apart: a screen's first frame comes before its effects run. */
-async function type(keys: string[], literal = false): Promise<void> {
-  for (const key of keys) {
-    pane!.send([key], literal);
-    await new Promise((r) => setTimeout(r, 60));
-  }
-}
 
 describe('watching a model from Home in a real terminal', () => {
   it('fills the form, fixes a refused model name, watches the episode and records it', async () => {
@@ -51,9 +44,9 @@ describe('watching a model from Home in a real terminal', () => {
     });
 
     await pane.waitFor(/Episodes\s+\d+/);
-    await type(['Down', 'Down']);
+    pane.send(['Down', 'Down']);
     await pane.waitFor('› Watch a model');
-    await type(['Enter']);
+    pane.send(['Enter']);
     const form = await pane.waitFor('[ Start ]');
     expect(form).toContain('scripted-typo');
     expect(form).toContain(server.baseUrl);
@@ -61,17 +54,17 @@ describe('watching a model from Home in a real terminal', () => {
     expect(form).not.toContain(SECRET);
 
     // Tab to the task index, type it, and start from there: the endpoint does not list the name.
-    await type(['Tab', 'Tab', 'Tab', 'Tab', 'Tab']);
-    await type([String(INDEX)], true);
-    await type(['Enter']);
+    pane.send(['Tab', 'Tab', 'Tab', 'Tab', 'Tab']);
+    pane.send([String(INDEX)], true);
+    pane.send(['Enter']);
     const refused = await pane.waitFor('it serves: scripted');
     expect(refused).toContain('model "scripted-typo" is not served');
     expect(refused).toMatch(/task index\s+3/);
 
     // The focus is back on the model: erase "-typo" and start from the Start button.
-    await type(['BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace']);
+    pane.send(['BSpace', 'BSpace', 'BSpace', 'BSpace', 'BSpace']);
     await pane.waitFor((s) => !s.includes('scripted-typo'));
-    await type(['Down', 'Down', 'Down', 'Down', 'Down', 'Down', 'Enter']);
+    pane.send(['Down', 'Down', 'Down', 'Down', 'Down', 'Down', 'Enter']);
     await pane.waitFor(`LIVE · scripted · ${SPLIT}/${INDEX}`, 30_000);
     const end = await pane.waitFor('Perfect', 60_000);
     expect(end).toContain('2 actions');
@@ -92,9 +85,9 @@ describe('watching a model from Home in a real terminal', () => {
     expect(saved).not.toContain(SECRET);
 
     // q leaves Live for the form, esc goes Home, q quits.
-    await type(['q']);
+    pane.send(['q']);
     await pane.waitFor('[ Start ]');
-    await type(['Escape']);
+    pane.send(['Escape']);
     await pane.waitFor('run a served model live');
   });
 });

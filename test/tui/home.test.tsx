@@ -48,7 +48,7 @@ describe('Home', () => {
     await app.press(KEY.up);
     expect(app.frame()).toContain('› Episodes');
     await app.press(KEY.enter);
-    expect(app.frame()).toContain('EPISODES · 2 recorded');
+    await app.waitFor((f) => f.includes('EPISODES · 2 recorded'));
   });
 
   it('says what is not there yet instead of opening it', async () => {
@@ -78,7 +78,7 @@ describe('Home', () => {
     const source: LiveSource = { driver: 'person', who: 'you', prepare: () => new Promise(() => {}) };
     const { app } = await openHome({ play: () => source });
     await app.press(KEY.down, KEY.enter);
-    expect(app.frame()).toContain('LIVE · you · starting');
+    await app.waitFor((f) => f.includes('LIVE · you · starting'));
   });
 
   it('q quits', async () => {

@@ -53,21 +53,25 @@ afterAll(() => env.close());
 
 afterEach(() => cleanup());
 
-function source(policy: Policy, client: EnvClient, sink?: EpisodeSink): LiveSource {
+/** `ready`: the run starts only once it resolves (keys pressed before the first decision). */
+function source(policy: Policy, client: EnvClient, sink?: EpisodeSink, ready?: Promise<void>): LiveSource {
   const person = policy instanceof HumanPolicy;
   return {
     driver: person ? 'person' : 'model',
     who: person ? 'you' : policy.name,
-    prepare: async () => ({ client, policy, split: 'eval', index: 0, maxTurns: 24, sink }),
+    prepare: async () => {
+      await ready;
+      return { client, policy, split: 'eval', index: 0, maxTurns: 24, sink };
+    },
   };
 }
 
-async function openLive(policy: Policy, size: { columns?: number; rows?: number } = {}) {
+async function openLive(policy: Policy, size: { columns?: number; rows?: number } = {}, ready?: Promise<void>) {
   const client = new RecordingClient(env);
   let written!: (record: Parameters<EpisodeSink['write']>[0]) => void;
   const recorded = new Promise<Parameters<EpisodeSink['write']>[0]>((resolve) => (written = resolve));
   const sink: EpisodeSink = { write: async (record) => written(record) };
-  const app = await renderApp({ route: { screen: 'live', source: source(policy, client, sink) }, services: { runEpisode }, ...size });
+  const app = await renderApp({ route: { screen: 'live', source: source(policy, client, sink, ready) }, services: { runEpisode }, ...size });
   return { app, client, recorded };
 }
 
@@ -199,9 +203,28 @@ describe('Live, a model playing', () => {
     expect(frame).toContain('? help · q leave');
   });
 
+  it('shows the budget the model was told, and the environment\'s beside it, on every turn read again', async () => {
+    const told: Policy = {
+      name: 'budget-model',
+      identity: { provider: 'test' },
+      async decide({ turn }) {
+        const action: Action = turn === 1 ? { op: 'look', heading_deg: 90 } : { op: 'guess', lat: 0, lon: 0 };
+        return { action, status: 'ok', prompt: `Street view. You have ${12 - turn} tool calls left.`, model: { reasoning: 'r', latency_s: 0.1 } };
+      },
+    };
+    const { app } = await openLive(told);
+    const end = await app.waitFor((f) => f.includes('reference'));
+    expect(end).toContain('told 10 tool calls left · environment 23 steps left');
+    await app.press(KEY.up);
+    await app.waitFor((f) => f.includes('told 11 tool calls left · environment 24 steps left'));
+  });
+
   it('space pauses before the next decision, n lets exactly one through, a aborts and the episode is recorded as aborted', async () => {
-    const { app, client, recorded } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]));
+    let start!: () => void;
+    const ready = new Promise<void>((resolve) => (start = resolve));
+    const { app, client, recorded } = await openLive(scripted([{ op: 'look', heading_deg: 90 }, { op: 'zoom', fov_deg: 30 }]), {}, ready);
     await app.press(' ');
+    start();
     await app.waitFor((f) => f.includes('paused before turn 1'));
     expect(app.frame()).toContain('space resume · n next · a abort · ? help · q quit');
     expect(client.steps).toEqual([]);

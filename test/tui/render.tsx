@@ -39,32 +39,50 @@ export async function renderApp(options: RenderOptions) {
   const { columns = 120, rows = 40, colour = false } = options;
   const services: TuiServices = { runEpisode: noRunner, ...options.services };
   let exited = false;
+  let taken = 0;
+  let waiting: { target: number; done: () => void } | undefined;
+  const onKeysTaken = (count: number) => {
+    taken = count;
+    if (waiting && taken >= waiting.target) waiting.done();
+  };
   const ui = render(
     <ExitProbe onExit={() => (exited = true)}>
-      <App services={services} initialRoute={options.route} theme={createTheme({ colour })} />
+      <App services={services} initialRoute={options.route} theme={createTheme({ colour })} onKeysTaken={onKeysTaken} />
     </ExitProbe>,
   );
   // ink-testing-library's stream is always 100 columns with no rows: give it the size under test.
   Object.defineProperty(ui.stdout, 'columns', { value: columns, configurable: true });
   Object.defineProperty(ui.stdout, 'rows', { value: rows, configurable: true });
   ui.stdout.emit('resize');
-  await tick();
   const frame = () => ui.lastFrame() ?? '';
-  return {
+  const app = {
     ...ui,
     frame,
     /** The app ended (under CI, Ink leaves its last frame on screen, so the frame cannot tell). */
     exited: () => exited,
-    /** Types keys one at a time, as a person does, letting the app redraw after each. */
+    /**
+     * Types keys one at a time, as a person does: each write is followed by the app taking every
+     * key waiting and drawing what they did (what they start, such as an environment step, is
+     * waited for with `waitFor`).
+     */
     async press(...keys: string[]) {
       for (const key of keys) {
-        ui.stdin.write(key);
-        // Ink holds a lone ESC until the next check phase, in case an escape sequence follows.
-        await new Promise((resolve) => setImmediate(resolve));
-        await tick();
+        const target = taken + 1;
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`the app never took the key ${JSON.stringify(key)}; last frame:\n${frame()}`)), 10_000);
+          waiting = {
+            target,
+            done: () => {
+              clearTimeout(timer);
+              waiting = undefined;
+              resolve();
+            },
+          };
+          ui.stdin.write(key);
+        });
       }
     },
-    /** Waits until the frame satisfies `ok` (async work: images, the workspace, the runner). */
+    /** Polls the frame until it satisfies `ok` (async work: images, the workspace, the runner); only a timeout fails. */
     async waitFor(ok: (frame: string) => boolean, timeoutMs = 10_000): Promise<string> {
       const deadline = Date.now() + timeoutMs;
       while (!ok(frame())) {
@@ -74,6 +92,9 @@ export async function renderApp(options: RenderOptions) {
       return frame();
     },
   };
+  // Screens load when first opened: the app is ready once its first screen is drawn.
+  await app.waitFor((f) => f.trim() !== '');
+  return app;
 }
 
 export function tick(ms = 0): Promise<void> {

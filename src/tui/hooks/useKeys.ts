@@ -1,13 +1,10 @@
 /**
- * The app's keyboard listener. Ink's useInput turns on raw mode, which throws when stdin is not a
- * terminal; the listener is then simply off, so the app can still render.
+ * The app's keyboard: one listener for the app's lifetime, and a queue of the keys it heard. Ink's
+ * useInput turns on raw mode, which throws when stdin is not a terminal; the listener is then
+ * simply off, so the app can still render.
  */
 import { useInput, useStdin, type Key } from 'ink';
-import { useMemo, useRef, type RefObject } from 'react';
-import type { KeyHandler } from '../contexts/KeyboardContext.js';
-
-/** Turns of the event loop a key's render is awaited (React's task comes within two). */
-const RENDER_TURNS = 4;
+import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
 
 export interface Press {
   input: string;
@@ -15,51 +12,71 @@ export interface Press {
 }
 
 /**
- * Listens once for the app's lifetime and calls whichever handler the ref holds at each key.
- * Keys that arrive together (a paste, several keys in one write, or typing faster than a redraw)
- * are queued and played one at a time, each after the render of the one before, so that "?q"
- * closes the help and then quits, an enter typed behind "47.1, 10.2" comes after the last digit,
- * and an enter behind two down arrows opens the item they moved to.
- *
- * Ink hands over the keys of one read one after the other, and React renders the state a key set
- * only in a task it schedules (from a microtask, so after an immediate queued by the key itself):
- * a screen's handler would see none of the state the keys before it set. A key that renders hands
- * over a new handler, and React's task runs within the next turns of the event loop; a key that
- * changes nothing renders nothing, so after a few turns the next key goes anyway.
+ * Keys wait here while a key before them is in flight: handed to the screen on top, with the
+ * render of what it did not yet committed. Each key is handed over only after that render, so
+ * each applies to the state its predecessor produced, whether they came one by one, in one write
+ * (a paste, typing faster than a redraw) or while the screen asked to hold them (a person's step
+ * with the environment). A key alone is handled at once: one render per key.
  */
-export function useKeys(): RefObject<KeyHandler | undefined> {
+export interface Keyboard {
+  /** The screen on top hands over its handler after each of its commits; null: none takes keys. */
+  register(taker: KeyTaker | null): void;
+  /** Hands over waiting keys, if the screen takes them now (it stopped holding them). */
+  pump(): void;
+}
+
+export interface KeyTaker {
+  handle(input: string, key: Key): void;
+  hold: boolean;
+}
+
+export function useKeys(onKeysTaken?: (taken: number) => void): Keyboard {
   const { isRawModeSupported } = useStdin();
-  const handler = useRef<KeyHandler | undefined>(undefined);
-  const listener = useMemo(() => {
-    const pending: Press[] = [];
-    /** A key was played and the render it causes is awaited: keys arriving now wait their turn. */
-    let settling = false;
-    const play = () => {
-      const press = pending.shift();
-      settling = press !== undefined;
-      if (!press) return;
-      const before = handler.current;
-      before?.(press.input, press.key);
-      let turns = 0;
-      const next = () => (handler.current !== before || ++turns >= RENDER_TURNS ? play() : setImmediate(next));
-      setImmediate(next);
-    };
-    return (input: string, key: Key) => {
-      const chars = [...input];
-      // A lone "\n" is an enter too: the terminal turns enter into one while it is not yet in raw
-      // mode (a key pressed the instant the first frame is up), and Ink reports it as text.
-      pending.push(...(chars.length > 1 || input === '\n' ? chars.map((char) => pressOf(char, key)) : [{ input, key }]));
-      if (!settling) play();
-    };
+  // Bumped with every key handled, in the same batch as what the key did: its commit is the signal.
+  const [taken, bump] = useReducer((n: number) => n + 1, 0);
+  const queue = useRef<Press[]>([]);
+  const taker = useRef<KeyTaker | null>(null);
+  const inFlight = useRef(false);
+  const pump = useCallback(() => {
+    const current = taker.current;
+    if (inFlight.current || !current || current.hold) return;
+    const press = queue.current.shift();
+    if (!press) return;
+    inFlight.current = true;
+    current.handle(press.input, press.key);
+    bump();
   }, []);
+  const listener = useCallback(
+    (input: string, key: Key) => {
+      queue.current.push(...pressesOf(input, key));
+      pump();
+    },
+    [pump],
+  );
   useInput(listener, { isActive: isRawModeSupported });
-  return handler;
+  useEffect(() => {
+    inFlight.current = false;
+    pump();
+    if (!inFlight.current && !queue.current.length) onKeysTaken?.(taken);
+  }, [taken, pump, onKeysTaken]);
+  return useMemo(() => ({ register: (next) => void (taker.current = next), pump }), [pump]);
 }
 
 /**
- * One character of a run Ink reported as a single text input ("47.1\r" typed or pasted at once),
- * as the key Ink reports when that character comes alone: enter, tab, backspace (DEL is Ink's
- * `delete`) and ctrl+letter are keys, not text.
+ * The keys of one report of Ink's. Ink hands over escape sequences one by one, but a run of text
+ * typed or pasted at once ("47.1\r") as one input: that is one key per character. A lone "\n" is
+ * an enter too: the terminal turns enter into one while it is not yet in raw mode (a key pressed
+ * the instant the first frame is up), and Ink reports it as text.
+ */
+export function pressesOf(input: string, key: Key): Press[] {
+  const chars = [...input];
+  return chars.length > 1 || input === '\n' ? chars.map((char) => pressOf(char, key)) : [{ input, key }];
+}
+
+/**
+ * One character of a run Ink reported as a single text input, as the key Ink reports when that
+ * character comes alone: enter, tab, backspace (DEL is Ink's `delete`) and ctrl+letter are keys,
+ * not text.
  */
 export function pressOf(char: string, key: Key): Press {
   const plain: Key = { ...key, return: false, tab: false, backspace: false, delete: false, ctrl: false };

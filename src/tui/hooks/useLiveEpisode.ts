@@ -3,7 +3,8 @@
  * person's HumanPolicy as it is, a model's wrapped in the pause gate), and folds the runner's
  * events into the Live state. Leaving the screen aborts the run, then frees the source.
  */
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { DEFAULT_MAX_TURNS } from '../../agent/agent-settings.js';
 import { HumanPolicy } from '../../agent/policies/human.js';
 import type { Action } from '../../env/types.js';
 import { Gate, gatedPolicy } from '../live/gate.js';
@@ -52,9 +53,12 @@ export function useLiveEpisode(
     if (source) dispatch({ type: 'reset', driver: source.driver });
   }
   const running = useRef<Running | undefined>(undefined);
-  // Actions read the latest state without being re-created on every event.
+  // Actions read the latest state without being re-created on every event; set as each render
+  // commits, before any key of the next is handed over.
   const latest = useRef(state);
-  latest.current = state;
+  useLayoutEffect(() => {
+    latest.current = state;
+  });
 
   useEffect(() => {
     if (!source) return;
@@ -69,6 +73,7 @@ export function useLiveEpisode(
     const run = async () => {
       const options = await source.prepare();
       abort.signal.throwIfAborted();
+      dispatch({ type: 'prepared', config: { ...options.config, max_turns: options.maxTurns ?? DEFAULT_MAX_TURNS } });
       if (source.driver === 'person') {
         if (!(options.policy instanceof HumanPolicy)) throw new Error('a person plays through a HumanPolicy');
         current.human = options.policy;

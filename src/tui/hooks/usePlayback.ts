@@ -1,10 +1,9 @@
 /** The Player's episode, loaded from the workspace, and its stepper with the autoplay clock. */
 import { useEffect, useMemo, useReducer } from 'react';
 import { isFailed, type CompletedEpisode, type FailedEpisode } from '../../core/episode.js';
-import type { Loading } from '../contexts/UIContext.js';
 import type { WorkspaceView } from '../services.js';
 import { initialPlayerState, playerReducer } from '../state/player.js';
-import { read } from './useWorkspace.js';
+import { read, type Loading } from './useWorkspace.js';
 
 /** One turn per beat: long enough to read a tool call and its feedback. */
 export const AUTOPLAY_MS = 1200;

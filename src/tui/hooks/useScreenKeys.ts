@@ -5,19 +5,28 @@
  */
 import type { Key } from 'ink';
 import { useKeyHandler } from '../contexts/KeyboardContext.js';
-import { useUIActions, useUIState } from '../contexts/UIContext.js';
+import { useNavigation, useNavigationActions, useScreenActive } from '../contexts/NavigationContext.js';
 import { matches, type Command } from '../keys.js';
 
-export function useScreenKeys(helpCommand: Command | null, handler: (input: string, key: Key) => void): void {
-  const { help } = useUIState();
-  const { toggleHelp } = useUIActions();
-  useKeyHandler((input, key) => {
-    const isHelp = helpCommand !== null && matches(helpCommand, input, key);
-    if (help) {
-      if (isHelp || key.escape) toggleHelp();
-      return;
-    }
-    if (isHelp) return toggleHelp();
-    handler(input, key);
-  });
+export interface ScreenKeyOptions {
+  /** Keys wait while set: the screen is busy with what the last key started. */
+  hold?: boolean;
+}
+
+export function useScreenKeys(helpCommand: Command | null, handler: (input: string, key: Key) => void, { hold }: ScreenKeyOptions = {}): void {
+  const { help } = useNavigation();
+  const { toggleHelp } = useNavigationActions();
+  const active = useScreenActive();
+  useKeyHandler(
+    (input, key) => {
+      const isHelp = helpCommand !== null && matches(helpCommand, input, key);
+      if (help) {
+        if (isHelp || key.escape) toggleHelp();
+        return;
+      }
+      if (isHelp) return toggleHelp();
+      handler(input, key);
+    },
+    { active, hold },
+  );
 }

@@ -3,7 +3,7 @@
  * pure reducer, and started through the service: the endpoint is checked while the form stays up,
  * and only a good start opens the Live screen. Leaving the form (cancel) drops a check still running.
  */
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { apiKeyEnvProblem } from '../../agent/agent-settings.js';
 import type { LiveSource } from '../live/types.js';
 import type { WatchService } from '../services.js';
@@ -33,10 +33,14 @@ export function useWatchForm(
   started: (source: LiveSource, notice?: string) => void,
 ): { state: WatchFormView; actions: WatchFormActions } {
   const [state, dispatch] = useReducer(watchFormReducer, undefined, initialWatchForm);
+  // Actions read the latest form and callback without being re-created on every edit; set as each
+  // render commits, before any key of the next is handed over.
   const latest = useRef(state);
-  latest.current = state;
   const onStarted = useRef(started);
-  onStarted.current = started;
+  useLayoutEffect(() => {
+    latest.current = state;
+    onStarted.current = started;
+  });
   /** Bumped by each start and by leaving: only the latest check, if not left, opens Live. */
   const attempt = useRef(0);
   const [splits, setSplits] = useState<readonly string[] | null>(null);

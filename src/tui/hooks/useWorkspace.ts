@@ -1,9 +1,22 @@
 /** The workspace behind Home, Episodes and the Player: opened after the first frame, read on demand. */
 import { useEffect, useMemo, useReducer, useState } from 'react';
-import type { Loading } from '../contexts/UIContext.js';
 import type { EpisodeRow, HomeSummary, WorkspaceView } from '../services.js';
 import { isFiltered } from '../state/episode-filter.js';
-import { episodeListReducer, INITIAL_LIST } from '../state/episode-list.js';
+import { episodeListReducer, INITIAL_LIST, type EpisodeListView } from '../state/episode-list.js';
+
+export type Loading<T> = { status: 'loading' } | { status: 'ready'; value: T } | { status: 'failed'; message: string };
+
+/** The list's query, cursor and prompt, with what the workspace holds for them. */
+export interface EpisodeListState extends EpisodeListView {
+  /** All the episodes recorded. */
+  recorded: number;
+  /** The episodes matching the filter. */
+  total: number;
+  /** Only the visible rows, from `cursor.top`. */
+  rows: readonly EpisodeRow[];
+  /** Why a read of the list failed (shown instead of the list), or null. */
+  error: string | null;
+}
 
 export function useWorkspace(openWorkspace: (() => Promise<WorkspaceView>) | undefined): Loading<WorkspaceView> | null {
   const [workspace, setWorkspace] = useState<Loading<WorkspaceView> | null>(openWorkspace ? { status: 'loading' } : null);
@@ -32,9 +45,9 @@ export function read<T>(workspace: Loading<WorkspaceView> | null, get: (view: Wo
   }
 }
 
-/** The summary, re-read whenever Home comes back into view (`visit` changes). */
-export function useHomeSummary(workspace: Loading<WorkspaceView> | null, visit: unknown): Loading<HomeSummary> | null {
-  return useMemo(() => (visit ? read(workspace, (view) => view.summary()) : null), [workspace, visit]);
+/** The summary, re-read whenever Home comes back into view (`active` again). */
+export function useHomeSummary(workspace: Loading<WorkspaceView> | null, active: boolean): Loading<HomeSummary> | null {
+  return useMemo(() => (active ? read(workspace, (view) => view.summary()) : null), [workspace, active]);
 }
 
 export interface EpisodeListActions {
@@ -53,22 +66,27 @@ export interface EpisodeListActions {
 
 /**
  * The Episodes list: two counts (all, and matching the filter) and only the rows on screen. The
- * filter count is read when the filter changes, not when the order or the cursor does.
+ * filter count is read when the filter changes, not when the order or the cursor does; all of it
+ * again when the list comes back into view (`active`: the Player on top may have been a new play).
  */
-export function useEpisodeList(workspace: Loading<WorkspaceView> | null, visit: unknown, visibleRows: number) {
+export function useEpisodeList(
+  workspace: Loading<WorkspaceView> | null,
+  active: boolean,
+  visibleRows: number,
+): { state: EpisodeListState; actions: EpisodeListActions } {
   const [view, dispatch] = useReducer(episodeListReducer, INITIAL_LIST);
   const { query, cursor } = view;
-  const recordedRead = useMemo(() => (visit ? read(workspace, (w) => w.countEpisodes()) : null), [workspace, visit]);
+  const recordedRead = useMemo(() => (active ? read(workspace, (w) => w.countEpisodes()) : null), [workspace, active]);
   const recorded = countOf(recordedRead);
   const totalRead = useMemo(
-    () => (!isFiltered(query.filter) ? recordedRead : visit ? read(workspace, (w) => w.countEpisodes(query.filter)) : null),
-    [workspace, visit, query.filter, recordedRead],
+    () => (!isFiltered(query.filter) ? recordedRead : active ? read(workspace, (w) => w.countEpisodes(query.filter)) : null),
+    [workspace, active, query.filter, recordedRead],
   );
   const total = countOf(totalRead);
   const page = useMemo(
     // Nothing matches: no page to read (a search that finds nothing would walk every row again).
-    () => (visit && total > 0 ? read(workspace, (w) => w.listEpisodes(query, cursor.top, visibleRows)) : null),
-    [workspace, visit, total, query, cursor.top, visibleRows],
+    () => (active && total > 0 ? read(workspace, (w) => w.listEpisodes(query, cursor.top, visibleRows)) : null),
+    [workspace, active, total, query, cursor.top, visibleRows],
   );
   const rows: readonly EpisodeRow[] = page?.status === 'ready' ? page.value : NO_ROWS;
   // A read that throws (a corrupt or locked database) is said, never passed off as "no episodes".

@@ -1,13 +1,16 @@
 import { Box, Text, type Key } from 'ink';
+import { useState } from 'react';
 import { EpisodeTable } from '../components/EpisodeTable.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { TextPrompt } from '../components/TextPrompt.js';
+import { useNavigation, useNavigationActions, useScreenActive, type NavigationActions } from '../contexts/NavigationContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState, type EpisodeListState, type UIActions } from '../contexts/UIContext.js';
+import { useWorkspaceState } from '../contexts/WorkspaceContext.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
+import { useEpisodeList, type EpisodeListActions, type EpisodeListState } from '../hooks/useWorkspace.js';
 import { keyLabel, matches, type HintItem } from '../keys.js';
 import { describeFilter, FILTER_SYNTAX, isFiltered } from '../state/episode-filter.js';
 
@@ -15,18 +18,22 @@ import { describeFilter, FILTER_SYNTAX, isFiltered } from '../state/episode-filt
  * Rows the list cannot use: header, blank line, column titles, notice and key hints (or in their
  * place the filter prompt and its complaint), and the spare last row.
  */
-export const EPISODES_CHROME_ROWS = 6;
+const EPISODES_CHROME_ROWS = 6;
 
 export function EpisodesScreen() {
   const theme = useTheme();
-  const { columns } = useTerminalSize();
-  const { episodes, help, notice, workspace } = useUIState();
-  const actions = useUIActions();
+  const { columns, rows: screenRows } = useTerminalSize();
+  const { help, notice } = useNavigation();
+  const actions = useNavigationActions();
+  const workspace = useWorkspaceState();
+  const { state: episodes, actions: list } = useEpisodeList(workspace, useScreenActive(), screenRows - EPISODES_CHROME_ROWS);
+  // Ages as of opening the list.
+  const [now] = useState(() => Date.now());
   const { total, recorded, cursor, rows, query, prompt } = episodes;
   const filtered = isFiltered(query.filter);
 
   // While the filter prompt is open every key is text for it, `?` included.
-  useScreenKeys(prompt ? null : 'episodes.help', (input, key) => onKey(episodes, actions, input, key));
+  useScreenKeys(prompt ? null : 'episodes.help', (input, key) => onKey(episodes, list, actions, input, key));
 
   const position = total ? `${cursor.selected + 1}/${total}` : '';
   const count = filtered ? `${total} of ${recorded}` : `${recorded} recorded`;
@@ -69,7 +76,7 @@ export function EpisodesScreen() {
                 selected={cursor.selected}
                 width={columns - 2}
                 sort={query.sort}
-                now={Date.now()}
+                now={now}
               />
             )}
           </Box>
@@ -84,8 +91,7 @@ export function EpisodesScreen() {
   );
 }
 
-function onKey(episodes: EpisodeListState, actions: UIActions, input: string, key: Key): void {
-  const list = actions.episodes;
+function onKey(episodes: EpisodeListState, list: EpisodeListActions, actions: NavigationActions, input: string, key: Key): void {
   if (episodes.prompt) {
     if (matches('prompt.submit', input, key)) list.applyFilter();
     else if (matches('prompt.cancel', input, key)) list.cancelFilter();

@@ -1,7 +1,9 @@
 import { Box, Text } from 'ink';
 import { useState } from 'react';
+import { useNavigation, useNavigationActions, useScreenActive, type NavigationActions } from '../contexts/NavigationContext.js';
+import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState, type UIActions, type UIState } from '../contexts/UIContext.js';
+import { useWorkspaceState } from '../contexts/WorkspaceContext.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
@@ -9,8 +11,9 @@ import { Menu, type MenuItem } from '../components/Menu.js';
 import { describeRuns } from '../../store/eval-runs.js';
 import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
+import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
 import { keyHint, matches } from '../keys.js';
-import type { HomeSummary } from '../services.js';
+import type { HomeSummary, TuiServices } from '../services.js';
 
 type Entry = MenuItem & { run?: () => void };
 
@@ -19,11 +22,11 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu(actions: UIActions): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch }: TuiServices): Entry[] {
   return [
-    { label: 'Episodes', hint: 'step through recorded episodes', run: () => actions.open({ screen: 'episodes' }) },
-    { label: 'Play', hint: 'play a task yourself', ...optional(actions.play, 'no environment') },
-    { label: 'Watch a model', hint: 'run a served model live', ...optional(actions.watch, 'needs a model endpoint') },
+    { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
+    { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
+    { label: 'Watch a model', hint: 'run a served model live', ...optional(watch && (() => open({ screen: 'watch' })), 'needs a model endpoint') },
     { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
     { label: 'Audit', hint: 'identity-leak findings', disabled: 'coming' },
     { label: 'Splits', hint: 'build or check task splits', disabled: 'coming' },
@@ -32,10 +35,11 @@ function menu(actions: UIActions): Entry[] {
 }
 
 export function HomeScreen() {
-  const state = useUIState();
-  const actions = useUIActions();
+  const { help, notice } = useNavigation();
+  const actions = useNavigationActions();
+  const home = useHomeSummary(useWorkspaceState(), useScreenActive());
   const [selected, setSelected] = useState(0);
-  const entries = menu(actions);
+  const entries = menu(actions, useServices());
 
   useScreenKeys('home.help', (input, key) => {
     if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
@@ -48,27 +52,27 @@ export function HomeScreen() {
     }
   });
 
-  const dir = state.home?.status === 'ready' ? state.home.value.dir : null;
+  const dir = home?.status === 'ready' ? home.value.dir : null;
   return (
     <Box flexDirection="column" paddingX={1} height="100%">
       <Header title={<Text bold>geolab{dir ? <Text>{`  workspace ${dir}`}</Text> : null}</Text>} right={keyHint(['home.help', 'home.quit'])} />
-      {state.help ? (
+      {help ? (
         <HelpOverlay title="Home" groups={['home']} />
       ) : (
         <>
           <Box marginY={1}>
-            <Summary home={state.home} />
+            <Summary home={home} />
           </Box>
           <Menu items={entries} selected={selected} />
           <Box flexGrow={1} />
-          <Footer notice={state.notice} hints={[{ commands: ['home.up', 'home.down'], label: 'choose' }, 'home.open', 'home.quit']} />
+          <Footer notice={notice} hints={[{ commands: ['home.up', 'home.down'], label: 'choose' }, 'home.open', 'home.quit']} />
         </>
       )}
     </Box>
   );
 }
 
-function Summary({ home }: { home: UIState['home'] }) {
+function Summary({ home }: { home: Loading<HomeSummary> | null }) {
   const theme = useTheme();
   if (!home || home.status === 'loading') return <Text color={theme.muted}>opening the workspace…</Text>;
   if (home.status === 'failed') return <Text color={theme.status.error}>cannot read the workspace: {home.message}</Text>;
@@ -77,6 +81,8 @@ function Summary({ home }: { home: UIState['home'] }) {
 
 function SummaryTable({ summary }: { summary: HomeSummary }) {
   const theme = useTheme();
+  // Ages as of the summary's read: the table mounts with each read (Home coming back into view).
+  const [now] = useState(() => Date.now());
   const tasks = summary.taskSets.reduce((n, s) => n + s.tasks, 0);
   const sets = summary.taskSets.map((s) => `${s.name} ${s.tasks}`).join(', ');
   const last = summary.lastEpisode;
@@ -86,7 +92,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
     ['Splits', summary.splits ? String(summary.splits) : 'none saved · played: the demo as train/eval, each task set by name'],
     [
       'Episodes',
-      `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, Date.now())}` : ''}`,
+      `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
     ],
     ['Runs', describeRuns(summary.runs)],
   ];

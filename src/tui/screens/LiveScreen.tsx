@@ -12,15 +12,18 @@ import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
 import { RevealMap, RevealPlaces, REVEAL_PLACES_ROWS } from '../components/Reveal.js';
+import { useNavigation, useNavigationActions, type NavigationActions } from '../contexts/NavigationContext.js';
+import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
+import { useLiveEpisode, type LiveActions } from '../hooks/useLiveEpisode.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { isWide, liveImageCells } from '../layout.js';
 import { formatCost } from '../format.js';
 import { KEYMAP, keyLabel, matches, type Command, type HintItem } from '../keys.js';
 import { personMove } from '../live/person.js';
-import { hasReveal, isOver, otherPane, type LivePane, type LiveState } from '../state/live.js';
+import type { ScreenProps } from '../screens.js';
+import { hasReveal, isOver, liveTurnBudget, otherPane, type LivePane, type LiveState } from '../state/live.js';
 
 const PERSON_COMMANDS = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('person.'));
 
@@ -62,12 +65,15 @@ const REVEAL_STATUS_ROWS = 2 + REVEAL_PLACES_ROWS;
 /** Rows besides the map: header, borders, turn info, status, pane caption, prompt, notice, keys. */
 const MAP_CHROME_ROWS = 12;
 
-export function LiveScreen() {
-  const { live, help, notice, route } = useUIState();
-  const actions = useUIActions();
-  useScreenKeys('live.help', (input, key) => onKey(live, actions, input, key));
+export function LiveScreen({ route }: ScreenProps<'live'>) {
+  const { help, notice } = useNavigation();
+  const navigation = useNavigationActions();
+  const { state: live, actions } = useLiveEpisode(route.source, useServices().runEpisode, navigation.notify);
+  // A person's keys wait while the environment plays the last one: each pan turns from where the last left the camera.
+  const busy = live.driver === 'person' && (live.phase.kind === 'starting' || live.phase.kind === 'stepping');
+  useScreenKeys('live.help', (input, key) => onKey(live, actions, navigation, input, key), { hold: busy });
 
-  const who = route.screen === 'live' ? route.source.who : '';
+  const who = route.source.who;
   const task = live.split !== null ? `${live.split}/${live.index}` : 'starting';
   const observation = live.observation;
   return (
@@ -86,7 +92,7 @@ export function LiveScreen() {
             <ViewPane live={live} />
           )}
           <PaneCaption live={live} />
-          {live.turns.length ? <TurnInfo turn={live.turns[live.reviewed ?? live.turns.length - 1]!} /> : null}
+          {live.turns.length ? <LiveTurnInfo live={live} /> : null}
           <Status live={live} />
         </Box>
       )}
@@ -97,41 +103,41 @@ export function LiveScreen() {
   );
 }
 
-function onKey(live: LiveState, actions: UIActions, input: string, key: Key): void {
+function onKey(live: LiveState, actions: LiveActions, navigation: NavigationActions, input: string, key: Key): void {
   if (live.confirmQuit) {
-    if (matches('confirm.yes', input, key)) actions.back();
-    else if (matches('confirm.no', input, key)) actions.live.cancelQuit();
+    if (matches('confirm.yes', input, key)) navigation.back();
+    else if (matches('confirm.no', input, key)) actions.cancelQuit();
     return;
   }
   if (live.prompt) {
-    if (matches('prompt.submit', input, key)) actions.live.submitPrompt();
-    else if (matches('prompt.cancel', input, key)) actions.live.closePrompt();
-    else if (matches('prompt.erase', input, key)) actions.live.erasePrompt();
+    if (matches('prompt.submit', input, key)) actions.submitPrompt();
+    else if (matches('prompt.cancel', input, key)) actions.closePrompt();
+    else if (matches('prompt.erase', input, key)) actions.erasePrompt();
     // Printable text only: arrows and other named keys arrive with an empty input.
-    else if (input && !key.ctrl && !key.meta) actions.live.typePrompt(input);
+    else if (input && !key.ctrl && !key.meta) actions.typePrompt(input);
     return;
   }
-  if (matches('live.quit', input, key)) return isOver(live) ? actions.back() : actions.live.askQuit();
+  if (matches('live.quit', input, key)) return isOver(live) ? navigation.back() : actions.askQuit();
   if (matches('live.pane', input, key)) {
-    return otherPane(live) ? actions.live.switchPane() : actions.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
+    return otherPane(live) ? actions.switchPane() : navigation.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
   }
   if (isOver(live)) {
-    if (matches('reveal.earlier', input, key)) actions.live.review(-1);
-    else if (matches('reveal.later', input, key)) actions.live.review(1);
+    if (matches('reveal.earlier', input, key)) actions.review(-1);
+    else if (matches('reveal.later', input, key)) actions.review(1);
     return;
   }
   if (live.driver === 'model') {
-    if (matches('model.pause', input, key)) actions.live.togglePause();
-    else if (matches('model.step', input, key)) actions.live.step();
-    else if (matches('model.abort', input, key)) actions.live.abort();
+    if (matches('model.pause', input, key)) actions.togglePause();
+    else if (matches('model.step', input, key)) actions.step();
+    else if (matches('model.abort', input, key)) actions.abort();
     return;
   }
   const command = PERSON_COMMANDS.find((c) => matches(c, input, key));
   const move = command && personMove(command, live.observation);
   if (!move) return;
-  if (move.kind === 'act') actions.live.act(move.action);
-  else if (move.kind === 'prompt') actions.live.openPrompt(move.purpose);
-  else actions.notify(move.message);
+  if (move.kind === 'act') actions.act(move.action);
+  else if (move.kind === 'prompt') actions.openPrompt(move.purpose);
+  else navigation.notify(move.message);
 }
 
 /** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
@@ -164,6 +170,11 @@ function ViewPane({ live }: { live: LiveState }) {
       )}
     </Box>
   );
+}
+
+function LiveTurnInfo({ live }: { live: LiveState }) {
+  const position = live.reviewed ?? live.turns.length - 1;
+  return <TurnInfo turn={live.turns[position]!} budget={liveTurnBudget(live, position)} />;
 }
 
 /** After the guess: the map fitted to guess and truth, with the pins of the last turn. */

@@ -14,15 +14,17 @@ import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
 import { WorldMap } from '../components/WorldMap.js';
+import { useNavigation, useNavigationActions } from '../contexts/NavigationContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState } from '../contexts/UIContext.js';
-import { turnsOf } from '../hooks/usePlayback.js';
+import { useWorkspaceState } from '../contexts/WorkspaceContext.js';
+import { turnsOf, usePlayback } from '../hooks/usePlayback.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { imageCells, isWide } from '../layout.js';
 import { matches, type Command, type HintItem } from '../keys.js';
 import { fitMap } from '../map/world-map.js';
-import type { PlayerAction } from '../state/player.js';
+import type { ScreenProps } from '../screens.js';
+import type { PlayerAction, PlayerState } from '../state/player.js';
 import { requestLines, requestOf, turnBudget } from '../turn-text.js';
 
 const KEY_ACTIONS: [Command, PlayerAction][] = [
@@ -64,10 +66,12 @@ const REQUEST_CHROME_ROWS = 3;
 /** Rows under the main pane: turn info, outcome (3, last turn only), reasoning, notice and keys. */
 const MAP_CHROME_ROWS = 11;
 
-export function PlayerScreen() {
+export function PlayerScreen({ route }: ScreenProps<'player'>) {
   const theme = useTheme();
-  const { episode, help, notice, player } = useUIState();
-  const actions = useUIActions();
+  const { help, notice } = useNavigation();
+  const actions = useNavigationActions();
+  const workspace = useWorkspaceState();
+  const { episode, player, dispatch } = usePlayback(workspace, route.episodeId);
   const size = useTerminalSize();
   const requestOpen = player.request !== null;
   const turns = episode?.status === 'ready' ? turnsOf(episode.value) : [];
@@ -83,8 +87,8 @@ export function PlayerScreen() {
       // The title takes a row; a page keeps one line of the last in view.
       const max = Math.max(0, (lines?.length ?? 0) - (requestHeight - 1));
       const page = Math.max(1, requestHeight - 2);
-      const scroll = (by: number) => actions.player({ type: 'scrollRequest', by, max });
-      if (matches('request.close', input, key)) return actions.player({ type: 'toggleRequest' });
+      const scroll = (by: number) => dispatch({ type: 'scrollRequest', by, max });
+      if (matches('request.close', input, key)) return dispatch({ type: 'toggleRequest' });
       if (matches('request.up', input, key)) return scroll(-1);
       if (matches('request.down', input, key)) return scroll(1);
       if (matches('request.pageUp', input, key)) return scroll(-page);
@@ -95,7 +99,7 @@ export function PlayerScreen() {
     }
     if (matches('player.back', input, key)) return actions.back();
     const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
-    if (hit) actions.player(hit[1]);
+    if (hit) dispatch(hit[1]);
   });
 
   if (!episode || episode.status === 'loading') return <Text color={theme.muted}>loading the episode…</Text>;
@@ -110,7 +114,7 @@ export function PlayerScreen() {
   if (requestOpen) {
     return (
       <Box flexDirection="column" paddingX={1} height="100%">
-        <EpisodeHeader episode={episode.value} />
+        <EpisodeHeader episode={episode.value} player={player} />
         {help ? (
           <HelpOverlay title="Request" groups={['request']} />
         ) : (
@@ -122,15 +126,14 @@ export function PlayerScreen() {
   }
   return (
     <Box flexDirection="column" paddingX={1} height="100%">
-      <EpisodeHeader episode={episode.value} />
-      {help ? <HelpOverlay title="Player" groups={['player']} /> : <EpisodeBody episode={episode.value} />}
+      <EpisodeHeader episode={episode.value} player={player} />
+      {help ? <HelpOverlay title="Player" groups={['player']} /> : <EpisodeBody episode={episode.value} player={player} />}
       <Footer notice={notice} hints={HINTS} />
     </Box>
   );
 }
 
-function EpisodeHeader({ episode }: { episode: CompletedEpisode | FailedEpisode }) {
-  const { player } = useUIState();
+function EpisodeHeader({ episode, player }: { episode: CompletedEpisode | FailedEpisode; player: PlayerState }) {
   const turns = turnsOf(episode);
   const turn = turns[player.position];
   const lastTurn = turns[turns.length - 1];
@@ -147,9 +150,8 @@ function EpisodeHeader({ episode }: { episode: CompletedEpisode | FailedEpisode 
   return <Header title={<Text bold>{title}</Text>} right={where} />;
 }
 
-function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode }) {
+function EpisodeBody({ episode, player }: { episode: CompletedEpisode | FailedEpisode; player: PlayerState }) {
   const theme = useTheme();
-  const { player } = useUIState();
   const turns = turnsOf(episode);
   const position = Math.min(player.position, turns.length - 1);
   const turn = turns[position];
@@ -165,18 +167,18 @@ function EpisodeBody({ episode }: { episode: CompletedEpisode | FailedEpisode })
   const atEnd = player.position >= turns.length - 1;
   return (
     <Box flexDirection="column" flexGrow={1}>
-      {player.map ? <MapPane episode={episode} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} />}
+      {player.map ? <MapPane episode={episode} turn={turn} atEnd={atEnd} /> : <ViewPane turns={turns} turn={turn} player={player} />}
       <TurnInfo turn={turn} budget={turnBudget(turns, position, episode.config)} />
       {atEnd ? <OutcomeSummary outcome={episode.outcome} /> : null}
       {atEnd ? <RevealPlaces outcome={episode.outcome} /> : null}
-      <ReasoningPane turn={turn} />
+      <ReasoningPane turn={turn} expanded={player.reasoning} />
     </Box>
   );
 }
 
 /** The image the model saw beside the turn list (wide), or beside the current turn alone (narrow). */
-function ViewPane({ turns, turn }: { turns: readonly Turn[]; turn: Turn }) {
-  const { player, workspace } = useUIState();
+function ViewPane({ turns, turn, player }: { turns: readonly Turn[]; turn: Turn; player: PlayerState }) {
+  const workspace = useWorkspaceState();
   const size = useTerminalSize();
   const cells = imageCells(size, player.imageSize);
   const sha = turn.image_sha256 ?? null;
@@ -219,12 +221,11 @@ function MapPane({ episode, turn, atEnd }: { episode: CompletedEpisode; turn: Tu
   );
 }
 
-function ReasoningPane({ turn }: { turn: Turn }) {
-  const { player } = useUIState();
+function ReasoningPane({ turn, expanded }: { turn: Turn; expanded: boolean }) {
   const size = useTerminalSize();
   return (
     <Box flexGrow={1} flexShrink={1} overflow="hidden">
-      <Reasoning model={turn.model} turn={turn.turn} expanded={player.reasoning} width={size.columns - 2} />
+      <Reasoning model={turn.model} turn={turn.turn} expanded={expanded} width={size.columns - 2} />
     </Box>
   );
 }

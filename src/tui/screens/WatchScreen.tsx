@@ -3,9 +3,10 @@ import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Spinner } from '../components/Spinner.js';
+import { useNavigation, useNavigationActions, useScreenActive, type NavigationActions } from '../contexts/NavigationContext.js';
+import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { useUIActions, useUIState, type UIActions } from '../contexts/UIContext.js';
-import type { WatchFormView } from '../hooks/useWatchForm.js';
+import { useWatchForm, type WatchFormActions, type WatchFormView } from '../hooks/useWatchForm.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { keyHint, matches, type HintItem } from '../keys.js';
 import { START_POSITION, WATCH_FIELDS, type FieldSpec, type WatchField } from '../state/watch-form.js';
@@ -33,9 +34,13 @@ const PROTOCOL_NOTES: Record<string, string> = {
 const LABEL_WIDTH = Math.max(...WATCH_FIELDS.map((f) => f.label.length)) + 2;
 
 export function WatchScreen() {
-  const { watchForm: form, help, notice } = useUIState();
-  const actions = useUIActions();
-  useScreenKeys('watch.help', (input, key) => onKey(actions, input, key));
+  const { help, notice } = useNavigation();
+  const navigation = useNavigationActions();
+  const { state: form, actions } = useWatchForm(useServices().watch, useScreenActive(), (source, started) => {
+    navigation.open({ screen: 'live', source });
+    if (started) navigation.notify(started);
+  });
+  useScreenKeys('watch.help', (input, key) => onKey(actions, navigation, input, key));
 
   return (
     <Box flexDirection="column" paddingX={1} height="100%">
@@ -52,11 +57,10 @@ export function WatchScreen() {
   );
 }
 
-function onKey(actions: UIActions, input: string, key: Key): void {
-  const form = actions.watchForm;
+function onKey(form: WatchFormActions, navigation: NavigationActions, input: string, key: Key): void {
   if (matches('watch.back', input, key)) {
     form.cancel();
-    actions.back();
+    navigation.back();
   }
   else if (matches('watch.next', input, key)) form.move(1);
   else if (matches('watch.prev', input, key)) form.move(-1);

@@ -3,8 +3,9 @@
  * pause gate, and (for a person) the coordinate prompt and the quit confirmation. Pure.
  */
 import type { RunnerEvent } from '../../agent/types.js';
-import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
+import { isFailed, type CompletedEpisode, type EpisodeConfig, type FailedEpisode, type Turn } from '../../core/episode.js';
 import type { ImageKind, Observation } from '../../env/types.js';
+import { turnBudget, type TurnBudget } from '../turn-text.js';
 
 /** Who chooses the actions: a person at the keyboard or a policy (a served model, a baseline). */
 export type Driver = 'person' | 'model';
@@ -47,6 +48,10 @@ export interface LiveState {
   readonly split: string | null;
   readonly index: number | null;
   readonly observation: Observation | null;
+  /** The harness config of the run (max turns, protocol): what a model is told it has left. */
+  readonly config: EpisodeConfig | null;
+  /** The environment's steps remaining at the reset, before the first turn. */
+  readonly openingSteps: number | null;
   /** The last view of the street the environment drew: a map no longer replaces it. */
   readonly view: LiveImage | null;
   /** The last map the environment drew (around a pin). */
@@ -68,6 +73,7 @@ export interface LiveState {
 
 export type LiveAction =
   | { type: 'reset'; driver: Driver }
+  | { type: 'prepared'; config: EpisodeConfig }
   | { type: 'runner'; event: RunnerEvent; at: number }
   | { type: 'held' }
   | { type: 'released'; at: number }
@@ -94,6 +100,8 @@ export function initialLiveState(driver: Driver): LiveState {
     split: null,
     index: null,
     observation: null,
+    config: null,
+    openingSteps: null,
     view: null,
     map: null,
     pane: 'view',
@@ -119,6 +127,17 @@ export function otherPane(state: LiveState): LivePane | null {
   return state.map || hasReveal(state) ? 'map' : null;
 }
 
+/**
+ * The budget a model was told on the turn at `position`, beside the environment's count before it
+ * (the Player's rule); a person is told nothing, so none. The runner streams no reset turn: the
+ * environment's count before the first turn is the one at the reset.
+ */
+export function liveTurnBudget(state: LiveState, position: number): TurnBudget | undefined {
+  if (state.driver === 'person') return undefined;
+  const budget = turnBudget(state.turns, position, state.config);
+  return position === 0 ? { ...budget, environment: state.openingSteps } : budget;
+}
+
 /** The episode is over one way or another: no more actions, quitting needs no confirmation. */
 export function isOver(state: LiveState): boolean {
   return state.phase.kind === 'finished' || state.phase.kind === 'aborted' || state.phase.kind === 'failed';
@@ -128,6 +147,8 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
   switch (action.type) {
     case 'reset':
       return initialLiveState(action.driver);
+    case 'prepared':
+      return { ...state, config: action.config };
     case 'runner':
       return onRunnerEvent(state, action.event, action.at);
     case 'held':
@@ -180,7 +201,14 @@ function onRunnerEvent(state: LiveState, event: RunnerEvent, at: number): LiveSt
       const image = observation.image_base64
         ? { key: `${event.episodeId}:start`, bytes: Buffer.from(observation.image_base64, 'base64'), kind: observation.image_kind }
         : null;
-      return { ...withImage(state, image), episodeId: event.episodeId, split: event.split, index: event.index, observation };
+      return {
+        ...withImage(state, image),
+        episodeId: event.episodeId,
+        split: event.split,
+        index: event.index,
+        observation,
+        openingSteps: observation.steps_remaining,
+      };
     }
     case 'thinking':
       return isOver(state) ? state : { ...state, phase: { kind: 'deciding', turn: event.turn, since: at } };

@@ -1,6 +1,8 @@
 /**
- * Which screen is up: a stack of routes (Home -> Episodes -> Player, q goes back; leaving the last
- * screen ends the app), plus the help overlay and a one-line notice shared by every screen.
+ * Which screens are up: a stack of routes (Home -> Episodes -> Player, q goes back; leaving the last
+ * screen ends the app), plus the help overlay and a one-line notice shared by every screen. A route
+ * says which screen and what it is opened on; each screen keeps its own state (its module's hook),
+ * and a screen covered by another keeps it until the other is left.
  */
 import type { LiveSource } from '../live/types.js';
 
@@ -12,9 +14,21 @@ export type Route =
   | { screen: 'watch' }
   | { screen: 'live'; source: LiveSource };
 
+export type ScreenName = Route['screen'];
+
+/** The route of one screen: `RouteOf<'player'>` carries its episode. */
+export type RouteOf<S extends ScreenName> = Extract<Route, { screen: S }>;
+
+/** A route on the stack, under a key of its own: the same screen opened again starts afresh. */
+export interface StackEntry {
+  readonly key: number;
+  readonly route: Route;
+}
+
 export interface NavigationState {
   /** Empty once the last screen was left: the app exits. */
-  readonly stack: readonly Route[];
+  readonly stack: readonly StackEntry[];
+  readonly opened: number;
   readonly help: boolean;
   readonly notice: string | null;
 }
@@ -26,15 +40,15 @@ export type NavigationAction =
   | { type: 'notice'; message: string | null };
 
 export function initialNavigation(route: Route): NavigationState {
-  return { stack: [route], help: false, notice: null };
+  return { stack: [{ key: 0, route }], opened: 1, help: false, notice: null };
 }
 
 export function navigationReducer(state: NavigationState, action: NavigationAction): NavigationState {
   switch (action.type) {
     case 'open':
-      return { stack: [...state.stack, action.route], help: false, notice: null };
+      return { stack: [...state.stack, { key: state.opened, route: action.route }], opened: state.opened + 1, help: false, notice: null };
     case 'back':
-      return { stack: state.stack.slice(0, -1), help: false, notice: null };
+      return { ...state, stack: state.stack.slice(0, -1), help: false, notice: null };
     case 'toggleHelp':
       return { ...state, help: !state.help };
     case 'notice':
@@ -43,5 +57,5 @@ export function navigationReducer(state: NavigationState, action: NavigationActi
 }
 
 export function currentRoute(state: NavigationState): Route | undefined {
-  return state.stack[state.stack.length - 1];
+  return state.stack[state.stack.length - 1]?.route;
 }

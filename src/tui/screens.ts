@@ -1,0 +1,29 @@
+/**
+ * Every screen by route, each loaded when first opened: Home's first frame imports none of the
+ * Player's, Live's or the reveal's modules (images, maps, geography, the runner's policies).
+ * Adding a screen: a route variant (state/navigation.ts), its module under screens/, a line here
+ * (the type below fails until there is one) and its entry on Home's menu.
+ */
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { Route, RouteOf, ScreenName } from './state/navigation.js';
+
+export type ScreenProps<S extends ScreenName> = { route: RouteOf<S> };
+
+type LazyScreen<S extends ScreenName> = LazyExoticComponent<ComponentType<ScreenProps<S>>>;
+
+function screen<S extends ScreenName>(load: () => Promise<ComponentType<ScreenProps<S>>>): LazyScreen<S> {
+  return lazy(async () => ({ default: await load() }));
+}
+
+const SCREENS: { [S in ScreenName]: LazyScreen<S> } = {
+  home: screen(async () => (await import('./screens/HomeScreen.js')).HomeScreen),
+  episodes: screen(async () => (await import('./screens/EpisodesScreen.js')).EpisodesScreen),
+  player: screen(async () => (await import('./screens/PlayerScreen.js')).PlayerScreen),
+  watch: screen(async () => (await import('./screens/WatchScreen.js')).WatchScreen),
+  live: screen(async () => (await import('./screens/LiveScreen.js')).LiveScreen),
+};
+
+/** The screen a route opens; the union of routes meets the union of screens only here. */
+export function screenOf(route: Route): LazyScreen<ScreenName> {
+  return SCREENS[route.screen] as LazyScreen<ScreenName>;
+}
