@@ -32,7 +32,7 @@ export function poolRecord(t: PoolTask, index: number): Record<string, unknown> 
     provider: 'synthetic',
     start_frame: 0,
     frames: [{ image_id: `img${index}`, lat: t.lat, lon: t.lon, compass_angle: 0, captured_at: '2024-05', is_pano: true }],
-    attribution: { creator_username: t.username ?? `user-${index}`, creator_id: String(9000 + index), licence: 'CC-BY-SA', source: 'test' },
+    attribution: { creator_username: t.username ?? `user-${index}`, creator_id: t.username ? `id-${t.username}` : String(9000 + index), licence: 'CC-BY-SA', source: 'test' },
     meta: { quality_score: t.quality ?? 0.5, offline_ready: t.offlineReady ?? true },
   };
 }
