@@ -126,16 +126,33 @@ export class UnitGrid {
     }
   }
 
-  /** The nearest indexed point closer than `chord`, as an index (-1: none) and its chord squared. */
+  /**
+   * The nearest indexed point closer than `chord` as an index (-1: none) and its chord squared; the
+   * hot loop of the buffer check, so written without callbacks or allocation.
+   */
   nearestWithin(x: number, y: number, z: number, chord: number): { index: number; chord2: number } {
     let best = -1;
     let best2 = chord * chord;
-    this.forEachWithin(x, y, z, chord, (index, d2) => {
-      if (d2 < best2 || (d2 === best2 && index < best)) {
-        best = index;
-        best2 = d2;
+    const x0 = this.axis(x - chord), x1 = this.axis(x + chord);
+    const y0 = this.axis(y - chord), y1 = this.axis(y + chord);
+    const z0 = this.axis(z - chord), z1 = this.axis(z + chord);
+    const k = this.perAxis;
+    const s = this.sorted;
+    const starts = this.starts;
+    for (let ix = x0; ix <= x1; ix++) {
+      for (let iy = y0; iy <= y1; iy++) {
+        const row = (ix * k + iy) * k;
+        const end = starts[row + z1 + 1]!;
+        for (let slot = starts[row + z0]!; slot < end; slot++) {
+          const dx = s[slot * 3]! - x, dy = s[slot * 3 + 1]! - y, dz = s[slot * 3 + 2]! - z;
+          const d2 = dx * dx + dy * dy + dz * dz;
+          if (d2 < best2 || (d2 === best2 && best >= 0 && this.ids[slot]! < best)) {
+            best = this.ids[slot]!;
+            best2 = d2;
+          }
+        }
       }
-    });
+    }
     return { index: best, chord2: best2 };
   }
 }
