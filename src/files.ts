@@ -157,15 +157,7 @@ function kindOf(info: Stats): string {
  * beside it, renamed into place; the temp file is removed if anything fails, and the error rethrown.
  */
 export function writeFileAtomic(file: string, bytes: Buffer | string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temp, bytes);
-    renameSync(temp, file);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw err;
-  }
+  writeFilesAtomic([{ file, bytes }]);
 }
 
 /**
