@@ -4,7 +4,7 @@
  */
 import { hashString, seededRandom } from '../demo/random.js';
 import type { Task } from '../core/tasks.js';
-import { checkSplits, latLon, roundKm, type SplitCheck } from './check.js';
+import { checkSplits, latLon, type SplitCheck } from './check.js';
 import { canonicalCountry } from './countries.js';
 import { contributorOf } from './leak.js';
 import { nearestInsideBuffer, unitVectors } from './spatial.js';
@@ -159,7 +159,7 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
     train,
     dropped,
     perCountry,
-    closestCrossKm: check.closest_cross_km === null ? null : roundKm(check.closest_cross_km),
+    closestCrossKm: check.closest_cross_km,
     check,
     problems: selfCheckProblems(check, evalTasks, options),
   };
@@ -183,6 +183,9 @@ function renumber(task: Task, index: number, split: 'eval' | 'train'): Task {
 /** What the self-check refuses, in words a user can act on. */
 export function selfCheckProblems(check: SplitCheck, evalTasks: readonly Task[], options: SplitOptions): string[] {
   const problems: string[] = [];
+  // An empty side is no split, and a task file needs at least one task.
+  if (evalTasks.length === 0) problems.push('the eval split would be empty: no pool task is left after the country filter and caps');
+  if (check.train_tasks === 0) problems.push('the train split would be empty: every other pool task was dropped (see the dropped counts)');
   if (check.shared_sequences.count > 0) problems.push(`${check.shared_sequences.count} sequence(s) in both splits (${check.shared_sequences.listed.slice(0, 3).join(', ')})`);
   if (check.buffer_pairs.count > 0) {
     const p = check.buffer_pairs.closest[0]!;

@@ -105,3 +105,11 @@ describe('buildSplits', () => {
     expect(buildSplits(asTasks(pool), options({ evalSize: 2, evalPerCountry: 5, requireOfflineReady: true })).problems).toEqual([]);
   });
 });
+
+describe('buildSplits refuses an empty side', () => {
+  it('names an empty eval and an empty train as problems', () => {
+    const pool = asTasks(spreadPool(['France'], 3));
+    expect(buildSplits(pool, options({ evalSize: 0 })).problems.join()).toContain('eval split would be empty');
+    expect(buildSplits(pool, options({ evalSize: 3, evalPerCountry: 3 })).problems.join()).toContain('train split would be empty');
+  });
+});
