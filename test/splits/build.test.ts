@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { haversineKm } from '../../src/core/geodesy.js';
+import { hashString, seededRandom } from '../../src/demo/random.js';
 import { buildSplits, DEFAULT_SPLIT_OPTIONS, type SplitOptions } from '../../src/splits/build.js';
 import { asTasks, CENTRES, northOf, spreadPool, type PoolTask } from './pools.js';
 
@@ -35,6 +36,25 @@ describe('buildSplits', () => {
     expect(pick(shuffled, 7)).toEqual(pick(ties, 7));
     const seeds = new Set([1, 2, 3, 4, 5, 6].map((s) => pick(ties, s).join()));
     expect(seeds.size).toBeGreaterThan(1);
+  });
+
+  it('selects exactly the tasks the documented tiebreak gives for a seed', () => {
+    // Equal readiness and quality: the order is mulberry32(fnv1a(seed NUL task_id)) ascending, capped per country.
+    const ties = asTasks(spreadPool(['France', 'Germany', 'Italy', 'Japan'], 6).map((t) => ({ ...t, quality: 0.5 })));
+    for (const seed of [0, 7, 123456]) {
+      const key = (id: string) => seededRandom(hashString(`${seed}\u0000${id}`))();
+      const ranked = [...ties].sort((a, b) => key(a.task_id) - key(b.task_id));
+      const taken: Record<string, number> = {};
+      const expected: string[] = [];
+      for (const t of ranked) {
+        if (expected.length === 7) break;
+        if ((taken[t.country!] ?? 0) >= 2) continue;
+        taken[t.country!] = (taken[t.country!] ?? 0) + 1;
+        expected.push(t.task_id);
+      }
+      const r = buildSplits(ties, options({ evalSize: 7, evalPerCountry: 2, seed }));
+      expect(sourceIds(r.eval).sort()).toEqual(expected.sort());
+    }
   });
 
   it('keeps no sequence in both splits', () => {
