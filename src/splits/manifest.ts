@@ -1,6 +1,6 @@
 /** The manifest written beside a split: what went in, what came out, and how to tell it is clean. */
-import { createHash } from 'node:crypto';
 import type { Task } from '../core/tasks.js';
+import { sha256Hex } from '../tasks/panoramas.js';
 import type { Dropped, SplitOptions, SplitResult } from './build.js';
 import type { LeakPotential } from './leak.js';
 
@@ -36,10 +36,6 @@ export function splitJsonl(tasks: readonly Task[]): string {
   return tasks.map((t) => JSON.stringify(t)).join('\n') + (tasks.length ? '\n' : '');
 }
 
-export function sha256Hex(bytes: string | Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
 export function splitManifest(
   result: SplitResult,
   options: SplitOptions,
@@ -70,7 +66,7 @@ export function splitManifest(
       seed: options.seed,
     },
     inputs: { pool: inputs.pool, pool_sha256: inputs.poolSha256 },
-    outputs: { eval_sha256: sha256Hex(outputs.evalJsonl), train_sha256: sha256Hex(outputs.trainJsonl) },
+    outputs: { eval_sha256: sha256Hex(Buffer.from(outputs.evalJsonl)), train_sha256: sha256Hex(Buffer.from(outputs.trainJsonl)) },
     leak_potential: { pool: inputs.poolLeak, eval: result.check.leak_potential.eval, train: result.check.leak_potential.train },
   };
 }

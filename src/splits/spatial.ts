@@ -14,7 +14,7 @@ const MAX_CELLS_PER_AXIS = 128;
  * A pair exactly at the buffer is kept: coordinates in task files carry ~1e-7 deg (1 cm), so a
  * millimetre of slack keeps float noise from dropping a pair the user placed at the threshold.
  */
-export const BUFFER_SLACK_KM = 1e-6;
+const BUFFER_SLACK_KM = 1e-6;
 
 /** Chord length on the unit sphere of a great-circle distance. */
 export function chordOfKm(km: number): number {
@@ -86,10 +86,6 @@ export class UnitGrid {
       this.sorted[slot * 3 + 1] = xyz[i * 3 + 1]!;
       this.sorted[slot * 3 + 2] = xyz[i * 3 + 2]!;
     }
-  }
-
-  get size(): number {
-    return this.ids.length;
   }
 
   private axis(v: number): number {
