@@ -74,6 +74,19 @@ describe('splits build --interactive', () => {
     expect(printed()).toContain('preview: eval 2 tasks');
   });
 
+  it('with --json keeps stdout for the manifest: the preview goes to stderr', async () => {
+    const stdout = capturePrinted();
+    const stderr: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (stderr.push(String(chunk)), true));
+    const allFlags = { countries: true, eval: true, evalPerCountry: true, bufferKm: true, contributorExclusive: true };
+    const done = curateSplits(pool, { ...DEFAULT_SPLIT_OPTIONS, evalSize: 2 }, allFlags, true);
+    expect(screen.getScreen()).toContain('Write eval.jsonl');
+    screen.keypress('enter');
+    expect(await done).not.toBeNull();
+    expect(stdout()).toBe('');
+    expect(stderr.join('')).toContain('preview: eval');
+  });
+
   it('turns Ctrl-C into an interruption (exit 130)', async () => {
     const done = curateSplits(pool, DEFAULT_SPLIT_OPTIONS, noFlags);
     screen.keypress({ name: 'c', ctrl: true });

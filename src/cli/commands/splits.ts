@@ -68,7 +68,7 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
       evalPerCountry: flags.evalPerCountry !== undefined,
       bufferKm: flags.bufferKm !== undefined,
       contributorExclusive: flags.contributorExclusive !== undefined,
-    });
+    }, flags.json);
     if (!chosen) {
       printLine('Nothing written.');
       return;
@@ -126,16 +126,16 @@ async function importSplits(workspace: string | undefined, name: string, files: 
   }
 }
 
-export function printCountryTable(result: SplitResult): void {
+export function printCountryTable(result: SplitResult, say: (line: string) => void = printLine): void {
   const rows = Object.entries(result.perCountry)
     .sort((a, b) => b[1].eval - a[1].eval || b[1].pool - a[1].pool || a[0].localeCompare(b[0]))
     .map(([c, row]) => ['  ' + c, row.pool, row.eval, row.train]);
-  printLine(table([['  country', 'pool', 'eval', 'train'], ...rows]));
+  say(table([['  country', 'pool', 'eval', 'train'], ...rows]));
 }
 
-export function printDropped(result: SplitResult): void {
+export function printDropped(result: SplitResult, say: (line: string) => void = printLine): void {
   const d = result.dropped;
-  printLine(
+  say(
     `dropped: ${d.shared_sequence} shared sequence, ${d.buffer} inside the buffer, ${d.contributor} shared contributor, ${d.country_filter} country filter, ${d.cap} over the train cap`,
   );
 }
