@@ -17,6 +17,7 @@ import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
 import { lcg, timeAsync, timeBatches, type Bench } from './harness.js';
+import { splitsBenches } from './splits.js';
 import { tuiBenches } from './tui.js';
 
 const GUESS_REPLIES = [
@@ -160,6 +161,7 @@ export const benches: Bench[] = [
   ...envServerBenches,
   ...episodeBenches,
   ...tuiBenches,
+  ...splitsBenches,
   {
     // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).
     name: 'core.redact_record',

@@ -1,5 +1,5 @@
 /** Small file checks and reads shared by the loaders and caches. */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
@@ -157,13 +157,37 @@ function kindOf(info: Stats): string {
  * beside it, renamed into place; the temp file is removed if anything fails, and the error rethrown.
  */
 export function writeFileAtomic(file: string, bytes: Buffer | string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFilesAtomic([{ file, bytes }]);
+}
+
+/**
+ * Writes several files as one step as far as a file system allows: every temp file is written
+ * first, and only when all are complete are they renamed into place, so a failure while writing
+ * leaves every earlier file as it was.
+ */
+export function writeFilesAtomic(files: readonly { file: string; bytes: Buffer | string }[]): void {
+  const temps: string[] = [];
   try {
-    writeFileSync(temp, bytes);
-    renameSync(temp, file);
+    for (const { file, bytes } of files) {
+      mkdirSync(dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      temps.push(temp);
+      writeFileSync(temp, bytes);
+    }
+    files.forEach(({ file }, i) => renameSync(temps[i] as string, file));
   } catch (err) {
-    rmSync(temp, { force: true });
+    for (const temp of temps) rmSync(temp, { force: true });
     throw err;
   }
+}
+
+/** The sha256 of a file's bytes, streamed; an unreadable file is an InputError naming it. */
+export function fileSha256(file: string, what: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', (err: NodeJS.ErrnoException) => reject(new InputError(`cannot read ${what}: ${err.code ?? err.message}`, { file })))
+      .on('end', () => resolvePromise(hash.digest('hex')));
+  });
 }

@@ -118,6 +118,34 @@ export function buildProgram(): Command {
     .action(async (file: string, opts, cmd: Command) =>
       (await import('./commands/tasks.js')).importCommand(file, withGlobals(opts, cmd)),
     );
+  const splits = program.command('splits').description('train/eval splits by country: build leak-proof ones, check any');
+  splits
+    .command('build')
+    .description('eval by country caps, train kept apart by sequence, buffer and (optionally) contributor; writes DIR and imports NAME-eval/NAME-train')
+    .argument('<pool>', 'pool task JSONL file')
+    .requiredOption('--out-dir <dir>', 'where eval.jsonl, train.jsonl and manifest.json go')
+    .option('--eval <n>', 'eval tasks (default 200)', integer('--eval'))
+    .option('--eval-per-country <n>', 'eval tasks per country at most (default 4)', integer('--eval-per-country'))
+    .option('--buffer-km <km>', 'least distance between a train and an eval start point (default 1)', number('--buffer-km'))
+    .option('--countries <list>', 'only these countries (names, aliases or ISO codes, comma-separated)')
+    .option('--exclude-countries <list>', 'all but these countries')
+    .option('--train-per-country <n>', 'train tasks per country at most', integer('--train-per-country'))
+    .option('--contributor-exclusive', 'no contributor in both splits')
+    .option('--require-offline-ready', 'refuse unless every eval task is meta.offline_ready')
+    .option('--seed <n>', 'seed of the tiebreak (default 0)', integer('--seed'))
+    .option('--name <name>', 'task set names NAME-eval / NAME-train (default: the out dir\'s name)')
+    .option('--interactive', 'choose countries, caps, buffer and exclusivity on a terminal, preview, then confirm')
+    .option('--json', 'print the manifest')
+    .action(async (pool: string, opts, cmd: Command) => (await import('./commands/splits.js')).buildCommand(pool, withGlobals(opts, cmd)));
+  splits
+    .command('check')
+    .description('contamination between a train and an eval file (exit 1 when found), balance and leak potential')
+    .requiredOption('--train <file>', 'train task JSONL file')
+    .requiredOption('--eval <file>', 'eval task JSONL file')
+    .option('--buffer-km <km>', 'least distance between a train and an eval start point (default 1)', number('--buffer-km'))
+    .option('--contributor-exclusive', 'a contributor in both splits is contamination')
+    .option('--json', 'JSON output')
+    .action(async (opts, cmd: Command) => (await import('./commands/splits.js')).checkCommand(withGlobals(opts, cmd)));
   const config = program.command('config').description('workspace settings (panos: the default panorama cache)');
   config
     .command('set')

@@ -1,9 +1,8 @@
 /** Task sets in the workspace: transactional, idempotent import of a task file, and reads back. */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { GeolabError, InputError } from '../core/errors.js';
 import { TaskSchema, truthOf, type Task } from '../core/tasks.js';
 import { loadTasksStrict } from '../tasks/load.js';
+import { fileSha256 } from '../files.js';
 import type { Db } from './db.js';
 
 export interface TaskSetRow {
@@ -39,7 +38,7 @@ export async function importTaskFile(
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
     throw new InputError('expected a name of letters, digits, "_", "-", "." (at most 64)', { field: '--name' });
   }
-  const sha256 = await fileSha256(file);
+  const sha256 = await fileSha256(file, 'task file');
   const existing = getTaskSet(db, name);
   if (existing && existing.source_sha256 === sha256) {
     if (options.panosDir === undefined || options.panosDir === existing.panos_dir) return { status: 'unchanged', set: existing };
@@ -95,16 +94,4 @@ export function readTasks(db: Db, setName: string): Task[] {
   if (!set) throw new GeolabError(`no task set named "${setName}" in this workspace`);
   const rows = db.prepare('SELECT json FROM tasks WHERE set_id = ? ORDER BY task_index').all(set.id) as { json: string }[];
   return rows.map((row) => TaskSchema.parse(JSON.parse(row.json)));
-}
-
-function fileSha256(file: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const hash = createHash('sha256');
-    createReadStream(file)
-      .on('data', (chunk) => hash.update(chunk))
-      .on('error', (err: NodeJS.ErrnoException) =>
-        reject(new InputError(`cannot read task file: ${err.code ?? err.message}`, { file })),
-      )
-      .on('end', () => resolve(hash.digest('hex')));
-  });
 }

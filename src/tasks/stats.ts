@@ -1,5 +1,7 @@
 /** Counts over a task set: what `geolab tasks stats` prints. */
 import type { Task } from '../core/tasks.js';
+import { DEFAULT_SPLIT_OPTIONS } from '../splits/build.js';
+import { LeakPotentialCollector, type LeakPotential } from '../splits/leak.js';
 
 export interface TaskStats {
   tasks: number;
@@ -7,15 +9,20 @@ export interface TaskStats {
   countries: Record<string, number>;
   contributors: number;
   months: Record<string, number>;
+  leak_potential: LeakPotential;
 }
 
-/** Folds tasks one at a time, so a pool of any size streams through it. */
+/**
+ * Folds tasks one at a time, so a pool of any size streams through it (leak potential keeps a few
+ * numbers per task: its sibling check needs every start point).
+ */
 export class TaskStatsCollector {
   private tasks = 0;
   private frames = 0;
   private readonly countries = new Map<string, number>();
   private readonly contributors = new Set<string>();
   private readonly months = new Map<string, number>();
+  private readonly leak = new LeakPotentialCollector();
 
   add(task: Task): void {
     this.tasks++;
@@ -25,6 +32,7 @@ export class TaskStatsCollector {
     if (who) this.contributors.add(who);
     const month = task.frames[task.start_frame]?.captured_at || '(unknown)';
     bump(this.months, month);
+    this.leak.add(task);
   }
 
   result(): TaskStats {
@@ -34,6 +42,7 @@ export class TaskStatsCollector {
       countries: Object.fromEntries([...this.countries].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))),
       contributors: this.contributors.size,
       months: Object.fromEntries([...this.months].sort((a, b) => a[0].localeCompare(b[0]))),
+      leak_potential: this.leak.result(DEFAULT_SPLIT_OPTIONS.bufferKm),
     };
   }
 }

@@ -84,6 +84,13 @@ describe('geolab tasks stats', () => {
       countries: { Italy: 3, France: 1 },
       contributors: 3,
       months: { '2024-05': 4 },
+      leak_potential: {
+        tasks: 4,
+        buffer_km: 1,
+        single_country_contributor_share: 1,
+        sequence_siblings_share: 0,
+        contributors_per_country: { Italy: 2, France: 1 },
+      },
     });
     expect(geolab(['tasks', 'stats', file]).stdout).toContain('4 tasks, 8 frames, 2 countries, 3 contributors');
   });

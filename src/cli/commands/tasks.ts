@@ -37,6 +37,10 @@ export async function statsCommand(file: string, opts: GlobalOptions): Promise<v
   printLine(table(Object.entries(s.countries).map(([c, n]) => ['  ' + c, n])));
   printLine('\ncapture months');
   printLine(table(Object.entries(s.months).map(([m, n]) => ['  ' + m, n])));
+  const { printLeak } = await import('./splits.js');
+  printLine();
+  printLeak('tasks', s.leak_potential);
+  printLine(table(Object.entries(s.leak_potential.contributors_per_country).map(([c, n]) => ['  ' + c, `${n} contributor(s)`])));
 }
 
 export async function importCommand(file: string, opts: GlobalOptions & { name: string; replace?: boolean; panos?: string }): Promise<void> {

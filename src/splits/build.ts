@@ -1,0 +1,201 @@
+/**
+ * The split builder of DESIGN §6, pure: a pool in, eval and train tasks (renumbered), the counts of
+ * what was dropped and why, and the self-check of the result out. Nothing here reads or writes files.
+ */
+import { hashString, seededRandom } from '../demo/random.js';
+import type { Task } from '../core/tasks.js';
+import { checkSplits, latLon, type SplitCheck } from './check.js';
+import { canonicalCountry } from './countries.js';
+import { contributorOf } from './leak.js';
+import { nearestInsideBuffer, unitVectors } from './spatial.js';
+
+export interface SplitOptions {
+  evalSize: number;
+  evalPerCountry: number;
+  bufferKm: number;
+  /** Only these countries (canonical ADMIN names); omitted: all. */
+  countries?: readonly string[];
+  excludeCountries?: readonly string[];
+  /** At most this many train tasks per country; omitted: no cap. */
+  trainPerCountry?: number;
+  contributorExclusive: boolean;
+  requireOfflineReady: boolean;
+  seed: number;
+}
+
+export const DEFAULT_SPLIT_OPTIONS: SplitOptions = {
+  evalSize: 200,
+  evalPerCountry: 4,
+  bufferKm: 1,
+  contributorExclusive: false,
+  requireOfflineReady: false,
+  seed: 0,
+};
+
+export interface Dropped {
+  shared_sequence: number;
+  buffer: number;
+  contributor: number;
+  country_filter: number;
+  cap: number;
+}
+
+export interface SplitResult {
+  eval: Task[];
+  train: Task[];
+  dropped: Dropped;
+  /** Per-country counts of the chosen splits, and of the pool after the country filter. */
+  perCountry: Record<string, { pool: number; eval: number; train: number }>;
+  closestCrossKm: number | null;
+  check: SplitCheck;
+  /** Why the result must not be written (empty: it may). */
+  problems: string[];
+}
+
+export function isOfflineReady(task: Task): boolean {
+  return task.meta?.offline_ready === true;
+}
+
+function qualityOf(task: Task): number {
+  const q = task.meta?.quality_score;
+  return typeof q === 'number' && Number.isFinite(q) ? q : -Infinity;
+}
+
+/**
+ * Pool positions in selection order: offline-ready first, then quality, then a tiebreak drawn from
+ * the seed and the task id (so it does not depend on where a task sits in the file), then position.
+ */
+export function selectionOrder(pool: readonly Task[], positions: readonly number[], seed: number): number[] {
+  const keys = new Map<number, { ready: number; quality: number; tie: number }>();
+  for (const p of positions) {
+    const t = pool[p] as Task;
+    keys.set(p, { ready: isOfflineReady(t) ? 1 : 0, quality: qualityOf(t), tie: seededRandom(hashString(`${seed}\u0000${t.task_id}`))() });
+  }
+  return [...positions].sort((a, b) => {
+    const ka = keys.get(a)!;
+    const kb = keys.get(b)!;
+    return kb.ready - ka.ready || (kb.quality > ka.quality ? 1 : kb.quality < ka.quality ? -1 : 0) || ka.tie - kb.tie || a - b;
+  });
+}
+
+export function buildSplits(pool: readonly Task[], options: SplitOptions): SplitResult {
+  const dropped: Dropped = { shared_sequence: 0, buffer: 0, contributor: 0, country_filter: 0, cap: 0 };
+  const include = options.countries ? new Set(options.countries) : null;
+  const exclude = new Set(options.excludeCountries ?? []);
+  const country = pool.map((t) => canonicalCountry(t.country));
+  const kept: number[] = [];
+  pool.forEach((_, p) => {
+    const c = country[p] as string;
+    if ((include && !include.has(c)) || exclude.has(c)) dropped.country_filter++;
+    else kept.push(p);
+  });
+
+  const order = selectionOrder(pool, kept, options.seed);
+  const evalCount = new Map<string, number>();
+  const evalSet = new Set<number>();
+  for (const p of order) {
+    if (evalSet.size >= options.evalSize) break;
+    const c = country[p] as string;
+    const n = evalCount.get(c) ?? 0;
+    if (n >= options.evalPerCountry) continue;
+    evalCount.set(c, n + 1);
+    evalSet.add(p);
+  }
+  const evalPositions = kept.filter((p) => evalSet.has(p));
+
+  const sequences = new Set(evalPositions.map((p) => pool[p]!.sequence_id).filter((s): s is string => Boolean(s)));
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  for (const p of evalPositions) {
+    const who = contributorOf(pool[p]!);
+    if (who.username !== undefined) names.add(who.username);
+    if (who.id !== undefined) ids.add(who.id);
+  }
+  const others = kept.filter((p) => !evalSet.has(p));
+  const inside = nearestInsideBuffer(
+    unitVectors(...latLon(others.map((p) => pool[p]!))),
+    unitVectors(...latLon(evalPositions.map((p) => pool[p]!))),
+    options.bufferKm,
+  );
+  const survivors = new Set<number>();
+  others.forEach((p, i) => {
+    const t = pool[p]!;
+    if (t.sequence_id && sequences.has(t.sequence_id)) dropped.shared_sequence++;
+    else if (inside.index[i]! >= 0) dropped.buffer++;
+    else if (options.contributorExclusive && sharesContributor(t, names, ids)) dropped.contributor++;
+    else survivors.add(p);
+  });
+
+  let trainPositions = others.filter((p) => survivors.has(p));
+  if (options.trainPerCountry !== undefined) {
+    const cap = options.trainPerCountry;
+    const taken = new Map<string, number>();
+    const allowed = new Set<number>();
+    for (const p of selectionOrder(pool, trainPositions, options.seed)) {
+      const c = country[p] as string;
+      const n = taken.get(c) ?? 0;
+      if (n >= cap) {
+        dropped.cap++;
+        continue;
+      }
+      taken.set(c, n + 1);
+      allowed.add(p);
+    }
+    trainPositions = trainPositions.filter((p) => allowed.has(p));
+  }
+
+  const evalTasks = evalPositions.map((p, i) => renumber(pool[p]!, i, 'eval'));
+  const train = trainPositions.map((p, i) => renumber(pool[p]!, i, 'train'));
+  const check = checkSplits(train, evalTasks, { bufferKm: options.bufferKm, contributorExclusive: options.contributorExclusive });
+  const perCountry: SplitResult['perCountry'] = {};
+  for (const p of kept) {
+    const c = country[p] as string;
+    perCountry[c] ??= { pool: 0, eval: 0, train: 0 };
+    perCountry[c].pool++;
+  }
+  for (const [c, row] of Object.entries(check.per_country)) Object.assign(perCountry[c]!, row);
+  return {
+    eval: evalTasks,
+    train,
+    dropped,
+    perCountry,
+    closestCrossKm: check.closest_cross_km,
+    check,
+    problems: selfCheckProblems(check, evalTasks, options),
+  };
+}
+
+function sharesContributor(task: Task, names: Set<string>, ids: Set<string>): boolean {
+  const who = contributorOf(task);
+  return (who.username !== undefined && names.has(who.username)) || (who.id !== undefined && ids.has(who.id));
+}
+
+/** A pool task under its split's id and index; where it came from stays in meta.pool_task_id. */
+function renumber(task: Task, index: number, split: 'eval' | 'train'): Task {
+  return {
+    ...task,
+    task_index: index,
+    task_id: `${split}-${String(index).padStart(5, '0')}`,
+    meta: { ...task.meta, pool_task_id: task.task_id },
+  };
+}
+
+/** What the self-check refuses, in words a user can act on. */
+export function selfCheckProblems(check: SplitCheck, evalTasks: readonly Task[], options: SplitOptions): string[] {
+  const problems: string[] = [];
+  // An empty side is no split, and a task file needs at least one task.
+  if (evalTasks.length === 0) problems.push('the eval split would be empty: no pool task is left after the country filter and caps');
+  if (check.train_tasks === 0) problems.push('the train split would be empty: every other pool task was dropped (see the dropped counts)');
+  if (check.shared_sequences.count > 0) problems.push(`${check.shared_sequences.count} sequence(s) in both splits (${check.shared_sequences.listed.slice(0, 3).join(', ')})`);
+  if (check.buffer_pairs.count > 0) {
+    const p = check.buffer_pairs.closest[0]!;
+    problems.push(`${check.buffer_pairs.count} train task(s) within ${options.bufferKm} km of an eval task (closest ${p.train_id} / ${p.eval_id}, ${p.km} km)`);
+  }
+  if (options.contributorExclusive && check.shared_contributors.count > 0) problems.push(`${check.shared_contributors.count} contributor(s) in both splits`);
+  if (check.duplicated_ids.count > 0) problems.push(`${check.duplicated_ids.count} task id(s) in both splits`);
+  if (options.requireOfflineReady) {
+    const notReady = evalTasks.filter((t) => !isOfflineReady(t)).length;
+    if (notReady > 0) problems.push(`${notReady} eval task(s) not offline-ready (meta.offline_ready) although --require-offline-ready was given: the pool has too few offline-ready tasks for --eval ${options.evalSize}`);
+  }
+  return problems;
+}

@@ -1,0 +1,72 @@
+/** The manifest written beside a split: what went in, what came out, and how to tell it is clean. */
+import type { Task } from '../core/tasks.js';
+import { sha256Hex } from '../tasks/panoramas.js';
+import type { Dropped, SplitOptions, SplitResult } from './build.js';
+import type { LeakPotential } from './leak.js';
+
+export interface SideSummary {
+  tasks: number;
+  countries: number;
+  per_country: Record<string, number>;
+}
+
+export interface SplitManifest {
+  eval: SideSummary;
+  train: SideSummary;
+  dropped: Dropped;
+  closest_cross_km: number | null;
+  options: {
+    eval: number;
+    eval_per_country: number;
+    buffer_km: number;
+    countries: readonly string[] | null;
+    exclude_countries: readonly string[] | null;
+    train_per_country: number | null;
+    contributor_exclusive: boolean;
+    require_offline_ready: boolean;
+    seed: number;
+  };
+  inputs: { pool: string; pool_sha256: string };
+  outputs: { eval_sha256: string; train_sha256: string };
+  leak_potential: { pool: LeakPotential; eval: LeakPotential; train: LeakPotential };
+}
+
+/** The JSONL bytes of a split, one task per line. */
+export function splitJsonl(tasks: readonly Task[]): string {
+  return tasks.map((t) => JSON.stringify(t)).join('\n') + (tasks.length ? '\n' : '');
+}
+
+export function splitManifest(
+  result: SplitResult,
+  options: SplitOptions,
+  inputs: { pool: string; poolSha256: string; poolLeak: LeakPotential },
+  outputs: { evalJsonl: string; trainJsonl: string },
+): SplitManifest {
+  const side = (key: 'eval' | 'train'): SideSummary => {
+    const perCountry = Object.entries(result.perCountry)
+      .filter(([, row]) => row[key] > 0)
+      .sort((a, b) => b[1][key] - a[1][key] || a[0].localeCompare(b[0]))
+      .map(([c, row]) => [c, row[key]] as const);
+    return { tasks: result[key].length, countries: perCountry.length, per_country: Object.fromEntries(perCountry) };
+  };
+  return {
+    eval: side('eval'),
+    train: side('train'),
+    dropped: result.dropped,
+    closest_cross_km: result.closestCrossKm,
+    options: {
+      eval: options.evalSize,
+      eval_per_country: options.evalPerCountry,
+      buffer_km: options.bufferKm,
+      countries: options.countries ?? null,
+      exclude_countries: options.excludeCountries ?? null,
+      train_per_country: options.trainPerCountry ?? null,
+      contributor_exclusive: options.contributorExclusive,
+      require_offline_ready: options.requireOfflineReady,
+      seed: options.seed,
+    },
+    inputs: { pool: inputs.pool, pool_sha256: inputs.poolSha256 },
+    outputs: { eval_sha256: sha256Hex(Buffer.from(outputs.evalJsonl)), train_sha256: sha256Hex(Buffer.from(outputs.trainJsonl)) },
+    leak_potential: { pool: inputs.poolLeak, eval: result.check.leak_potential.eval, train: result.check.leak_potential.train },
+  };
+}
