@@ -13,6 +13,7 @@ import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { findCoordinates } from './coordinates.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
+import { AgentPlaces, citiesNear, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
 import { scanText, type TextScan } from './scan.js';
 import { around } from './text.js';
 import type { AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
@@ -43,8 +44,26 @@ export function findingId(kind: FindingKind, source: string, promptId: string, t
   return createHash('sha256').update(`${kind}\0${source}\0${promptId}\0${text}`).digest('hex').slice(0, 16);
 }
 
-interface CompiledTask {
-  identity: IdentityMatcher;
+/** What a task's detectors need, built on first use and kept with the AuditTask object. */
+class CompiledTask {
+  readonly identity: IdentityMatcher;
+  private country: { admin: string; subregion: string } | null | undefined;
+  private cities: NearbyCity[] | undefined;
+
+  constructor(private readonly task: AuditTask) {
+    this.identity = compileIdentity(task.identity);
+  }
+
+  /** The true country and its subregion (null in open water or without a truth). */
+  get place(): { admin: string; subregion: string } | null {
+    if (this.country === undefined) this.country = this.task.truth ? trueCountry(this.task.country, this.task.truth) : null;
+    return this.country;
+  }
+
+  get nearbyCities(): NearbyCity[] {
+    this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
+    return this.cities;
+  }
 }
 
 const compiled = new WeakMap<AuditTask, CompiledTask>();
@@ -52,7 +71,7 @@ const compiled = new WeakMap<AuditTask, CompiledTask>();
 function compile(task: AuditTask): CompiledTask {
   let found = compiled.get(task);
   if (!found) {
-    found = { identity: compileIdentity(task.identity) };
+    found = new CompiledTask(task);
     compiled.set(task, found);
   }
   return found;
@@ -77,16 +96,18 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     return [finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '')];
   }
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
-  const { identity } = compile(task);
+  const compiledTask = compile(task);
   const own = ownPoints(prompt);
+  const agentPlaces = new AgentPlaces(own);
   const findings: Finding[] = [];
   prompt.messages.forEach((message, m) => {
     if (message.author === 'model') return;
     message.texts.forEach((text, t) => {
       const scan = scanText(text);
       const hits: Hit[] = [
-        ...findIdentity(text, scan, identity).map((h) => ({ kind: 'identity' as const, start: h.start, end: h.end, evidence: h.evidence })),
+        ...findIdentity(text, scan, compiledTask.identity).map((h) => ({ kind: 'identity' as const, start: h.start, end: h.end, evidence: h.evidence })),
         ...(task.truth ? nearTruth(scan, task.truth, own, radiusKm) : []),
+        ...(task.truth ? placesOfTask(text, scan, compiledTask, agentPlaces) : []),
       ];
       for (const hit of hits) findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
     });
@@ -111,6 +132,34 @@ function finding(prompt: AuditPrompt, message: number, textIndex: number | undef
     evidence: hit.evidence,
     baselined: false,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Places
+
+const ALIAS_WORDS = { name: 'name', demonym: 'demonym', code: 'code' } as const;
+
+function placesOfTask(text: string, scan: TextScan, task: CompiledTask, agent: AgentPlaces): Hit[] {
+  const hits: Hit[] = [];
+  const mentions = placeMentions(text, scan);
+  const place = mentions.length ? task.place : null;
+  if (place) {
+    for (const mention of mentions) {
+      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
+      if (country?.type === 'country') {
+        if (agent.inCountry(place.admin)) continue;
+        const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : ALIAS_WORDS[country.kind];
+        hits.push({ kind: 'country', start: mention.start, end: mention.end, evidence: `the true country (${place.admin}) by its ${how}; no agent point lies in it` });
+      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion) && !agent.inSubregion(place.subregion)) {
+        hits.push({ kind: 'subregion', start: mention.start, end: mention.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+      }
+    }
+  }
+  for (const { city, start, end } of cityMentions(text, scan, task.nearbyCities)) {
+    if (agent.nearCity(city)) continue;
+    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+  }
+  return hits;
 }
 
 // ---------------------------------------------------------------------------------------------
