@@ -14,9 +14,10 @@ import { toNumber } from '../agent/protocols/common.js';
 import { findCoordinates } from './coordinates.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import { AgentPlaces, citiesNear, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
-import { scanText, type TextScan } from './scan.js';
+import { imageTags, metadataSegments, readImageTags } from './images.js';
+import { scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -111,8 +112,22 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       ];
       for (const hit of hits) findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
     });
+    for (const image of message.images) {
+      for (const hit of imageHits(image, compiledTask, task.truth)) findings.push(finding(prompt, m, undefined, hit.text, { ...hit, start: 0, end: 0 }, image.ref));
+    }
   });
+  findings.push(...budgetFindings(prompt));
   return findings;
+}
+
+/**
+ * auditPrompt after reading the tags of the prompt's images with exifr, so that their metadata is
+ * classified (GPS, maker, identity in a tag) rather than reported as unread. For the audit command;
+ * the leak guard, which must decide synchronously, refuses any metadata anyway.
+ */
+export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Promise<Finding[]> {
+  for (const message of prompt.messages) if (message.author === 'harness' && message.images.length) await readImageTags(message.images);
+  return auditPrompt(prompt, task, options);
 }
 
 function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
@@ -132,6 +147,74 @@ function finding(prompt: AuditPrompt, message: number, textIndex: number | undef
     evidence: hit.evidence,
     baselined: false,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+interface ImageHit {
+  kind: FindingKind;
+  severity?: Severity;
+  text: string;
+  evidence: string;
+}
+
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): ImageHit[] {
+  const name = image.ref.startsWith('data:') ? 'the image' : `image ${image.ref}`;
+  if (!image.bytes) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
+  const header = metadataSegments(image.bytes);
+  if (header.format === 'other') return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} ${header.problem ?? ''}: its metadata was not checked` }];
+  const problem: ImageHit[] = header.problem ? [{ kind: 'image_metadata', text: `${image.ref}: malformed`, evidence: `${name} ${header.problem}` }] : [];
+  if (header.segments.length === 0) return problem;
+  const tags = imageTags(image.bytes);
+  const blocks = header.segments.map((s) => s.description.replace(/^carries /, '')).join(', ');
+  if (!tags || 'error' in tags) {
+    const why = tags ? `exifr could not read it: ${tags.error}` : 'tags not read';
+    return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
+  }
+  const hits: ImageHit[] = [...problem];
+  if (tags.gps) {
+    const km = truth ? `, ${haversineKm(tags.gps.lat, tags.gps.lon, truth.lat, truth.lon).toFixed(1)} km from the truth` : '';
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: GPS ${round(tags.gps.lat)}, ${round(tags.gps.lon)}`, evidence: `${name} carries GPS tags: ${round(tags.gps.lat)}, ${round(tags.gps.lon)}${km}` });
+  } else if (tags.gpsTags.length) {
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: ${tags.gpsTags.join(', ')}`, evidence: `${name} carries GPS tags (${tags.gpsTags.join(', ')})` });
+  }
+  if (tags.maker.length) hits.push({ kind: 'image_metadata', severity: 'medium', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${name} carries maker tags: ${tags.maker.join(', ')}` });
+  for (const { tag, value } of tags.texts) {
+    for (const hit of findIdentity(value, scanText(value), task.identity)) {
+      hits.push({ kind: 'identity', text: `${image.ref}: ${tag} ${value}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
+    }
+  }
+  if (hits.length === problem.length) {
+    hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} without GPS, maker or identity tags` });
+  }
+  return hits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+/**
+ * The latest budget the prompt states for turns and for steps, against the one it really had.
+ * Earlier statements (older tool results still in the conversation) were true when written.
+ */
+function budgetFindings(prompt: AuditPrompt): Finding[] {
+  const latest = new Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>();
+  prompt.messages.forEach((message, m) => {
+    if (message.author === 'model') return;
+    message.texts.forEach((text, t) => {
+      for (const claim of scanText(text).budget) latest.set(claim.unit, { claim, message: m, textIndex: t, text });
+    });
+  });
+  const findings: Finding[] = [];
+  for (const [unit, { claim, message, textIndex, text }] of latest) {
+    const real = unit === 'turns' ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
+    if (real === undefined || real === claim.left) continue;
+    const what = unit === 'turns' ? 'turns (tool calls)' : 'environment steps';
+    const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
+    findings.push(finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end)));
+  }
+  return findings;
 }
 
 // ---------------------------------------------------------------------------------------------
