@@ -12,7 +12,8 @@
 import type { LatLon } from '../core/geodesy.js';
 import { auditPrompt } from '../audit/detect.js';
 import { auditTaskFromSpec, auditTaskFromTask } from '../audit/task.js';
-import type { AuditMessage, AuditTask, Finding } from '../audit/types.js';
+import { auditMessageOfRecorded } from '../audit/messages.js';
+import type { AuditTask, Finding } from '../audit/types.js';
 import type { RecordedMessage } from './types.js';
 
 export { findCoordinates } from '../audit/coordinates.js';
@@ -55,7 +56,7 @@ export function scanRequest({ messages, images, knowledge, agentPoints }: Reques
     source: 'leak-guard',
     promptId: 'request',
     task: { taskId: knowledge.identity.find((k) => k.kind === 'task_id')?.value ?? '' },
-    messages: messages.map((m) => toAuditMessage(m, images)),
+    messages: messages.map((m) => auditMessageOfRecorded(m, (sha256) => images.get(sha256)?.bytes ?? null)),
     agentPoints: [...agentPoints],
   };
   return auditPrompt(prompt, knowledge)
@@ -67,15 +68,4 @@ export function scanRequest({ messages, images, knowledge, agentPoints }: Reques
 export function guardRequest(request: RequestToScan): void {
   const findings = scanRequest(request);
   if (findings.length) throw new LeakGuardError(findings);
-}
-
-function toAuditMessage(message: RecordedMessage, images: RequestToScan['images']): AuditMessage {
-  const parts = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
-  return {
-    author: message.role === 'assistant' ? 'model' : 'harness',
-    role: message.role,
-    texts: [...parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])), ...(message.name ? [message.name] : [])],
-    images: parts.flatMap((p) => (p.type === 'image' ? [{ ref: p.sha256, bytes: images.get(p.sha256)?.bytes ?? null }] : [])),
-    ...(message.tool_calls ? { toolCalls: message.tool_calls } : {}),
-  };
 }
