@@ -247,17 +247,12 @@ export function cityMentions(text: string, scan: TextScan, cities: readonly Near
  * the task never loads the borders).
  */
 export class AgentPlaces {
-  private located: { country: string | null; subregion: string | null; city: string }[] | undefined;
+  private located: AgentPlace[] | undefined;
 
   constructor(private readonly points: readonly LatLon[]) {}
 
-  private get places() {
-    this.located ??= this.points
-      .filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon))
-      .map((p) => {
-        const place = countryAt(p.lat, p.lon);
-        return { country: place.country, subregion: place.subregion, city: nearestCity(p.lat, normalize(p.lon)).name };
-      });
+  private get places(): AgentPlace[] {
+    this.located ??= this.points.filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon)).map(placeOf);
     return this.located;
   }
 
@@ -273,6 +268,32 @@ export class AgentPlaces {
   nearCity(city: NearbyCity): boolean {
     return this.places.some((p) => p.city === city.name) || this.points.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
   }
+}
+
+interface AgentPlace {
+  country: string | null;
+  subregion: string | null;
+  city: string;
+}
+
+/** An agent's pins come back in every later prompt of its episode: each point is located once. */
+const placeCache = new Map<string, AgentPlace>();
+const PLACE_CACHE_MAX = 4_096;
+
+export function clearPlaceCache(): void {
+  placeCache.clear();
+}
+
+function placeOf(p: LatLon): AgentPlace {
+  const key = `${p.lat},${p.lon}`;
+  let place = placeCache.get(key);
+  if (!place) {
+    const found = countryAt(p.lat, p.lon);
+    place = { country: found.country, subregion: found.subregion, city: nearestCity(p.lat, normalize(p.lon)).name };
+    if (placeCache.size >= PLACE_CACHE_MAX) placeCache.clear();
+    placeCache.set(key, place);
+  }
+  return place;
 }
 
 /** The task's country row: its label when the table knows it, else the country of the truth. */
