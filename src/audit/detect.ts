@@ -266,10 +266,14 @@ interface ImageHit {
   evidence: string;
 }
 
-function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): ImageHit[] {
+const CLEAN: readonly ImageHit[] = Object.freeze([]);
+
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): readonly ImageHit[] {
+  // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
+  const header = image.bytes ? metadataSegments(image.bytes) : null;
+  if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
   const name = image.ref.startsWith('data:') ? 'the image' : `image ${image.ref}`;
-  if (!image.bytes) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
-  const header = metadataSegments(image.bytes);
+  if (!image.bytes || !header) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
   if (header.format === 'other') return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} ${header.problem ?? ''}: its metadata was not checked` }];
   const problem: ImageHit[] = header.problem ? [{ kind: 'image_metadata', text: `${image.ref}: malformed`, evidence: `${name} ${header.problem}` }] : [];
   if (header.segments.length === 0) return problem;
