@@ -88,10 +88,12 @@ function scan(text: string): TextScan {
     else byWord.set(key, [i]);
   };
   for (const part of scannableParts(text)) {
+    // Most texts are plain ASCII: then no word needs its accents folded.
+    const ascii = !NON_ASCII.test(part.text);
     WORD.lastIndex = 0;
     for (let m = WORD.exec(part.text); m !== null; m = WORD.exec(part.text)) {
       const lower = m[0].toLowerCase();
-      const folded = fold(lower);
+      const folded = ascii ? lower : fold(lower);
       const i = words.length;
       words.push({ lower, folded, start: m.index + part.offset, end: m.index + part.offset + m[0].length });
       index(lower, i);
