@@ -1,0 +1,402 @@
+/**
+ * The detector core (DESIGN §5): one definition of a leak, used by `geolab audit`, the TUI's Audit
+ * screen and the runner's leak guard. Pure over plain data: an AuditPrompt and its AuditTask in,
+ * Findings out.
+ *
+ * Only harness-authored messages are searched; the model's own messages (and tool calls) are where
+ * the agent's points come from, so their echo in feedback is not a leak. Each text is scanned once
+ * (scan.ts, cached by text); a task's keys, places and truth are compiled once per AuditTask object
+ * (keep one object per task to profit).
+ */
+import { createHash } from 'node:crypto';
+import { haversineKm, type LatLon } from '../core/geodesy.js';
+import { toNumber } from '../agent/protocols/common.js';
+import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
+import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
+import { imageTags, metadataSegments, readImageTags } from './images.js';
+import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
+import { around } from './text.js';
+import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+
+/** DESIGN §5 item 2's default threshold (`--radius-km`). */
+export const LEAK_RADIUS_KM = 25;
+/** Feedback echoes an agent's point at four decimals (about 11 m); a kilometre covers that with room. */
+export const OWN_POINT_TOLERANCE_KM = 1;
+
+export interface AuditOptions {
+  /** Coordinates closer than this to the truth are a leak (default 25 km). */
+  radiusKm?: number;
+}
+
+const SEVERITY: Record<FindingKind, Severity> = {
+  identity: 'high',
+  coordinates: 'high',
+  image_metadata: 'high',
+  country: 'medium',
+  city: 'medium',
+  subregion: 'low',
+  budget: 'low',
+  unknown_task: 'high',
+};
+
+/** Stable across runs: sha256 of (kind, source, prompt id, span text), 16 hex digits. */
+export function findingId(kind: FindingKind, source: string, promptId: string, text: string): string {
+  return createHash('sha256').update(`${kind}\0${source}\0${promptId}\0${text}`).digest('hex').slice(0, 16);
+}
+
+/** What a detector reports; auditPrompt adds where (prompt, message, text) and the id. */
+interface Hit {
+  kind: FindingKind;
+  severity?: Severity;
+  start: number;
+  end: number;
+  evidence: string;
+}
+
+/**
+ * What one text holds for one task before the agent's points are considered: identity hits (final),
+ * points with their distance to the truth, and mentions of the task's country, subregion and towns.
+ * Cached per task and text scan, so a text repeated across a task's prompts is looked at once.
+ */
+interface Candidates {
+  identity: Hit[];
+  points: { start: number; end: number; lat: number; lon: number; km: number }[];
+  countries: { start: number; end: number; how: string }[];
+  subregions: { start: number; end: number }[];
+  cities: { city: NearbyCity; start: number; end: number }[];
+}
+
+const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: [], subregions: [], cities: [] }) as Candidates;
+
+/** What a task's detectors need, built on first use and kept with the AuditTask object. */
+class CompiledTask {
+  readonly identity: IdentityMatcher;
+  private country: { admin: string; subregion: string } | null | undefined;
+  private cities: NearbyCity[] | undefined;
+  private candidates = new WeakMap<TextScan, Candidates>();
+  /** The radius the cached candidates were found with. */
+  private radiusKm = LEAK_RADIUS_KM;
+
+  constructor(private readonly task: AuditTask) {
+    this.identity = compileIdentity(task.identity);
+  }
+
+  /** The true country and its subregion (null in open water or without a truth). */
+  get place(): { admin: string; subregion: string } | null {
+    if (this.country === undefined) this.country = this.task.truth ? trueCountry(this.task.country, this.task.truth) : null;
+    return this.country;
+  }
+
+  get nearbyCities(): NearbyCity[] {
+    this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
+    return this.cities;
+  }
+
+  candidatesIn(text: string, scan: TextScan, radiusKm: number): Candidates {
+    if (radiusKm !== this.radiusKm) {
+      this.candidates = new WeakMap();
+      this.radiusKm = radiusKm;
+    }
+    let found = this.candidates.get(scan);
+    if (!found) {
+      found = this.find(text, scan);
+      this.candidates.set(scan, found);
+    }
+    return found;
+  }
+
+  private find(text: string, scan: TextScan): Candidates {
+    const identity: Hit[] = findIdentity(text, scan, this.identity).map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence }));
+    const truth = this.task.truth;
+    if (!truth) return identity.length ? { ...NONE, identity } : NONE;
+    const points: Candidates['points'] = [];
+    for (const p of scan.points) {
+      const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
+      if (km <= this.radiusKm) points.push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
+    }
+    const countries: Candidates['countries'] = [];
+    const subregions: Candidates['subregions'] = [];
+    const mentions = placeMentions(text, scan);
+    const place = mentions.length ? this.place : null;
+    for (const mention of place ? mentions : []) {
+      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place?.admin);
+      if (country?.type === 'country') {
+        const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : country.kind;
+        countries.push({ start: mention.start, end: mention.end, how });
+      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place?.subregion)) {
+        subregions.push({ start: mention.start, end: mention.end });
+      }
+    }
+    const cities = cityMentions(text, scan, this.nearbyCities);
+    if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
+    return { identity, points, countries, subregions, cities };
+  }
+}
+
+const compiled = new WeakMap<AuditTask, CompiledTask>();
+
+function compile(task: AuditTask): CompiledTask {
+  let found = compiled.get(task);
+  if (!found) {
+    found = new CompiledTask(task);
+    compiled.set(task, found);
+  }
+  return found;
+}
+
+/** The agent's own points and places, worked out only when a text has something they might explain. */
+class Agent {
+  private points: LatLon[] | undefined;
+  private located: AgentPlaces | undefined;
+
+  constructor(private readonly prompt: AuditPrompt) {}
+
+  get own(): LatLon[] {
+    this.points ??= ownPoints(this.prompt);
+    return this.points;
+  }
+
+  get places(): AgentPlaces {
+    this.located ??= new AgentPlaces(this.own);
+    return this.located;
+  }
+}
+
+/**
+ * Findings of one prompt. A prompt whose task is unknown gets one `unknown_task` finding: nothing
+ * can be said about it, and saying nothing would pass it as clean.
+ */
+export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Finding[] {
+  if (!task) {
+    const ref = 'taskId' in prompt.task ? `task_id ${JSON.stringify(prompt.task.taskId)}` : `${prompt.task.split} index ${prompt.task.index}`;
+    return [finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '')];
+  }
+  const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
+  const compiledTask = compile(task);
+  const agent = new Agent(prompt);
+  const findings: Finding[] = [];
+  const budget: LatestBudget = new Map();
+  const messages = prompt.messages;
+  for (let m = 0; m < messages.length; m++) {
+    const message = messages[m] as AuditMessage;
+    if (message.author === 'model') continue;
+    const texts = message.texts;
+    for (let t = 0; t < texts.length; t++) {
+      const text = texts[t] as string;
+      const scan = scanText(text);
+      for (const claim of scan.budget) budget.set(claim.unit, { claim, message: m, textIndex: t, text });
+      const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
+      if (candidates === NONE) continue;
+      for (const hit of explained(candidates, agent, compiledTask)) {
+        findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
+      }
+    }
+    for (const image of message.images) {
+      for (const hit of imageHits(image, compiledTask, task.truth)) findings.push(finding(prompt, m, undefined, hit.text, { ...hit, start: 0, end: 0 }, image.ref));
+    }
+  }
+  if (budget.size) findings.push(...budgetFindings(prompt, budget));
+  return findings;
+}
+
+/** The candidates the agent's own points do not explain, as hits. */
+function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hit[] {
+  const hits: Hit[] = [...candidates.identity];
+  const best = new Map<number, Candidates['points'][number]>();
+  for (const p of candidates.points) {
+    if (agent.own.some((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM)) continue;
+    const seen = best.get(p.start);
+    if (!seen || p.km < seen.km) best.set(p.start, p);
+  }
+  for (const p of best.values()) {
+    hits.push({ kind: 'coordinates', start: p.start, end: p.end, evidence: `${round(p.lat)}, ${round(p.lon)} is ${p.km.toFixed(1)} km from the truth` });
+  }
+  const place = task.place;
+  if (place) {
+    if (candidates.countries.length && !agent.places.inCountry(place.admin)) {
+      for (const c of candidates.countries) hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    }
+    if (candidates.subregions.length && !agent.places.inSubregion(place.subregion)) {
+      for (const s of candidates.subregions) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+    }
+  }
+  for (const { city, start, end } of candidates.cities) {
+    if (agent.places.nearCity(city)) continue;
+    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * auditPrompt after reading the tags of the prompt's images with exifr, so that their metadata is
+ * classified (GPS, maker, identity in a tag) rather than reported as unread. For the audit command;
+ * the leak guard, which must decide synchronously, refuses any metadata anyway.
+ */
+export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Promise<Finding[]> {
+  for (const message of prompt.messages) if (message.author === 'harness' && message.images.length) await readImageTags(message.images);
+  return auditPrompt(prompt, task, options);
+}
+
+function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
+  return {
+    id: findingId(hit.kind, prompt.source, prompt.promptId, text),
+    severity: hit.severity ?? SEVERITY[hit.kind],
+    kind: hit.kind,
+    source: prompt.source,
+    prompt_id: prompt.promptId,
+    ...(prompt.episodeId !== undefined ? { episode_id: prompt.episodeId } : {}),
+    ...(prompt.turn !== undefined ? { turn: prompt.turn } : {}),
+    message,
+    ...(textIndex !== undefined ? { text_index: textIndex } : {}),
+    span: { start: hit.start, end: hit.end },
+    text,
+    context,
+    evidence: hit.evidence,
+    baselined: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+interface ImageHit {
+  kind: FindingKind;
+  severity?: Severity;
+  text: string;
+  evidence: string;
+}
+
+const CLEAN: readonly ImageHit[] = Object.freeze([]);
+
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): readonly ImageHit[] {
+  // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
+  const header = image.bytes ? metadataSegments(image.bytes) : null;
+  if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
+  const name = image.ref.startsWith('data:') ? 'the image' : `image ${image.ref}`;
+  if (!image.bytes || !header) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
+  if (header.format === 'other') return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} ${header.problem ?? ''}: its metadata was not checked` }];
+  const problem: ImageHit[] = header.problem ? [{ kind: 'image_metadata', text: `${image.ref}: malformed`, evidence: `${name} ${header.problem}` }] : [];
+  if (header.segments.length === 0) return problem;
+  const tags = imageTags(image.bytes);
+  const blocks = header.segments.map((s) => s.description.replace(/^carries /, '')).join(', ');
+  if (!tags || 'error' in tags) {
+    const why = tags ? `exifr could not read it: ${tags.error}` : 'tags not read';
+    return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
+  }
+  const hits: ImageHit[] = [...problem];
+  if (tags.gps) {
+    const km = truth ? `, ${haversineKm(tags.gps.lat, tags.gps.lon, truth.lat, truth.lon).toFixed(1)} km from the truth` : '';
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: GPS ${round(tags.gps.lat)}, ${round(tags.gps.lon)}`, evidence: `${name} carries GPS tags: ${round(tags.gps.lat)}, ${round(tags.gps.lon)}${km}` });
+  } else if (tags.gpsTags.length) {
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: ${tags.gpsTags.join(', ')}`, evidence: `${name} carries GPS tags (${tags.gpsTags.join(', ')})` });
+  }
+  if (tags.maker.length) hits.push({ kind: 'image_metadata', severity: 'medium', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${name} carries maker tags: ${tags.maker.join(', ')}` });
+  for (const { tag, value } of tags.texts) {
+    for (const hit of findIdentity(value, scanText(value), task.identity)) {
+      hits.push({ kind: 'identity', text: `${image.ref}: ${tag} ${value}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
+    }
+  }
+  if (hits.length === problem.length) {
+    hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} without GPS, maker or identity tags` });
+  }
+  return hits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+type LatestBudget = Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>;
+
+/**
+ * The latest budget the prompt states for turns and for steps, against the one it really had.
+ * Earlier statements (older tool results still in the conversation) were true when written.
+ */
+function budgetFindings(prompt: AuditPrompt, latest: LatestBudget): Finding[] {
+  const findings: Finding[] = [];
+  for (const [unit, { claim, message, textIndex, text }] of latest) {
+    const real = unit === 'turns' ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
+    if (real === undefined || real === claim.left) continue;
+    const what = unit === 'turns' ? 'turns (tool calls)' : 'environment steps';
+    const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
+    findings.push(finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end)));
+  }
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The agent's points
+
+function round(deg: number): number {
+  return Math.round(deg * 1e5) / 1e5;
+}
+
+/**
+ * The agent's own points: those the caller knows (earlier pins, maps, measures), and those in this
+ * request's model-authored messages (tool call arguments and coordinates the model wrote).
+ */
+function ownPoints(prompt: AuditPrompt): LatLon[] {
+  const points: LatLon[] = [...prompt.agentPoints];
+  for (const message of prompt.messages) {
+    if (message.author !== 'model') continue;
+    for (const text of message.texts) points.push(...scanText(text).points);
+    for (const call of message.toolCalls ?? []) points.push(...pointsOfCall(call));
+  }
+  return points;
+}
+
+/** Points in one tool call as sent: OpenAI's `{function: {arguments}}` (a JSON string or an object), or a bare object. */
+function pointsOfCall(call: unknown): LatLon[] {
+  const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments ?? call;
+  return typeof args === 'string' ? pointsOfArguments(args) : pointsOfObject(args);
+}
+
+const argumentPoints = new Map<string, LatLon[]>();
+const ARGUMENT_CACHE_MAX = 4_096;
+
+/**
+ * Forgets what was learnt from texts seen before (scans, call arguments), so that a benchmark can
+ * time a first pass over a corpus. Compiled tasks go with their AuditTask objects.
+ */
+export function clearAuditCaches(): void {
+  clearScanCache();
+  clearPlaceCache();
+  argumentPoints.clear();
+}
+
+/** The same call arguments come back in every later prompt of a conversation: parsed once. */
+function pointsOfArguments(args: string): LatLon[] {
+  let points = argumentPoints.get(args);
+  if (!points) {
+    points = [...scanText(args).points];
+    try {
+      points.push(...pointsOfObject(JSON.parse(args) as unknown));
+    } catch {
+      // arguments that are not JSON name no point beyond what the text scan found
+    }
+    if (argumentPoints.size >= ARGUMENT_CACHE_MAX) argumentPoints.clear();
+    argumentPoints.set(args, points);
+  }
+  return points;
+}
+
+const POINT_KEYS = [
+  ['lat', 'lon'],
+  ['lat_a', 'lon_a'],
+  ['lat_b', 'lon_b'],
+  ['latitude', 'longitude'],
+  ['lat', 'lng'],
+] as const;
+
+function pointsOfObject(value: unknown): LatLon[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const points: LatLon[] = [];
+  for (const [latKey, lonKey] of POINT_KEYS) {
+    const lat = toNumber(record[latKey]);
+    const lon = toNumber(record[lonKey]);
+    if (lat !== undefined && lon !== undefined) points.push({ lat, lon });
+  }
+  for (const nested of Object.values(record)) if (typeof nested === 'object' && nested !== null) points.push(...pointsOfObject(nested));
+  return points;
+}
+
