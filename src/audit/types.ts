@@ -49,9 +49,13 @@ export interface AuditPrompt {
 
 export type IdentityKind = 'task_id' | 'task_index' | 'sequence_id' | 'image_id' | 'creator_username' | 'creator_id' | 'checksum';
 
-/** What the audit knows about a task: the truth, its identity keys and its country. */
+/**
+ * What the audit knows about a task: the truth, its identity keys and its country. The truth is null
+ * when only the task's identity is known (a remote environment serves no truth): then only identity,
+ * image metadata and budget can be checked.
+ */
 export interface AuditTask {
-  truth: LatLon;
+  truth: LatLon | null;
   identity: { kind: IdentityKind; value: string }[];
   /** The task file's country name (Natural Earth ADMIN), when it has one. */
   country?: string;

@@ -1,0 +1,116 @@
+/**
+ * Coordinates in text, in the notations prompts, feedback, URLs and JSON use (DESIGN §5 item 2):
+ * decimal pairs with any separator, labelled values (`lat: 43.32`, `"lng":21.9`, `latitude=`),
+ * degrees-minutes-seconds with symbols (43°19'12"N) or letters (43d19m12s), signed or with
+ * hemisphere letters before or after, and `lat,lon` inside URLs (`?q=43.32,21.90`,
+ * `@43.32,21.90,15z`, `ll=43.32%2C21.90`). Pure and independent of any task: the detector decides
+ * which of the points found are leaks.
+ */
+import type { LatLon } from '../core/geodesy.js';
+
+export interface FoundPoint extends LatLon {
+  start: number;
+  end: number;
+}
+
+type Axis = 'lat' | 'lon' | undefined;
+
+interface Component {
+  start: number;
+  end: number;
+  deg: number;
+  axis: Axis;
+  labelled: boolean;
+  /** Written with a decimal point, degree or minute marks, a hemisphere or a label: bare integers are prose. */
+  marked: boolean;
+}
+
+// Labels in any of the usual cases; hemisphere letters only in capitals ("s" and "e" are prose).
+const LABEL = String.raw`\b([Ll]atitude|LATITUDE|[Ll]at|LAT|[Ll]ongitude|LONGITUDE|[Ll]ong|LONG|[Ll]ng|LNG|[Ll]on|LON)(?:_[a-z])?["']?\s*[:=]?\s*["']?`;
+// A number starts after a non-word character, or after a URL-encoded comma (ll=43.3%2C21.9).
+const LEADING_HEMISPHERE = String.raw`(?:(?<![A-Za-z0-9_])([NSEW])\s?|(?<=%2C)|(?<![A-Za-z0-9_.%]))`;
+const DEGREES = String.raw`([-+\u2212]?)(\d{1,3}(?:\.\d+)?)(?!\.?\d)`;
+const DEGREE_MARK = String.raw`\s?(?:[°º˚]|deg\b|d(?=\s?\d))\s?`;
+const MINUTES = String.raw`(\d{1,2}(?:\.\d+)?)\s?(?:['′’]|min\b|m(?![A-Za-z]))\s?`;
+const SECONDS = String.raw`(\d{1,2}(?:\.\d+)?)\s?(?:\\?"|″|”|''|′′|sec\b|s(?![A-Za-z]))`;
+const TRAILING_HEMISPHERE = String.raw`(?:\s?([NSEW])(?![A-Za-z]))?`;
+
+const COMPONENT = new RegExp(
+  `(?:${LABEL})?${LEADING_HEMISPHERE}${DEGREES}(?:(${DEGREE_MARK})(?:${MINUTES}(?:${SECONDS})?)?)?${TRAILING_HEMISPHERE}`,
+  'g',
+);
+
+/** What may stand between the two halves of a pair: a separator, "and", or a URL-encoded comma. */
+const GAP = /^\s*(?:[,;/|:&x]|%2C|and)?\s*$/i;
+/** Labelled halves further apart than this (other JSON keys between them) are not paired. */
+const LABELLED_PAIR_MAX_CHARS = 200;
+
+/**
+ * Every point a text writes. A pair without hemispheres or labels is returned in both orders (with
+ * the same span), since GeoJSON and many URLs write longitude first.
+ */
+export function findCoordinates(text: string, offset = 0): FoundPoint[] {
+  const components: Component[] = [];
+  COMPONENT.lastIndex = 0;
+  for (let m = COMPONENT.exec(text); m !== null; m = COMPONENT.exec(text)) {
+    const component = toComponent(m);
+    if (component) components.push(component);
+    // A hemisphere letter after a number that had one before belongs to the next number: N 43.3 E 21.9.
+    if (component && component.end < COMPONENT.lastIndex) COMPONENT.lastIndex = component.end;
+  }
+  if (components.length < 2) return [];
+  const found: FoundPoint[] = [];
+  const paired = new Set<number>();
+  for (let i = 0; i + 1 < components.length; i++) {
+    const a = components[i] as Component;
+    const b = components[i + 1] as Component;
+    if (!a.marked || !b.marked || (a.axis !== undefined && a.axis === b.axis)) continue;
+    if (!GAP.test(text.slice(a.end, b.start))) continue;
+    paired.add(i).add(i + 1);
+    const [lat, lon] = a.axis === 'lon' || b.axis === 'lat' ? [b, a] : [a, b];
+    found.push(point(lat.deg, lon.deg, a.start, b.end, offset));
+    if (a.axis === undefined && b.axis === undefined) found.push(point(b.deg, a.deg, a.start, b.end, offset));
+  }
+  // Labelled halves with other keys between them: {"lat": 43.3, "heading": 90, "lon": 21.9}.
+  for (let i = 0; i < components.length; i++) {
+    const a = components[i] as Component;
+    if (!a.labelled || paired.has(i)) continue;
+    for (let j = i + 1; j < components.length; j++) {
+      const b = components[j] as Component;
+      if (b.start - a.end > LABELLED_PAIR_MAX_CHARS) break;
+      if (!b.labelled || b.axis === a.axis || paired.has(j)) continue;
+      const [lat, lon] = a.axis === 'lat' ? [a, b] : [b, a];
+      paired.add(i).add(j);
+      found.push(point(lat.deg, lon.deg, a.start, b.end, offset));
+      break;
+    }
+  }
+  return found.filter((p) => Math.abs(p.lat) <= 90 && Math.abs(p.lon) <= 180);
+}
+
+function point(lat: number, lon: number, start: number, end: number, offset: number): FoundPoint {
+  return { lat, lon, start: start + offset, end: end + offset };
+}
+
+function toComponent(m: RegExpExecArray): Component | null {
+  const [whole, label, leading, sign, degrees, degreeMark, minutes, seconds, trailing] = m;
+  const hemisphere = leading ?? trailing;
+  // With a hemisphere before the number, a letter after it starts the next one.
+  const end = m.index + (leading !== undefined && trailing !== undefined ? whole.replace(/\s?[NSEW]$/, '').length : whole.length);
+  const min = minutes === undefined ? 0 : Number(minutes);
+  const sec = seconds === undefined ? 0 : Number(seconds);
+  if (min >= 60 || sec >= 60) return null;
+  const magnitude = Number(degrees) + min / 60 + sec / 3600;
+  const negative = hemisphere ? hemisphere === 'S' || hemisphere === 'W' : sign === '-' || sign === '\u2212';
+  const labelAxis: Axis = label ? (/^lat/i.test(label) ? 'lat' : 'lon') : undefined;
+  const hemisphereAxis: Axis = hemisphere ? (hemisphere === 'N' || hemisphere === 'S' ? 'lat' : 'lon') : undefined;
+  if (labelAxis && hemisphereAxis && labelAxis !== hemisphereAxis) return null;
+  return {
+    start: m.index,
+    end,
+    deg: negative ? -magnitude : magnitude,
+    axis: labelAxis ?? hemisphereAxis,
+    labelled: label !== undefined,
+    marked: label !== undefined || hemisphere !== undefined || degreeMark !== undefined || (degrees as string).includes('.'),
+  };
+}

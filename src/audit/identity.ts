@@ -1,0 +1,115 @@
+/**
+ * Identity keys of a task in a scanned text (DESIGN §5 item 1): task_id, sequence_id, image ids,
+ * the contributor's username and id, checksums and their 12+ hex prefixes, also inside URLs, file
+ * names and image paths, and task_index where a label says it is one ("task_index": 3). Keys are
+ * matched as whole words (a key is never part of a longer word), ignoring case, through the word
+ * index of the scan: one map lookup per key, however long the text.
+ */
+import type { TextScan } from './scan.js';
+import type { AuditTask, IdentityKind } from './types.js';
+
+export interface IdentityKey {
+  kind: IdentityKind;
+  value: string;
+  lower: string;
+  /** The key's first word (as the scan splits words) and its offset in the key. */
+  first: string;
+  firstAt: number;
+}
+
+export interface IdentityMatcher {
+  keys: IdentityKey[];
+  checksums: { value: string; lower: string }[];
+  taskIndex: number | null;
+}
+
+export interface IdentityHit {
+  kind: IdentityKind;
+  value: string;
+  start: number;
+  end: number;
+  evidence: string;
+}
+
+/** Checksum prefixes shorter than this are too likely to occur by chance (12 hex: 1 in 2.8e14). */
+export const CHECKSUM_PREFIX_MIN = 12;
+
+const FIRST_WORD = /[\p{L}\p{M}\p{N}]+/u;
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
+
+/**
+ * Keys too short to be told from ordinary text are skipped: a creator id "0" would match every
+ * zero. Real ids (Mapillary's 15-digit numbers, 22-character sequence ids) are far longer.
+ */
+function distinctive(value: string): boolean {
+  return /^\d+$/.test(value) ? value.length >= 6 : value.length >= 4;
+}
+
+export function compileIdentity(identity: AuditTask['identity']): IdentityMatcher {
+  const keys: IdentityKey[] = [];
+  const checksums: IdentityMatcher['checksums'] = [];
+  let taskIndex: number | null = null;
+  const seen = new Set<string>();
+  for (const { kind, value } of identity) {
+    if (kind === 'task_index') {
+      if (/^\d+$/.test(value)) taskIndex = Number(value);
+      continue;
+    }
+    if (kind === 'checksum' && /^[0-9a-f]+$/i.test(value)) checksums.push({ value, lower: value.toLowerCase() });
+    // A key as written, and as a URL writes it (a username with spaces or accents).
+    for (const form of new Set([value, encodeURIComponent(value)])) {
+      const lower = form.toLowerCase();
+      const first = FIRST_WORD.exec(lower);
+      if (!first || !distinctive(form) || seen.has(`${kind}\0${lower}`)) continue;
+      seen.add(`${kind}\0${lower}`);
+      keys.push({ kind, value, lower, first: first[0], firstAt: first.index });
+    }
+  }
+  return { keys, checksums, taskIndex };
+}
+
+export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): IdentityHit[] {
+  const hits: IdentityHit[] = [];
+  for (const key of matcher.keys) {
+    for (const i of scan.byWord.get(key.first) ?? []) {
+      const start = (scan.words[i] as TextScan['words'][number]).start - key.firstAt;
+      const end = start + key.lower.length;
+      if (start < 0 || end > text.length) continue;
+      if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) continue;
+      if (end < text.length && WORD_CHAR.test(text[end] as string)) continue;
+      if (text.slice(start, end).toLowerCase() !== key.lower) continue;
+      hits.push({ kind: key.kind, value: key.value, start, end, evidence: `${key.kind} ${JSON.stringify(key.value)}` });
+    }
+  }
+  for (const i of scan.hexWords) {
+    const word = scan.words[i] as TextScan['words'][number];
+    for (const sum of matcher.checksums) {
+      if (word.lower === sum.lower || !(sum.lower.startsWith(word.lower) || word.lower.startsWith(sum.lower))) continue;
+      if (word.lower.length < CHECKSUM_PREFIX_MIN) continue;
+      hits.push({
+        kind: 'checksum',
+        value: sum.value,
+        start: word.start,
+        end: word.end,
+        evidence: `checksum ${sum.value.slice(0, 16)}… (${Math.min(word.lower.length, sum.lower.length)} of its ${sum.lower.length} hex digits)`,
+      });
+    }
+  }
+  if (matcher.taskIndex !== null) {
+    for (const claim of scan.taskIndexes) {
+      if (claim.index === matcher.taskIndex) hits.push({ kind: 'task_index', value: String(claim.index), start: claim.start, end: claim.end, evidence: `task_index ${claim.index}` });
+    }
+  }
+  return dedupe(hits);
+}
+
+/** A key found twice at one place (its plain and URL forms agree) is one hit. */
+function dedupe(hits: IdentityHit[]): IdentityHit[] {
+  const seen = new Set<string>();
+  return hits.filter((h) => {
+    const at = `${h.start}:${h.end}:${h.kind}`;
+    if (seen.has(at)) return false;
+    seen.add(at);
+    return true;
+  });
+}
