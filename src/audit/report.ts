@@ -102,7 +102,7 @@ export function textReport(summary: AuditSummary, findings: readonly Finding[], 
       `from ${summary.sources} source(s) in ${summary.seconds.toFixed(2)} s`,
   ];
   if (findings.length === 0) {
-    lines.push('no findings: nothing the harness or the environment wrote gives the task away');
+    lines.push(`clean: no findings in ${summary.prompts} prompt(s)`);
     return lines;
   }
   const kinds = FINDING_KINDS.filter((k) => summary.by_kind[k]).map((k) => `${k} ${summary.by_kind[k]}`);

@@ -44,7 +44,7 @@ export async function* readCompletionsFile(file: string, source: string, onBytes
     } catch (err) {
       throw new InputError(`cannot read rows ${rowStart}-${rowEnd - 1}: ${(err as Error).message}`, { file });
     }
-    onBytes?.(Number(group.total_byte_size));
+    onBytes?.(Number(group.total_compressed_size ?? group.total_byte_size));
     for (const [i, row] of rows.entries()) {
       const at = rowStart + i;
       try {
