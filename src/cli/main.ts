@@ -189,8 +189,11 @@ export function buildProgram(): Command {
     .description('accept one finding, with the reason (who and when are recorded)')
     .argument('<id>', "the finding's id")
     .requiredOption('--reason <text>', 'why it is acceptable')
-    .option('--baseline <file>', 'baseline file', 'geolab-audit-baseline.json')
-    .action(async (id: string, opts: { reason: string; baseline: string }) => (await import('./commands/audit.js')).baselineAddCommand(id, opts));
+    .option('--baseline <file>', 'baseline file (default: ./geolab-audit-baseline.json)')
+    // `geolab audit --baseline F baseline add` hands --baseline to audit itself: read it from there too.
+    .action(async (id: string, opts: { reason: string; baseline?: string }, cmd: Command) =>
+      (await import('./commands/audit.js')).baselineAddCommand(id, { ...opts, baseline: opts.baseline ?? cmd.optsWithGlobals<{ baseline?: string }>().baseline }),
+    );
 
   program
     .command('play')
