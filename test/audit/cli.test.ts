@@ -10,6 +10,7 @@ import { openWorkspace } from '../../src/store/index.js';
 import { geolab } from '../helpers/cli.js';
 import { completedRecord } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { writeParquet } from '../helpers/parquet.js';
 
 /** A task in Niš, Serbia, with every identity key DESIGN §1.1 names. */
 const TASK = {
@@ -218,5 +219,24 @@ describe('geolab audit', () => {
     expect(fromWorkspace.code).toBe(1);
     const workspaceFindings = (JSON.parse(fromWorkspace.stdout) as { findings: Record<string, unknown>[] }).findings;
     expect(workspaceFindings.map((f) => [f.source, f.prompt_id])).toEqual([['workspace', 'ep-leak#2']]);
+  });
+
+  it("reads TRL's completions parquet: a leak in a tool result inside the completion fails the run", () => {
+    const { dir, tasks, home } = setup([]);
+    const file = join(dir, 'completions_00001.parquet');
+    writeParquet(file, ['prompt', 'completion', 'task_id'], [
+      [
+        { prompt: '<|im_start|>user\nYou are here.<|im_end|>\n<|im_start|>assistant\n', completion: 'Looking.', task_id: 'eval-00042' },
+        {
+          prompt: '<|im_start|>user\nYou are here.<|im_end|>\n<|im_start|>assistant\n',
+          completion: '<tool_call>{"name": "look", "arguments": {"heading_deg": 0}}</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>Uploaded by nis_walker.</tool_response><|im_end|>',
+          task_id: 'eval-00042',
+        },
+      ],
+    ]);
+    const r = geolab(['audit', '--completions', file, '--tasks', tasks, '--json'], { home });
+    expect(r.code).toBe(1);
+    const { findings } = JSON.parse(r.stdout) as { findings: Record<string, unknown>[] };
+    expect(findings.map((f) => [f.source, f.prompt_id, f.kind, f.text])).toEqual([[file, 'row 1', 'identity', 'nis_walker']]);
   });
 });

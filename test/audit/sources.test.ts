@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
+import { readCompletionsFile } from '../../src/audit/sources/completions.js';
 import { episodeFiles, readEpisodeFile } from '../../src/audit/sources/episodes.js';
 import { readPromptFile } from '../../src/audit/sources/prompt-file.js';
 import { readTraceFile } from '../../src/audit/sources/traces.js';
@@ -12,6 +13,7 @@ import { saveEpisode } from '../../src/store/episodes.js';
 import { storeImage } from '../../src/store/images.js';
 import { completedEpisode, completedRecord, failedRecord, makeJpeg } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { writeParquet } from '../helpers/parquet.js';
 import { tempWorkspaces } from '../helpers/workspaces.js';
 
 async function all(prompts: AsyncIterable<AuditPrompt>): Promise<AuditPrompt[]> {
@@ -157,6 +159,45 @@ describe('trainer traces', () => {
     expect(prompts[1]).toMatchObject({ task: { split: 'train', index: 17 }, agentPoints: [{ lat: 44.01, lon: 20.9 }, { lat: 44.01, lon: 20.9 }] });
     const bad = write(dir, 'bad.jsonl', [{ task: { split: 'train', index: 1 }, turns: [{ turn: 0, feedback: 3 }] }]);
     expect((await rejection(all(readTraceFile(bad, 'b')))).message).toContain(`${bad}:1, field turns[0].feedback: expected a string`);
+  });
+});
+
+describe("TRL's completions parquet", () => {
+  it('splits rendered ChatML into authors, keeps tool results as harness text, reads tool-call points and the task columns', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'completions_00010.parquet');
+    const prompt =
+      '<|im_start|>system\nYou play GeoGuesser.<|im_end|>\n<|im_start|>user\n<|vision_start|><|image_pad|><|vision_end|>You are here.<|im_end|>\n<|im_start|>assistant\n';
+    const completion =
+      'Cyrillic signs.\n<tool_call>\n{"name": "pin", "arguments": {"lat": 43.5, "lon": 21.2}}\n</tool_call><|im_end|>\n' +
+      '<|im_start|>user\n<tool_response>\nPin 1 is in Serbia. 11 actions left.\n</tool_response><|im_end|>\n<|im_start|>assistant\n<function=guess><parameter=lat>\n43.3\n</parameter><parameter=lon>\n21.9\n</parameter></function>';
+    const messages = JSON.stringify([{ role: 'user', content: [{ type: 'text', text: 'Where?' }] }]);
+    writeParquet(file, ['prompt', 'completion', 'split', 'task_id'], [
+      [{ prompt, completion, split: 'train', task_id: 'train-00007' }],
+      [{ prompt: messages, completion: 'I think Serbia.', split: 'train', task_id: '' }],
+    ]);
+    const [first, second] = await all(readCompletionsFile(file, 'completions/completions_00010.parquet'));
+    expect(first).toMatchObject({ promptId: 'row 0', task: { taskId: 'train-00007' }, agentPoints: [{ lat: 43.5, lon: 21.2 }, { lat: 43.3, lon: 21.9 }] });
+    expect(first!.messages.map((m) => [m.author, m.role])).toEqual([
+      ['harness', 'system'],
+      ['harness', 'user'],
+      ['model', 'assistant'],
+      ['harness', 'user'],
+      ['model', 'assistant'],
+    ]);
+    expect(first!.messages[3]!.texts[0]).toContain('Pin 1 is in Serbia.');
+    // No task column names one: audited, and reported as of an unknown task.
+    expect(second).toMatchObject({ promptId: 'row 1', task: { taskId: '' } });
+    expect(second!.messages.map((m) => [m.author, m.texts])).toEqual([
+      ['harness', ['Where?']],
+      ['model', ['I think Serbia.']],
+    ]);
+    const notParquet = join(dir, 'x.parquet');
+    writeFileSync(notParquet, 'hello');
+    expect((await rejection(all(readCompletionsFile(notParquet, 'x')))).message).toContain('not a parquet file');
+    const noColumns = join(dir, 'y.parquet');
+    writeParquet(noColumns, ['text'], [[{ text: 'a' }]]);
+    expect((await rejection(all(readCompletionsFile(noColumns, 'y')))).message).toContain('field prompt: no "prompt" column');
   });
 });
 
