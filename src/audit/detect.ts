@@ -13,9 +13,11 @@ import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { findCoordinates } from './coordinates.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { scanText, type TextScan } from './scan.js';
+import { AgentPlaces, citiesNear, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
+import { imageTags, metadataSegments, readImageTags } from './images.js';
+import { scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -43,8 +45,26 @@ export function findingId(kind: FindingKind, source: string, promptId: string, t
   return createHash('sha256').update(`${kind}\0${source}\0${promptId}\0${text}`).digest('hex').slice(0, 16);
 }
 
-interface CompiledTask {
-  identity: IdentityMatcher;
+/** What a task's detectors need, built on first use and kept with the AuditTask object. */
+class CompiledTask {
+  readonly identity: IdentityMatcher;
+  private country: { admin: string; subregion: string } | null | undefined;
+  private cities: NearbyCity[] | undefined;
+
+  constructor(private readonly task: AuditTask) {
+    this.identity = compileIdentity(task.identity);
+  }
+
+  /** The true country and its subregion (null in open water or without a truth). */
+  get place(): { admin: string; subregion: string } | null {
+    if (this.country === undefined) this.country = this.task.truth ? trueCountry(this.task.country, this.task.truth) : null;
+    return this.country;
+  }
+
+  get nearbyCities(): NearbyCity[] {
+    this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
+    return this.cities;
+  }
 }
 
 const compiled = new WeakMap<AuditTask, CompiledTask>();
@@ -52,7 +72,7 @@ const compiled = new WeakMap<AuditTask, CompiledTask>();
 function compile(task: AuditTask): CompiledTask {
   let found = compiled.get(task);
   if (!found) {
-    found = { identity: compileIdentity(task.identity) };
+    found = new CompiledTask(task);
     compiled.set(task, found);
   }
   return found;
@@ -77,21 +97,37 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     return [finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '')];
   }
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
-  const { identity } = compile(task);
+  const compiledTask = compile(task);
   const own = ownPoints(prompt);
+  const agentPlaces = new AgentPlaces(own);
   const findings: Finding[] = [];
   prompt.messages.forEach((message, m) => {
     if (message.author === 'model') return;
     message.texts.forEach((text, t) => {
       const scan = scanText(text);
       const hits: Hit[] = [
-        ...findIdentity(text, scan, identity).map((h) => ({ kind: 'identity' as const, start: h.start, end: h.end, evidence: h.evidence })),
+        ...findIdentity(text, scan, compiledTask.identity).map((h) => ({ kind: 'identity' as const, start: h.start, end: h.end, evidence: h.evidence })),
         ...(task.truth ? nearTruth(scan, task.truth, own, radiusKm) : []),
+        ...(task.truth ? placesOfTask(text, scan, compiledTask, agentPlaces) : []),
       ];
       for (const hit of hits) findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
     });
+    for (const image of message.images) {
+      for (const hit of imageHits(image, compiledTask, task.truth)) findings.push(finding(prompt, m, undefined, hit.text, { ...hit, start: 0, end: 0 }, image.ref));
+    }
   });
+  findings.push(...budgetFindings(prompt));
   return findings;
+}
+
+/**
+ * auditPrompt after reading the tags of the prompt's images with exifr, so that their metadata is
+ * classified (GPS, maker, identity in a tag) rather than reported as unread. For the audit command;
+ * the leak guard, which must decide synchronously, refuses any metadata anyway.
+ */
+export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Promise<Finding[]> {
+  for (const message of prompt.messages) if (message.author === 'harness' && message.images.length) await readImageTags(message.images);
+  return auditPrompt(prompt, task, options);
 }
 
 function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
@@ -111,6 +147,102 @@ function finding(prompt: AuditPrompt, message: number, textIndex: number | undef
     evidence: hit.evidence,
     baselined: false,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+interface ImageHit {
+  kind: FindingKind;
+  severity?: Severity;
+  text: string;
+  evidence: string;
+}
+
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): ImageHit[] {
+  const name = image.ref.startsWith('data:') ? 'the image' : `image ${image.ref}`;
+  if (!image.bytes) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
+  const header = metadataSegments(image.bytes);
+  if (header.format === 'other') return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} ${header.problem ?? ''}: its metadata was not checked` }];
+  const problem: ImageHit[] = header.problem ? [{ kind: 'image_metadata', text: `${image.ref}: malformed`, evidence: `${name} ${header.problem}` }] : [];
+  if (header.segments.length === 0) return problem;
+  const tags = imageTags(image.bytes);
+  const blocks = header.segments.map((s) => s.description.replace(/^carries /, '')).join(', ');
+  if (!tags || 'error' in tags) {
+    const why = tags ? `exifr could not read it: ${tags.error}` : 'tags not read';
+    return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
+  }
+  const hits: ImageHit[] = [...problem];
+  if (tags.gps) {
+    const km = truth ? `, ${haversineKm(tags.gps.lat, tags.gps.lon, truth.lat, truth.lon).toFixed(1)} km from the truth` : '';
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: GPS ${round(tags.gps.lat)}, ${round(tags.gps.lon)}`, evidence: `${name} carries GPS tags: ${round(tags.gps.lat)}, ${round(tags.gps.lon)}${km}` });
+  } else if (tags.gpsTags.length) {
+    hits.push({ kind: 'image_metadata', text: `${image.ref}: ${tags.gpsTags.join(', ')}`, evidence: `${name} carries GPS tags (${tags.gpsTags.join(', ')})` });
+  }
+  if (tags.maker.length) hits.push({ kind: 'image_metadata', severity: 'medium', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${name} carries maker tags: ${tags.maker.join(', ')}` });
+  for (const { tag, value } of tags.texts) {
+    for (const hit of findIdentity(value, scanText(value), task.identity)) {
+      hits.push({ kind: 'identity', text: `${image.ref}: ${tag} ${value}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
+    }
+  }
+  if (hits.length === problem.length) {
+    hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} without GPS, maker or identity tags` });
+  }
+  return hits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Budget
+
+/**
+ * The latest budget the prompt states for turns and for steps, against the one it really had.
+ * Earlier statements (older tool results still in the conversation) were true when written.
+ */
+function budgetFindings(prompt: AuditPrompt): Finding[] {
+  const latest = new Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>();
+  prompt.messages.forEach((message, m) => {
+    if (message.author === 'model') return;
+    message.texts.forEach((text, t) => {
+      for (const claim of scanText(text).budget) latest.set(claim.unit, { claim, message: m, textIndex: t, text });
+    });
+  });
+  const findings: Finding[] = [];
+  for (const [unit, { claim, message, textIndex, text }] of latest) {
+    const real = unit === 'turns' ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
+    if (real === undefined || real === claim.left) continue;
+    const what = unit === 'turns' ? 'turns (tool calls)' : 'environment steps';
+    const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
+    findings.push(finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end)));
+  }
+  return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Places
+
+const ALIAS_WORDS = { name: 'name', demonym: 'demonym', code: 'code' } as const;
+
+function placesOfTask(text: string, scan: TextScan, task: CompiledTask, agent: AgentPlaces): Hit[] {
+  const hits: Hit[] = [];
+  const mentions = placeMentions(text, scan);
+  const place = mentions.length ? task.place : null;
+  if (place) {
+    for (const mention of mentions) {
+      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
+      if (country?.type === 'country') {
+        if (agent.inCountry(place.admin)) continue;
+        const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : ALIAS_WORDS[country.kind];
+        hits.push({ kind: 'country', start: mention.start, end: mention.end, evidence: `the true country (${place.admin}) by its ${how}; no agent point lies in it` });
+      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion) && !agent.inSubregion(place.subregion)) {
+        hits.push({ kind: 'subregion', start: mention.start, end: mention.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+      }
+    }
+  }
+  for (const { city, start, end } of cityMentions(text, scan, task.nearbyCities)) {
+    if (agent.nearCity(city)) continue;
+    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+  }
+  return hits;
 }
 
 // ---------------------------------------------------------------------------------------------

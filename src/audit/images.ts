@@ -1,0 +1,204 @@
+/**
+ * Image metadata (DESIGN §5 item 4): EXIF/XMP/IPTC in the images of a prompt. Two steps, so that a
+ * clean image (sharp writes none unless asked) costs a walk over its header and nothing more:
+ * - `metadataSegments` (sync) walks a JPEG's header segments up to the scan data, or a PNG's
+ *   chunks, and says which metadata blocks are there;
+ * - `readImageTags` (async) parses those blocks with exifr and keeps the tags with the image's
+ *   bytes, for the detector to classify: GPS, maker and serial tags, and any text of the tags.
+ * A data URL is base64-decoded only as far as the JPEG header reaches (`imageOfDataUrl`).
+ */
+import exifr from 'exifr';
+import type { AuditImage } from './types.js';
+
+export type SegmentKind = 'exif' | 'xmp' | 'iptc' | 'comment' | 'app1' | 'png_text' | 'png_exif';
+
+export interface ImageHeader {
+  format: 'jpeg' | 'png' | 'other';
+  segments: { kind: SegmentKind; description: string }[];
+  /** The header could not be walked to its end (truncated or malformed). */
+  problem?: string;
+}
+
+const JPEG_SOS = 0xda;
+const JPEG_EOI = 0xd9;
+
+/** Where a JPEG's header ends (the SOS marker), or null when the bytes end before it. */
+function jpegHeaderEnd(bytes: Uint8Array): number | null {
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return -1;
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    if (marker === JPEG_SOS || marker === JPEG_EOI) return at;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2;
+      continue;
+    }
+    at += 2 + (((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number));
+  }
+  return null;
+}
+
+export function metadataSegments(bytes: Buffer): ImageHeader {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8) return jpegSegments(bytes);
+  if (bytes.length >= 8 && bytes.toString('latin1', 1, 4) === 'PNG') return pngSegments(bytes);
+  return { format: 'other', segments: [], problem: 'is neither JPEG nor PNG' };
+}
+
+function jpegSegments(bytes: Buffer): ImageHeader {
+  const segments: ImageHeader['segments'] = [];
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return { format: 'jpeg', segments, problem: 'has a malformed JPEG header' };
+    const marker = bytes[at + 1] as number;
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    if (marker === JPEG_SOS || marker === JPEG_EOI) return { format: 'jpeg', segments };
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2;
+      continue;
+    }
+    const length = bytes.readUInt16BE(at + 2);
+    const payload = bytes.toString('latin1', at + 4, Math.min(bytes.length, at + 4 + 32));
+    if (marker === 0xe1) {
+      if (payload.startsWith('Exif')) segments.push({ kind: 'exif', description: 'carries EXIF (APP1)' });
+      else if (payload.startsWith('http://ns.adobe.com/xap') || payload.startsWith('http://ns.adobe.com/xmp')) segments.push({ kind: 'xmp', description: 'carries XMP (APP1)' });
+      else segments.push({ kind: 'app1', description: 'carries an APP1 segment' });
+    } else if (marker === 0xed) segments.push({ kind: 'iptc', description: 'carries IPTC (APP13)' });
+    else if (marker === 0xfe) segments.push({ kind: 'comment', description: 'carries a JPEG comment' });
+    at += 2 + length;
+  }
+  // Header bytes only (a data URL decoded as far as needed) end here without a problem.
+  return { format: 'jpeg', segments };
+}
+
+function pngSegments(bytes: Buffer): ImageHeader {
+  const segments: ImageHeader['segments'] = [];
+  let at = 8;
+  while (at + 8 <= bytes.length) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    if (type === 'tEXt' || type === 'iTXt' || type === 'zTXt') segments.push({ kind: 'png_text', description: `carries a PNG ${type} chunk` });
+    else if (type === 'eXIf') segments.push({ kind: 'png_exif', description: 'carries a PNG eXIf chunk' });
+    if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  return { format: 'png', segments };
+}
+
+/** What each metadata block of an image says, in words ("carries EXIF (APP1)"); empty for a clean image. */
+export function imageMetadata(bytes: Buffer): string[] {
+  const header = metadataSegments(bytes);
+  return [...header.segments.map((s) => s.description), ...(header.problem ? [header.problem] : [])];
+}
+
+const DATA_URL = /^data:([^;,]+)((?:;[^;,]*)*?);base64,/;
+/** Base64 characters decoded first: 3 KB of bytes, enough for a JPEG header without EXIF. */
+const FIRST_CHARS = 4096;
+
+/**
+ * An image of a prompt from its data URL. A JPEG is decoded only up to its scan data (header and
+ * metadata are all the detectors read); anything else whole. Not a base64 data URL: no bytes.
+ */
+export function imageOfDataUrl(url: string): AuditImage {
+  const ref = url.slice(0, 64);
+  const m = DATA_URL.exec(url);
+  if (!m) return { ref, bytes: null };
+  const payload = m[0].length;
+  // Multiples of 4 characters decode to whole bytes.
+  for (let chars = FIRST_CHARS; ; chars *= 4) {
+    const end = Math.min(url.length, payload + chars);
+    const bytes = Buffer.from(url.slice(payload, end), 'base64');
+    const complete = end === url.length;
+    if (!(bytes[0] === 0xff && bytes[1] === 0xd8)) return { ref, bytes: complete ? bytes : Buffer.from(url.slice(payload), 'base64') };
+    const headerEnd = jpegHeaderEnd(bytes);
+    // The SOS marker is kept, so the header walk ends where the image data starts.
+    if (headerEnd !== null && headerEnd >= 0) return { ref, bytes: bytes.subarray(0, headerEnd + 2) };
+    if (headerEnd === -1 || complete) return { ref, bytes };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tags (exifr)
+
+export interface ImageTags {
+  /** GPS position when the tags give one. */
+  gps: { lat: number; lon: number } | null;
+  /** Any GPS tag, named ("GPSLatitude", "exif:GPSLongitude"), also without a usable position. */
+  gpsTags: string[];
+  /** Maker, model, lens and serial tags: `Make Canon`. */
+  maker: string[];
+  /** Every other text value, `Artist alpine_walker`, for identity keys. */
+  texts: { tag: string; value: string }[];
+}
+
+const tagsOf = new WeakMap<Buffer, ImageTags | { error: string }>();
+
+const MAKER_TAG = /^(?:.*:)?(?:Make|Model|LensMake|LensModel|LensInfo|BodySerialNumber|SerialNumber|LensSerialNumber|CameraSerialNumber|InternalSerialNumber|CameraOwnerName|OwnerName|UniqueCameraModel|LocalizedCameraModel)$/i;
+const GPS_TAG = /^(?:.*:)?GPS|^(?:latitude|longitude)$/i;
+
+const EXIFR_OPTIONS = {
+  tiff: true,
+  ifd0: {},
+  exif: true,
+  gps: true,
+  interop: false,
+  ifd1: false,
+  xmp: true,
+  iptc: true,
+  icc: false,
+  jfif: false,
+  makerNote: false,
+  userComment: true,
+  mergeOutput: false,
+  translateValues: false,
+} as const;
+
+/** Parses the metadata of every image that has some and was not parsed yet; keeps the tags with the bytes. */
+export async function readImageTags(images: readonly AuditImage[]): Promise<void> {
+  for (const { bytes } of images) {
+    if (!bytes || tagsOf.has(bytes) || metadataSegments(bytes).segments.length === 0) continue;
+    try {
+      tagsOf.set(bytes, classify((await exifr.parse(bytes, EXIFR_OPTIONS)) as unknown));
+    } catch (err) {
+      tagsOf.set(bytes, { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+}
+
+/** The tags read for these bytes: undefined when not read yet, `{error}` when exifr could not read them. */
+export function imageTags(bytes: Buffer): ImageTags | { error: string } | undefined {
+  return tagsOf.get(bytes);
+}
+
+function classify(output: unknown): ImageTags {
+  const tags: ImageTags = { gps: null, gpsTags: [], maker: [], texts: [] };
+  const visit = (value: unknown, tag: string) => {
+    if (value === null || value === undefined) return;
+    if (value instanceof Uint8Array) return;
+    if (Array.isArray(value)) {
+      if (GPS_TAG.test(tag)) tags.gpsTags.push(tag);
+      else value.forEach((v) => visit(v, tag));
+      return;
+    }
+    if (typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) visit(v, key);
+      return;
+    }
+    const text = String(value);
+    if (GPS_TAG.test(tag)) tags.gpsTags.push(tag);
+    else if (MAKER_TAG.test(tag)) tags.maker.push(`${tag} ${text}`);
+    else if (typeof value === 'string' && value.trim() !== '') tags.texts.push({ tag, value });
+  };
+  visit(output, '');
+  const gps = (output as { gps?: { latitude?: unknown; longitude?: unknown } } | undefined)?.gps;
+  if (typeof gps?.latitude === 'number' && typeof gps.longitude === 'number' && Number.isFinite(gps.latitude) && Number.isFinite(gps.longitude)) {
+    tags.gps = { lat: gps.latitude, lon: gps.longitude };
+  }
+  return tags;
+}

