@@ -11,6 +11,7 @@ import { isRecord } from '../../core/values.js';
 import { pointsOfAction } from '../../agent/protocols/common.js';
 import { extractActionObject } from '../../agent/protocols/json.js';
 import { readContainedFile } from '../../files.js';
+import { imageOfDataUrl } from '../images.js';
 import type { AuditImage, AuditMessage, Author } from '../types.js';
 
 export function authorOf(role: string): Author {
@@ -51,18 +52,10 @@ export class ImageFiles {
 /** The cap episode import puts on an image file (store/import-episodes.ts), without loading SQLite here. */
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
-const DATA_URL = /^data:([^;,]*)(;base64)?,/;
-/** How much of a data URL names it in a finding (the bytes themselves are not text the model reads). */
-const DATA_URL_REF_CHARS = 48;
-
 /** An image_url's target: decoded when inline, read when a file beside the input, else named only. */
 export function imageFromUrl(url: string, files: ImageFiles | null): { image: AuditImage; text: string | null } {
-  const data = DATA_URL.exec(url);
-  if (data) {
-    const payload = url.slice(data[0].length);
-    const bytes = data[2] ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'latin1');
-    return { image: { ref: url.length > DATA_URL_REF_CHARS ? `${url.slice(0, DATA_URL_REF_CHARS)}…` : url, bytes }, text: null };
-  }
+  // The core decodes as much of an inline image as its detectors read (the header, for a JPEG).
+  if (url.startsWith('data:')) return { image: imageOfDataUrl(url), text: null };
   // A URL or a path is text the model's server reads: an image id in a file name leaks through it.
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) return { image: { ref: url, bytes: null }, text: url };
   const path = url.startsWith('file://') ? new URL(url).pathname : url;
