@@ -11,6 +11,7 @@ import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
 import { drawRegionalMap } from '../src/tui/map/regional-map.js';
+import { auditBenches } from './audit.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
@@ -160,6 +161,7 @@ export const benches: Bench[] = [
   ...envServerBenches,
   ...episodeBenches,
   ...tuiBenches,
+  ...auditBenches,
   {
     // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).
     name: 'core.redact_record',
