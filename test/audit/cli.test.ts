@@ -156,6 +156,20 @@ describe('geolab audit', () => {
     expect(entry).toMatchObject({ reason: 'synthetic fixture', by: expect.any(String), at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
   });
 
+  it('--fail-on sets the gate: a medium finding is reported but passes at high, fails at medium and low', () => {
+    const { tasks, prompts, home } = setup([user('demonym', 'Road signs in Serbian are visible.')]);
+    const atHigh = geolab(['audit', '--prompts', prompts, '--tasks', tasks], { home });
+    expect(atHigh.code).toBe(0);
+    expect(atHigh.stdout).toContain('MEDIUM country');
+    expect(atHigh.stdout).toContain('passed: no new finding at or above high');
+    for (const level of ['medium', 'low']) {
+      const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--fail-on', level], { home });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`FAILED: 1 new finding(s) at or above ${level}`);
+    }
+    expect(geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--fail-on', 'severe'], { home }).code).toBe(2);
+  });
+
   it('exits 2 with file:line and the field on bad input, without a stack trace', () => {
     const { dir, tasks, prompts, home } = setup([CLEAN, { id: 'bad', task_id: 'eval-00042', messages: 'hello' }]);
     const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks], { home });
