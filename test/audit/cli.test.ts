@@ -233,6 +233,10 @@ describe('geolab audit', () => {
     expect(fromWorkspace.code).toBe(1);
     const workspaceFindings = (JSON.parse(fromWorkspace.stdout) as { findings: Record<string, unknown>[] }).findings;
     expect(workspaceFindings.map((f) => [f.source, f.prompt_id])).toEqual([['workspace', 'ep-leak#2']]);
+    // Named sources replace the workspace's episodes, unless --workspace asks for them too.
+    const both = JSON.parse(geolab(['audit', '--workspace', home, '--traces', rollouts, '--tasks', tasks, '--json']).stdout) as { summary: Record<string, number>; findings: Record<string, unknown>[] };
+    expect(both.summary.sources).toBe(2);
+    expect(both.findings.map((f) => f.source)).toEqual([rollouts, 'workspace']);
   });
 
   it("reads TRL's completions parquet: a leak in a tool result inside the completion fails the run", () => {
