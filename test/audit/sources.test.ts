@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
-import { readCompletionsFile } from '../../src/audit/sources/completions.js';
+import { NO_TASK, readCompletionsFile } from '../../src/audit/sources/completions.js';
 import { episodeFiles, readEpisodeFile } from '../../src/audit/sources/episodes.js';
 import { readPromptFile } from '../../src/audit/sources/prompt-file.js';
 import { readTraceFile } from '../../src/audit/sources/traces.js';
@@ -189,7 +189,7 @@ describe("TRL's completions parquet", () => {
     ]);
     expect(first!.messages[3]!.texts[0]).toContain('Pin 1 is in Serbia.');
     // No task column names one: audited, and reported as of an unknown task.
-    expect(second).toMatchObject({ promptId: 'row 1', task: { taskId: '' } });
+    expect(second).toMatchObject({ promptId: 'row 1', task: NO_TASK });
     expect(second!.messages.map((m) => [m.author, m.texts])).toEqual([
       ['harness', ['Where?']],
       ['model', ['I think Serbia.']],

@@ -14,8 +14,8 @@ import type { AuditMessage, AuditPrompt, TaskRef } from '../types.js';
 import type { OnBytes } from './jsonl.js';
 import { auditMessages, MessageError, pointsInModelMessages } from './messages.js';
 
-/** A TaskRef no task has: a row that names none is audited, and reported as of an unknown task. */
-const NO_TASK: TaskRef = { taskId: '' };
+/** A TaskRef no task has: a row that names none is audited, and reported as of an unknown task, saying why. */
+export const NO_TASK: TaskRef = { taskId: '(none: the row has no task_id, or split and index, columns)' };
 
 export async function* readCompletionsFile(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
   await assertReadableFile(file, 'completions file');
