@@ -26,7 +26,8 @@ interface Component {
 }
 
 // Labels in any of the usual cases; hemisphere letters only in capitals ("s" and "e" are prose).
-const LABEL = String.raw`\b([Ll]atitude|LATITUDE|[Ll]at|LAT|[Ll]ongitude|LONGITUDE|[Ll]ong|LONG|[Ll]ng|LNG|[Ll]on|LON)(?:_[a-z])?["']?\s*[:=]?\s*["']?`;
+// Also as the end of a longer key: OpenStreetMap's `mlat`, `center_lat`.
+const LABEL = String.raw`(?:\b|(?<=[_m]))([Ll]atitude|LATITUDE|[Ll]at|LAT|[Ll]ongitude|LONGITUDE|[Ll]ong|LONG|[Ll]ng|LNG|[Ll]on|LON)(?:_[a-z])?["']?\s*[:=]?\s*["']?`;
 // A number starts after a non-word character, or after a URL-encoded comma (ll=43.3%2C21.9).
 const LEADING_HEMISPHERE = String.raw`(?:(?<![A-Za-z0-9_])([NSEW])\s?|(?<=%2C)|(?<![A-Za-z0-9_.%]))`;
 const DEGREES = String.raw`([-+\u2212]?)(\d{1,3}(?:\.\d+)?)(?!\.?\d)`;

@@ -11,13 +11,12 @@
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
-import { findCoordinates } from './coordinates.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { AgentPlaces, citiesNear, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
+import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
-import { scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
+import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditImage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -45,11 +44,38 @@ export function findingId(kind: FindingKind, source: string, promptId: string, t
   return createHash('sha256').update(`${kind}\0${source}\0${promptId}\0${text}`).digest('hex').slice(0, 16);
 }
 
+/** What a detector reports; auditPrompt adds where (prompt, message, text) and the id. */
+interface Hit {
+  kind: FindingKind;
+  severity?: Severity;
+  start: number;
+  end: number;
+  evidence: string;
+}
+
+/**
+ * What one text holds for one task before the agent's points are considered: identity hits (final),
+ * points with their distance to the truth, and mentions of the task's country, subregion and towns.
+ * Cached per task and text scan, so a text repeated across a task's prompts is looked at once.
+ */
+interface Candidates {
+  identity: Hit[];
+  points: { start: number; end: number; lat: number; lon: number; km: number }[];
+  countries: { start: number; end: number; how: string }[];
+  subregions: { start: number; end: number }[];
+  cities: { city: NearbyCity; start: number; end: number }[];
+}
+
+const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: [], subregions: [], cities: [] }) as Candidates;
+
 /** What a task's detectors need, built on first use and kept with the AuditTask object. */
 class CompiledTask {
   readonly identity: IdentityMatcher;
   private country: { admin: string; subregion: string } | null | undefined;
   private cities: NearbyCity[] | undefined;
+  private candidates = new WeakMap<TextScan, Candidates>();
+  /** The radius the cached candidates were found with. */
+  private radiusKm = LEAK_RADIUS_KM;
 
   constructor(private readonly task: AuditTask) {
     this.identity = compileIdentity(task.identity);
@@ -65,6 +91,46 @@ class CompiledTask {
     this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
     return this.cities;
   }
+
+  candidatesIn(text: string, scan: TextScan, radiusKm: number): Candidates {
+    if (radiusKm !== this.radiusKm) {
+      this.candidates = new WeakMap();
+      this.radiusKm = radiusKm;
+    }
+    let found = this.candidates.get(scan);
+    if (!found) {
+      found = this.find(text, scan);
+      this.candidates.set(scan, found);
+    }
+    return found;
+  }
+
+  private find(text: string, scan: TextScan): Candidates {
+    const identity: Hit[] = findIdentity(text, scan, this.identity).map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence }));
+    const truth = this.task.truth;
+    if (!truth) return identity.length ? { ...NONE, identity } : NONE;
+    const points: Candidates['points'] = [];
+    for (const p of scan.points) {
+      const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
+      if (km <= this.radiusKm) points.push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
+    }
+    const countries: Candidates['countries'] = [];
+    const subregions: Candidates['subregions'] = [];
+    const mentions = placeMentions(text, scan);
+    const place = mentions.length ? this.place : null;
+    for (const mention of place ? mentions : []) {
+      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place?.admin);
+      if (country?.type === 'country') {
+        const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : country.kind;
+        countries.push({ start: mention.start, end: mention.end, how });
+      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place?.subregion)) {
+        subregions.push({ start: mention.start, end: mention.end });
+      }
+    }
+    const cities = cityMentions(text, scan, this.nearbyCities);
+    if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
+    return { identity, points, countries, subregions, cities };
+  }
 }
 
 const compiled = new WeakMap<AuditTask, CompiledTask>();
@@ -78,13 +144,22 @@ function compile(task: AuditTask): CompiledTask {
   return found;
 }
 
-/** What a detector reports; auditPrompt adds where (prompt, message, text) and the id. */
-interface Hit {
-  kind: FindingKind;
-  severity?: Severity;
-  start: number;
-  end: number;
-  evidence: string;
+/** The agent's own points and places, worked out only when a text has something they might explain. */
+class Agent {
+  private points: LatLon[] | undefined;
+  private located: AgentPlaces | undefined;
+
+  constructor(private readonly prompt: AuditPrompt) {}
+
+  get own(): LatLon[] {
+    this.points ??= ownPoints(this.prompt);
+    return this.points;
+  }
+
+  get places(): AgentPlaces {
+    this.located ??= new AgentPlaces(this.own);
+    return this.located;
+  }
 }
 
 /**
@@ -98,26 +173,58 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   }
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
   const compiledTask = compile(task);
-  const own = ownPoints(prompt);
-  const agentPlaces = new AgentPlaces(own);
+  const agent = new Agent(prompt);
   const findings: Finding[] = [];
-  prompt.messages.forEach((message, m) => {
-    if (message.author === 'model') return;
-    message.texts.forEach((text, t) => {
+  const budget: LatestBudget = new Map();
+  const messages = prompt.messages;
+  for (let m = 0; m < messages.length; m++) {
+    const message = messages[m] as AuditMessage;
+    if (message.author === 'model') continue;
+    const texts = message.texts;
+    for (let t = 0; t < texts.length; t++) {
+      const text = texts[t] as string;
       const scan = scanText(text);
-      const hits: Hit[] = [
-        ...findIdentity(text, scan, compiledTask.identity).map((h) => ({ kind: 'identity' as const, start: h.start, end: h.end, evidence: h.evidence })),
-        ...(task.truth ? nearTruth(scan, task.truth, own, radiusKm) : []),
-        ...(task.truth ? placesOfTask(text, scan, compiledTask, agentPlaces) : []),
-      ];
-      for (const hit of hits) findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
-    });
+      for (const claim of scan.budget) budget.set(claim.unit, { claim, message: m, textIndex: t, text });
+      const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
+      if (candidates === NONE) continue;
+      for (const hit of explained(candidates, agent, compiledTask)) {
+        findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
+      }
+    }
     for (const image of message.images) {
       for (const hit of imageHits(image, compiledTask, task.truth)) findings.push(finding(prompt, m, undefined, hit.text, { ...hit, start: 0, end: 0 }, image.ref));
     }
-  });
-  findings.push(...budgetFindings(prompt));
+  }
+  if (budget.size) findings.push(...budgetFindings(prompt, budget));
   return findings;
+}
+
+/** The candidates the agent's own points do not explain, as hits. */
+function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hit[] {
+  const hits: Hit[] = [...candidates.identity];
+  const best = new Map<number, Candidates['points'][number]>();
+  for (const p of candidates.points) {
+    if (agent.own.some((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM)) continue;
+    const seen = best.get(p.start);
+    if (!seen || p.km < seen.km) best.set(p.start, p);
+  }
+  for (const p of best.values()) {
+    hits.push({ kind: 'coordinates', start: p.start, end: p.end, evidence: `${round(p.lat)}, ${round(p.lon)} is ${p.km.toFixed(1)} km from the truth` });
+  }
+  const place = task.place;
+  if (place) {
+    if (candidates.countries.length && !agent.places.inCountry(place.admin)) {
+      for (const c of candidates.countries) hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    }
+    if (candidates.subregions.length && !agent.places.inSubregion(place.subregion)) {
+      for (const s of candidates.subregions) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+    }
+  }
+  for (const { city, start, end } of candidates.cities) {
+    if (agent.places.nearCity(city)) continue;
+    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+  }
+  return hits.sort((a, b) => a.start - b.start);
 }
 
 /**
@@ -159,10 +266,14 @@ interface ImageHit {
   evidence: string;
 }
 
-function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): ImageHit[] {
+const CLEAN: readonly ImageHit[] = Object.freeze([]);
+
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): readonly ImageHit[] {
+  // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
+  const header = image.bytes ? metadataSegments(image.bytes) : null;
+  if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
   const name = image.ref.startsWith('data:') ? 'the image' : `image ${image.ref}`;
-  if (!image.bytes) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
-  const header = metadataSegments(image.bytes);
+  if (!image.bytes || !header) return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} is referenced but its bytes are not available: its metadata was not checked` }];
   if (header.format === 'other') return [{ kind: 'image_metadata', severity: 'low', text: `${image.ref}: not checked`, evidence: `${name} ${header.problem ?? ''}: its metadata was not checked` }];
   const problem: ImageHit[] = header.problem ? [{ kind: 'image_metadata', text: `${image.ref}: malformed`, evidence: `${name} ${header.problem}` }] : [];
   if (header.segments.length === 0) return problem;
@@ -194,18 +305,13 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null):
 // ---------------------------------------------------------------------------------------------
 // Budget
 
+type LatestBudget = Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>;
+
 /**
  * The latest budget the prompt states for turns and for steps, against the one it really had.
  * Earlier statements (older tool results still in the conversation) were true when written.
  */
-function budgetFindings(prompt: AuditPrompt): Finding[] {
-  const latest = new Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>();
-  prompt.messages.forEach((message, m) => {
-    if (message.author === 'model') return;
-    message.texts.forEach((text, t) => {
-      for (const claim of scanText(text).budget) latest.set(claim.unit, { claim, message: m, textIndex: t, text });
-    });
-  });
+function budgetFindings(prompt: AuditPrompt, latest: LatestBudget): Finding[] {
   const findings: Finding[] = [];
   for (const [unit, { claim, message, textIndex, text }] of latest) {
     const real = unit === 'turns' ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
@@ -218,52 +324,7 @@ function budgetFindings(prompt: AuditPrompt): Finding[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Places
-
-const ALIAS_WORDS = { name: 'name', demonym: 'demonym', code: 'code' } as const;
-
-function placesOfTask(text: string, scan: TextScan, task: CompiledTask, agent: AgentPlaces): Hit[] {
-  const hits: Hit[] = [];
-  const mentions = placeMentions(text, scan);
-  const place = mentions.length ? task.place : null;
-  if (place) {
-    for (const mention of mentions) {
-      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
-      if (country?.type === 'country') {
-        if (agent.inCountry(place.admin)) continue;
-        const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : ALIAS_WORDS[country.kind];
-        hits.push({ kind: 'country', start: mention.start, end: mention.end, evidence: `the true country (${place.admin}) by its ${how}; no agent point lies in it` });
-      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion) && !agent.inSubregion(place.subregion)) {
-        hits.push({ kind: 'subregion', start: mention.start, end: mention.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
-      }
-    }
-  }
-  for (const { city, start, end } of cityMentions(text, scan, task.nearbyCities)) {
-    if (agent.nearCity(city)) continue;
-    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
-  }
-  return hits;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Coordinates
-
-function nearTruth(scan: TextScan, truth: LatLon, own: readonly LatLon[], radiusKm: number): Hit[] {
-  const best = new Map<number, { km: number; lat: number; lon: number; end: number }>();
-  for (const p of scan.points) {
-    const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
-    if (km > radiusKm) continue;
-    if (own.some((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM)) continue;
-    const seen = best.get(p.start);
-    if (!seen || km < seen.km) best.set(p.start, { km, lat: p.lat, lon: p.lon, end: p.end });
-  }
-  return [...best].map(([start, p]) => ({
-    kind: 'coordinates' as const,
-    start,
-    end: p.end,
-    evidence: `${round(p.lat)}, ${round(p.lon)} is ${p.km.toFixed(1)} km from the truth`,
-  }));
-}
+// The agent's points
 
 function round(deg: number): number {
   return Math.round(deg * 1e5) / 1e5;
@@ -286,16 +347,36 @@ function ownPoints(prompt: AuditPrompt): LatLon[] {
 /** Points in one tool call as sent: OpenAI's `{function: {arguments}}` (a JSON string or an object), or a bare object. */
 function pointsOfCall(call: unknown): LatLon[] {
   const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments ?? call;
-  if (typeof args === 'string') {
-    const points: LatLon[] = findCoordinates(args);
+  return typeof args === 'string' ? pointsOfArguments(args) : pointsOfObject(args);
+}
+
+const argumentPoints = new Map<string, LatLon[]>();
+const ARGUMENT_CACHE_MAX = 4_096;
+
+/**
+ * Forgets what was learnt from texts seen before (scans, call arguments), so that a benchmark can
+ * time a first pass over a corpus. Compiled tasks go with their AuditTask objects.
+ */
+export function clearAuditCaches(): void {
+  clearScanCache();
+  clearPlaceCache();
+  argumentPoints.clear();
+}
+
+/** The same call arguments come back in every later prompt of a conversation: parsed once. */
+function pointsOfArguments(args: string): LatLon[] {
+  let points = argumentPoints.get(args);
+  if (!points) {
+    points = [...scanText(args).points];
     try {
       points.push(...pointsOfObject(JSON.parse(args) as unknown));
     } catch {
       // arguments that are not JSON name no point beyond what the text scan found
     }
-    return points;
+    if (argumentPoints.size >= ARGUMENT_CACHE_MAX) argumentPoints.clear();
+    argumentPoints.set(args, points);
   }
-  return pointsOfObject(args);
+  return points;
 }
 
 const POINT_KEYS = [

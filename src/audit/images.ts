@@ -42,7 +42,19 @@ function jpegHeaderEnd(bytes: Uint8Array): number | null {
   return null;
 }
 
+const headers = new WeakMap<Buffer, ImageHeader>();
+
+/** The metadata blocks of an image (remembered with its bytes: a view is often sent again). */
 export function metadataSegments(bytes: Buffer): ImageHeader {
+  let header = headers.get(bytes);
+  if (!header) {
+    header = readHeader(bytes);
+    headers.set(bytes, header);
+  }
+  return header;
+}
+
+function readHeader(bytes: Buffer): ImageHeader {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8) return jpegSegments(bytes);
   if (bytes.length >= 8 && bytes.toString('latin1', 1, 4) === 'PNG') return pngSegments(bytes);
   return { format: 'other', segments: [], problem: 'is neither JPEG nor PNG' };

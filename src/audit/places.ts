@@ -247,32 +247,57 @@ export function cityMentions(text: string, scan: TextScan, cities: readonly Near
  * the task never loads the borders).
  */
 export class AgentPlaces {
-  private located: { country: string | null; subregion: string | null; city: string }[] | undefined;
+  private readonly usable: readonly LatLon[];
 
-  constructor(private readonly points: readonly LatLon[]) {}
-
-  private get places() {
-    this.located ??= this.points
-      .filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon))
-      .map((p) => {
-        const place = countryAt(p.lat, p.lon);
-        return { country: place.country, subregion: place.subregion, city: nearestCity(p.lat, normalize(p.lon)).name };
-      });
-    return this.located;
+  constructor(points: readonly LatLon[]) {
+    this.usable = points.filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon));
   }
 
   inCountry(admin: string): boolean {
-    return this.places.some((p) => p.country === admin);
+    return this.usable.some((p) => placeOf(p).country === admin);
   }
 
   inSubregion(name: string): boolean {
-    return this.places.some((p) => p.subregion === name);
+    return this.usable.some((p) => placeOf(p).subregion === name);
   }
 
   /** The town is the nearest major city of an agent point (what pins and reverse_geocode name), or one lies within 50 km of it. */
   nearCity(city: NearbyCity): boolean {
-    return this.places.some((p) => p.city === city.name) || this.points.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
+    return this.usable.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM || nearestCityOf(p) === city.name);
   }
+}
+
+/** An agent's pins come back in every later prompt of its episode: each point is located once. */
+const placeCache = new Map<string, { country: string | null; subregion: string | null }>();
+const cityCache = new Map<string, string>();
+const PLACE_CACHE_MAX = 4_096;
+
+export function clearPlaceCache(): void {
+  placeCache.clear();
+  cityCache.clear();
+}
+
+function placeOf(p: LatLon): { country: string | null; subregion: string | null } {
+  const key = `${p.lat},${p.lon}`;
+  let place = placeCache.get(key);
+  if (!place) {
+    const found = countryAt(p.lat, p.lon);
+    place = { country: found.country, subregion: found.subregion };
+    if (placeCache.size >= PLACE_CACHE_MAX) placeCache.clear();
+    placeCache.set(key, place);
+  }
+  return place;
+}
+
+function nearestCityOf(p: LatLon): string {
+  const key = `${p.lat},${p.lon}`;
+  let name = cityCache.get(key);
+  if (name === undefined) {
+    name = nearestCity(p.lat, normalize(p.lon)).name;
+    if (cityCache.size >= PLACE_CACHE_MAX) cityCache.clear();
+    cityCache.set(key, name);
+  }
+  return name;
 }
 
 /** The task's country row: its label when the table knows it, else the country of the truth. */

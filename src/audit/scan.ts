@@ -88,10 +88,12 @@ function scan(text: string): TextScan {
     else byWord.set(key, [i]);
   };
   for (const part of scannableParts(text)) {
+    // Most texts are plain ASCII: then no word needs its accents folded.
+    const ascii = !NON_ASCII.test(part.text);
     WORD.lastIndex = 0;
     for (let m = WORD.exec(part.text); m !== null; m = WORD.exec(part.text)) {
       const lower = m[0].toLowerCase();
-      const folded = fold(lower);
+      const folded = ascii ? lower : fold(lower);
       const i = words.length;
       words.push({ lower, folded, start: m.index + part.offset, end: m.index + part.offset + m[0].length });
       index(lower, i);
@@ -114,9 +116,17 @@ export function scanText(text: string): TextScan {
   // A data URL on its own (an image part's url) has nothing to scan after its media type.
   if (text.startsWith('data:')) {
     const comma = text.indexOf(',');
-    if (comma > 0 && text.lastIndexOf(';base64', comma) > 0) return scan(text.slice(0, comma + 1));
+    if (comma > 0 && text.lastIndexOf(';base64', comma) > 0) return cached(text.slice(0, comma + 1));
   }
-  if (text.length > CACHE_MAX_CHARS) return scan(text);
+  return text.length > CACHE_MAX_CHARS ? scan(text) : cached(text);
+}
+
+/** Forgets every scan (a benchmark's cold pass; memory is bounded without it). */
+export function clearScanCache(): void {
+  cache.clear();
+}
+
+function cached(text: string): TextScan {
   let found = cache.get(text);
   if (!found) {
     if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();

@@ -11,7 +11,8 @@ export function around(text: string, start: number, end: number): string {
 }
 
 const BASE64_MARK = ';base64,';
-const BASE64_RUN = /[A-Za-z0-9+/=\\\s]*/y;
+// Whitespace ends a payload: the text after it is scanned (a line-wrapped payload's next line too, harmlessly).
+const BASE64_RUN = /[A-Za-z0-9+/=\\]*/y;
 
 /**
  * The [start, end) ranges of a text outside base64 payloads of data URLs. An image's bytes are read

@@ -209,7 +209,7 @@ describe('audit core: one definition, stable ids', () => {
     const guarded = scanRequest({ messages, images: new Map([['c'.repeat(64), { bytes: clean, mime: 'image/jpeg' }]]), knowledge: auditTask, agentPoints: [] });
     expect(audited.map((f) => f.kind)).toContain('budget');
     expect(guarded.map((f) => f.text)).toEqual(audited.filter((f) => f.kind !== 'budget').map((f) => f.text));
-    expect(guarded.map((f) => f.kind)).toEqual(['identity', 'coordinates', 'country']);
+    expect(guarded.map((f) => f.kind)).toEqual(['country', 'coordinates', 'identity']);
   });
 
   it('keeps ids across runs and tells different spans apart', () => {
