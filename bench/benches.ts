@@ -11,6 +11,7 @@ import { openDatabase } from '../src/store/db.js';
 import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
 import { drawRegionalMap } from '../src/tui/map/regional-map.js';
+import { auditBenches } from './audit.js';
 import { auditDetectBenches } from './audit-detect.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
@@ -163,6 +164,7 @@ export const benches: Bench[] = [
   ...episodeBenches,
   ...tuiBenches,
   ...splitsBenches,
+  ...auditBenches,
   ...auditDetectBenches,
   {
     // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).

@@ -3,7 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import { InputError, UsageError } from './core/errors.js';
 
 /** Throws an InputError naming the file unless it is a readable regular file. */
@@ -91,16 +90,36 @@ function isDirectory(path: string): boolean {
 
 /**
  * The lines of a text file, numbered from 1, with a UTF-8 byte order mark at its start dropped (some
- * Windows editors write one; JSON.parse refuses it).
+ * Windows editors write one; JSON.parse refuses it). A line ends at "\n", "\r\n" or a lone "\r".
+ * Lines are cut in the bytes (no UTF-8 sequence holds a newline byte) and each decoded once:
+ * readline's scan of long lines (a prompt or episode line with inline images runs to megabytes)
+ * cost three times as much. Memory stays one chunk plus the longest line.
  */
 export async function* textLines(file: string): AsyncGenerator<{ line: number; text: string }> {
-  const input = createReadStream(file, { encoding: 'utf8' });
   let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    line++;
-    yield { line, text: line === 1 ? text.replace(/^\uFEFF/, '') : text };
+  const lines = function* (bytes: Buffer) {
+    const text = bytes.toString('utf8');
+    const crlf = text.endsWith('\r') ? text.slice(0, -1) : text;
+    for (const piece of crlf.includes('\r') ? crlf.split('\r') : [crlf]) {
+      line++;
+      yield { line, text: line === 1 ? piece.replace(/^\uFEFF/, '') : piece };
+    }
+  };
+  let pending: Buffer[] = [];
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
+      const piece = chunk.subarray(from, nl);
+      yield* lines(pending.length ? Buffer.concat([...pending, piece]) : piece);
+      pending = [];
+      from = nl + 1;
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
   }
+  if (pending.length) yield* lines(Buffer.concat(pending));
 }
+
+const NEWLINE = 0x0a;
 
 export type ContainedRead = { ok: true; bytes: Buffer } | { ok: false; missing: boolean; reason: string };
 

@@ -35,6 +35,8 @@ export interface AuditPrompt {
   source: string;
   /** Stable within its source: `<episode_id>#<turn>` for episodes, the `id` of a prompt file line. */
   promptId: string;
+  /** The 1-based line of the source file the prompt was read from, when it came from a line of one. */
+  line?: number;
   episodeId?: string;
   turn?: number;
   task: TaskRef;

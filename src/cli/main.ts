@@ -205,6 +205,34 @@ export function buildProgram(): Command {
     .option('--json', 'JSON output')
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
 
+  const audit = program
+    .command('audit')
+    .description('audit prompts for task-identity leaks (the workspace\'s episodes when no source is named); exit 1 on new findings')
+    .option('--episodes <path...>', 'schema-v2 episode files, or run folders holding episodes.jsonl files')
+    .option('--prompts <file...>', 'prompt files: JSONL {"id", "task_id" | "split"+"index", "messages"}')
+    .option('--traces <file...>', "the trainer's traces/rollouts.jsonl")
+    .option('--completions <file...>', "TRL's completions/completions_*.parquet")
+    .option('--tasks <[SPLIT=]FILE...>', "task files holding the truth (default: the workspace's splits); a bare FILE's split is its name without .jsonl")
+    .option('--radius-km <km>', 'coordinates nearer the truth than this are a leak', number('--radius-km'), 25)
+    .option('--baseline <file>', 'accepted findings (default: ./geolab-audit-baseline.json when it exists)')
+    .option('--update', 'accept every current finding into the baseline (written atomically)')
+    .addOption(new Option('--fail-on <severity>', 'exit 1 on a new finding of this severity or above').choices(['high', 'medium', 'low']).default('high'))
+    .option('--json', 'JSON output')
+    .option('--sarif', 'SARIF 2.1.0 output, for code scanning')
+    .action(async (opts, cmd: Command) => (await import('./commands/audit.js')).auditCommand(withGlobals(opts, cmd)));
+  audit
+    .command('baseline')
+    .description('the baseline of accepted findings')
+    .command('add')
+    .description('accept one finding, with the reason (who and when are recorded)')
+    .argument('<id>', "the finding's id")
+    .requiredOption('--reason <text>', 'why it is acceptable')
+    .option('--baseline <file>', 'baseline file (default: ./geolab-audit-baseline.json)')
+    // `geolab audit --baseline F baseline add` hands --baseline to audit itself: read it from there too.
+    .action(async (id: string, opts: { reason: string; baseline?: string }, cmd: Command) =>
+      (await import('./commands/audit.js')).baselineAddCommand(id, { ...opts, baseline: opts.baseline ?? cmd.optsWithGlobals<{ baseline?: string }>().baseline }),
+    );
+
   program
     .command('play')
     .description('play a task yourself in the terminal')

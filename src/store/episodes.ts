@@ -169,6 +169,20 @@ export function loadEpisode(db: Db, id: string): EpisodeRecord | undefined {
 
 const PREFIX_CANDIDATES = 10;
 
+/**
+ * Every episode id in id order, read a page at a time: no statement stays open between pages, so
+ * the caller may load each episode (loadEpisode) as it goes, in memory that does not grow with the store.
+ */
+export function* episodeIds(db: Db, pageSize = 500): Generator<string> {
+  const page = db.prepare('SELECT episode_id FROM episodes WHERE episode_id > ? ORDER BY episode_id LIMIT ?').pluck();
+  for (let after = ''; ; ) {
+    const ids = page.all(after, pageSize) as string[];
+    yield* ids;
+    if (ids.length < pageSize) return;
+    after = ids[ids.length - 1] as string;
+  }
+}
+
 interface StoredEpisode {
   episode_id: string;
   record_json: string;

@@ -46,7 +46,7 @@ describe('CLI start-up', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, play, agent (\`geolab --help\` for more)\n`,
+        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, audit, play, agent (\`geolab --help\` for more)\n`,
       );
     }
     // A subcommand still refuses a stray argument of its own.
@@ -55,7 +55,9 @@ describe('CLI start-up', () => {
 
   it('commands that draw no TUI never load ink, React or SQLite they do not need', () => {
     const file = writeJsonl([makeTask(0)]);
-    for (const args of [['geo', 'locate', '-33.92', '18.42'], ['score', '--distance-km', '5'], ['tasks', 'validate', file]]) {
+    const prompts = join(tempDir(), 'prompts.jsonl');
+    writeFileSync(prompts, JSON.stringify({ id: 'p', task_id: 'fx-00000', messages: [{ role: 'user', content: 'Where is this?' }] }) + '\n');
+    for (const args of [['geo', 'locate', '-33.92', '18.42'], ['score', '--distance-km', '5'], ['tasks', 'validate', file], ['audit', '--prompts', prompts, '--tasks', file]]) {
       const modules = loadedModules(args);
       expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
       expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);

@@ -1,0 +1,45 @@
+/**
+ * Prompt files: JSONL, one model request per line, `{"id", "task_id" | "split" + "index",
+ * "messages": [OpenAI chat messages]}`, images as data URLs, URLs or paths (relative to the file).
+ * The agent's points are those of the request's own assistant messages (its tool calls and actions).
+ */
+import { isRecord } from '../../core/values.js';
+import type { AuditPrompt, TaskRef } from '../types.js';
+import { atLine, jsonLines, type OnBytes } from './jsonl.js';
+import { auditMessages, ImageFiles, MessageError, pointsInModelMessages } from './messages.js';
+
+export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
+  const seen = new Map<string, number>();
+  let files: ImageFiles | undefined;
+  for await (const { line, value } of jsonLines(file, 'prompt file', onBytes)) {
+    files ??= ImageFiles.besides(file);
+    const prompt = atLine(file, line, () => {
+      const read = promptOf(value, source, line, files as ImageFiles);
+      const first = seen.get(read.promptId);
+      if (first !== undefined) throw new MessageError('id', `id ${JSON.stringify(read.promptId)} is repeated (first on line ${first}): expected one line per prompt id`);
+      return read;
+    });
+    seen.set(prompt.promptId, line);
+    yield prompt;
+  }
+}
+
+function promptOf(value: unknown, source: string, line: number, files: ImageFiles): AuditPrompt {
+  if (!isRecord(value)) throw new MessageError('(line)', 'expected a JSON object {"id", "task_id" | "split"+"index", "messages"}');
+  const { id } = value;
+  if (!(typeof id === 'string' && id !== '') && !(typeof id === 'number' && Number.isFinite(id))) {
+    throw new MessageError('id', 'expected a non-empty string (or a number) naming the prompt');
+  }
+  const messages = auditMessages(value.messages, 'messages', { files });
+  return { source, promptId: String(id), line, task: taskRefOf(value), messages, agentPoints: pointsInModelMessages(messages) };
+}
+
+/** `task_id`, else `split` and `index`: how a line (or a parquet row) names its task. */
+export function taskRefOf(value: Record<string, unknown>): TaskRef {
+  if (typeof value.task_id === 'string' && value.task_id !== '') return { taskId: value.task_id };
+  if (value.task_id !== undefined && value.task_id !== null) throw new MessageError('task_id', 'expected a non-empty string');
+  const { split, index } = value;
+  if (typeof split !== 'string' || split === '') throw new MessageError('split', 'expected "task_id", or "split" and "index" naming the task');
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) throw new MessageError('index', 'expected a task index (an integer >= 0) with "split"');
+  return { split, index };
+}
