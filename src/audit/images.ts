@@ -122,12 +122,20 @@ export function imageOfDataUrl(url: string): AuditImage {
   const m = DATA_URL.exec(url);
   if (!m) return { ref, bytes: null };
   const payload = m[0].length;
+  return imageOfBase64(ref, (from, to) => url.slice(payload + from, payload + to), url.length - payload);
+}
+
+/**
+ * The same for a base64 payload of `length` characters read through `chars` (a reader may hold it
+ * as bytes of its input line rather than as a string).
+ */
+export function imageOfBase64(ref: string, chars: (from: number, to: number) => string, length: number): AuditImage {
   // Multiples of 4 characters decode to whole bytes.
-  for (let chars = FIRST_CHARS; ; chars *= 4) {
-    const end = Math.min(url.length, payload + chars);
-    const bytes = Buffer.from(url.slice(payload, end), 'base64');
-    const complete = end === url.length;
-    if (!(bytes[0] === 0xff && bytes[1] === 0xd8)) return { ref, bytes: complete ? bytes : Buffer.from(url.slice(payload), 'base64') };
+  for (let count = FIRST_CHARS; ; count *= 4) {
+    const end = Math.min(length, count);
+    const bytes = Buffer.from(chars(0, end), 'base64');
+    const complete = end === length;
+    if (!(bytes[0] === 0xff && bytes[1] === 0xd8)) return { ref, bytes: complete ? bytes : Buffer.from(chars(0, length), 'base64') };
     const headerEnd = jpegHeaderEnd(bytes);
     // The SOS marker is kept, so the header walk ends where the image data starts.
     if (headerEnd !== null && headerEnd >= 0) return { ref, bytes: bytes.subarray(0, headerEnd + 2) };

@@ -1,8 +1,10 @@
 /** The audit's readers on files written here, one per format: what each prompt holds, and bad input. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
+import { imageOfDataUrl, metadataSegments } from '../../src/audit/images.js';
 import { NO_TASK, readCompletionsFile } from '../../src/audit/sources/completions.js';
 import { episodeFiles, readEpisodeFile } from '../../src/audit/sources/episodes.js';
 import { readPromptFile } from '../../src/audit/sources/prompt-file.js';
@@ -90,6 +92,37 @@ describe('prompt files', () => {
     expect((await rejection(all(readPromptFile(twice, 'c.jsonl')))).message).toContain('repeated (first on line 1)');
     const notJson = write(dir, 'd.jsonl', ['{"id": "a"']);
     expect((await rejection(all(readPromptFile(notJson, 'd.jsonl')))).message).toContain(`${notJson}:1: not valid JSON`);
+  });
+  it('reads a line whose views are sliced out before parsing as the whole line would read', async () => {
+    const dir = tempDir();
+    // Noise keeps the JPEG large enough (tens of kB) to be sliced; the EXIF must survive the slicing.
+    const noise = sharp({ create: { width: 160, height: 120, channels: 3, background: '#888', noise: { type: 'gaussian', mean: 128, sigma: 40 } } });
+    const jpeg = await noise.jpeg().withExif({ IFD0: { Make: 'Acme', Artist: 'walker_7' } }).toBuffer();
+    const url = `data:image/jpeg;base64,${jpeg.toString('base64')}`;
+    expect(url.length).toBeGreaterThan(4096);
+    const message = { role: 'user', content: [{ type: 'text', text: url }, { type: 'image_url', image_url: { url } }, { type: 'image', image: url }, { type: 'image_url', image_url: url }] };
+    const file = join(dir, 'p.jsonl');
+    // A BOM, CRLF line ends, and a line that is not JSON after one that is.
+    writeFileSync(file, `\uFEFF${JSON.stringify({ id: 'a', task_id: 't', messages: [message] })}\r\n${JSON.stringify({ id: 'b', task_id: 't', messages: [message] }).slice(0, -2)}\r\n`);
+    const read: AuditPrompt[] = [];
+    const err = await rejection(
+      (async () => {
+        for await (const p of readPromptFile(file, 'p.jsonl')) read.push(p);
+      })(),
+    );
+    let whole = '';
+    try {
+      JSON.parse(JSON.stringify({ id: 'b', task_id: 't', messages: [message] }).slice(0, -2));
+    } catch (e) {
+      whole = (e as Error).message;
+    }
+    expect(err.message).toBe(`${file}:2: not valid JSON: ${whole}`);
+    const [prompt] = read;
+    expect(prompt?.messages[0]?.texts).toEqual([url]);
+    const expected = imageOfDataUrl(url);
+    expect(prompt?.messages[0]?.images).toEqual([expected, expected, expected]);
+    expect(expected.bytes?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
+    expect(metadataSegments(expected.bytes as Buffer).segments.map((s) => s.kind)).toEqual(['exif']);
   });
 });
 

@@ -13,6 +13,7 @@ import { extractActionObject } from '../../agent/protocols/json.js';
 import { readContainedFile } from '../../files.js';
 import { imageOfDataUrl } from '../images.js';
 import type { AuditImage, AuditMessage, Author } from '../types.js';
+import type { InlineImages } from './jsonl.js';
 
 export function authorOf(role: string): Author {
   return role === 'assistant' ? 'model' : 'harness';
@@ -52,8 +53,18 @@ export class ImageFiles {
 /** The cap episode import puts on an image file (store/import-episodes.ts), without loading SQLite here. */
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
+/** Where a message's images come from: files beside the input, the image store, data URLs sliced out of its line. */
+export interface ImageSources {
+  files: ImageFiles | null;
+  store?: ImageStore;
+  inline?: InlineImages;
+}
+
 /** An image_url's target: decoded when inline, read when a file beside the input, else named only. */
-export function imageFromUrl(url: string, files: ImageFiles | null): { image: AuditImage; text: string | null } {
+export function imageFromUrl(url: string, sources: ImageSources): { image: AuditImage; text: string | null } {
+  const sliced = sources.inline?.get(url);
+  if (sliced) return { image: sliced(), text: null };
+  const { files } = sources;
   // The core decodes as much of an inline image as its detectors read (the header, for a JPEG).
   if (url.startsWith('data:')) return { image: imageOfDataUrl(url), text: null };
   // A URL or a path is text the model's server reads: an image id in a file name leaks through it.
@@ -66,7 +77,7 @@ export function imageFromUrl(url: string, files: ImageFiles | null): { image: Au
  * One chat message (OpenAI's shape, or geolab's recorded one) as an AuditMessage. `at` names the
  * message in errors (`messages[3]`).
  */
-export function auditMessage(value: unknown, at: string, sources: { files: ImageFiles | null; store?: ImageStore }): AuditMessage {
+export function auditMessage(value: unknown, at: string, sources: ImageSources): AuditMessage {
   if (!isRecord(value)) throw new MessageError(at, 'expected a message object {"role", "content"}');
   const { role, content, name } = value;
   if (typeof role !== 'string' || role === '') throw new MessageError(`${at}.role`, 'expected a role (system, user, assistant or tool)');
@@ -79,7 +90,7 @@ export function auditMessage(value: unknown, at: string, sources: { files: Image
   return message;
 }
 
-function addPart(message: AuditMessage, part: unknown, at: string, sources: { files: ImageFiles | null; store?: ImageStore }): void {
+function addPart(message: AuditMessage, part: unknown, at: string, sources: ImageSources): void {
   if (typeof part === 'string') {
     message.texts.push(part);
     return;
@@ -92,7 +103,7 @@ function addPart(message: AuditMessage, part: unknown, at: string, sources: { fi
   if (part.type === 'image_url' || part.type === 'input_image') {
     const target = isRecord(part.image_url) ? part.image_url.url : part.image_url;
     if (typeof target !== 'string') throw new MessageError(`${at}.image_url`, 'expected a URL string or {"url": string}');
-    const { image, text } = imageFromUrl(target, sources.files);
+    const { image, text } = imageFromUrl(target, sources);
     message.images.push(image);
     if (text !== null) message.texts.push(text);
     return;
@@ -105,7 +116,7 @@ function addPart(message: AuditMessage, part: unknown, at: string, sources: { fi
     }
     // TRL's conversational form: {"type": "image", "image": <url or path>} (a decoded image is not kept in logs).
     if (typeof part.image === 'string') {
-      const { image, text } = imageFromUrl(part.image, sources.files);
+      const { image, text } = imageFromUrl(part.image, sources);
       message.images.push(image);
       if (text !== null) message.texts.push(text);
     }
@@ -115,7 +126,7 @@ function addPart(message: AuditMessage, part: unknown, at: string, sources: { fi
 }
 
 /** The list of a prompt's messages, each converted; `field` names the list in errors. */
-export function auditMessages(value: unknown, field: string, sources: { files: ImageFiles | null; store?: ImageStore }): AuditMessage[] {
+export function auditMessages(value: unknown, field: string, sources: ImageSources): AuditMessage[] {
   if (!Array.isArray(value)) throw new MessageError(field, 'expected a list of chat messages');
   return value.map((message, i) => auditMessage(message, `${field}[${i}]`, sources));
 }

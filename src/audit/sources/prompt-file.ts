@@ -6,15 +6,15 @@
 import { isRecord } from '../../core/values.js';
 import type { AuditPrompt, TaskRef } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
-import { auditMessages, ImageFiles, MessageError, pointsInModelMessages } from './messages.js';
+import { auditMessages, ImageFiles, MessageError, pointsInModelMessages, type ImageSources } from './messages.js';
 
 export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
   const seen = new Map<string, number>();
   let files: ImageFiles | undefined;
-  for await (const { line, value } of jsonLines(file, 'prompt file', onBytes)) {
+  for await (const { line, value, images } of jsonLines(file, 'prompt file', onBytes, { inlineImages: true })) {
     files ??= ImageFiles.besides(file);
     const prompt = atLine(file, line, () => {
-      const read = promptOf(value, source, line, files as ImageFiles);
+      const read = promptOf(value, source, line, { files: files as ImageFiles, ...(images ? { inline: images } : {}) });
       const first = seen.get(read.promptId);
       if (first !== undefined) throw new MessageError('id', `id ${JSON.stringify(read.promptId)} is repeated (first on line ${first}): expected one line per prompt id`);
       return read;
@@ -24,13 +24,13 @@ export async function* readPromptFile(file: string, source: string, onBytes?: On
   }
 }
 
-function promptOf(value: unknown, source: string, line: number, files: ImageFiles): AuditPrompt {
+function promptOf(value: unknown, source: string, line: number, sources: ImageSources): AuditPrompt {
   if (!isRecord(value)) throw new MessageError('(line)', 'expected a JSON object {"id", "task_id" | "split"+"index", "messages"}');
   const { id } = value;
   if (!(typeof id === 'string' && id !== '') && !(typeof id === 'number' && Number.isFinite(id))) {
     throw new MessageError('id', 'expected a non-empty string (or a number) naming the prompt');
   }
-  const messages = auditMessages(value.messages, 'messages', { files });
+  const messages = auditMessages(value.messages, 'messages', sources);
   return { source, promptId: String(id), line, task: taskRefOf(value), messages, agentPoints: pointsInModelMessages(messages) };
 }
 
