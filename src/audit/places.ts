@@ -9,9 +9,10 @@
  */
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { openingPrompt, toolDescriptions } from '../env/feedback.js';
-import { nearestCity, townsWithin } from '../geo/cities.js';
+import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin } from '../geo/countries.js';
 import { countryAt } from '../geo/locate.js';
+import { townsInBox } from '../geo/town-grid.js';
 import type { TextScan, Word } from './scan.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
@@ -201,7 +202,7 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
   const dLon = Math.min(180, CITY_RADIUS_KM / (111 * Math.max(0.01, Math.cos((truth.lat * Math.PI) / 180))));
   const west = normalize(truth.lon - dLon);
   const east = normalize(truth.lon + dLon);
-  const towns = townsWithin({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, 0, Number.MAX_SAFE_INTEGER);
+  const towns = townsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east });
   const stop = getStopWords();
   const lex = getLexicon();
   const cities: NearbyCity[] = [];

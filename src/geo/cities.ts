@@ -56,7 +56,7 @@ export function nearestCity(lat: number, lon: number): City {
 }
 
 /** One record of cities.pbf: strings as byte ranges of the file, coordinates in degrees. */
-interface PlaceRecord {
+export interface PlaceRecord {
   nameStart: number;
   nameEnd: number;
   iso2Start: number;
@@ -75,7 +75,7 @@ interface PlaceRecord {
  * skipped. `visit` sees every place in file order, in one record object reused for all of them, so
  * that it decodes only the strings of the places it keeps.
  */
-function scanPlaces(buf: Buffer, visit: (place: Readonly<PlaceRecord>) => void): void {
+export function scanPlaces(buf: Buffer, visit: (place: Readonly<PlaceRecord>) => void): void {
   let pos = 0;
   const varint = (): number => {
     let value = 0;
@@ -112,9 +112,17 @@ function scanPlaces(buf: Buffer, visit: (place: Readonly<PlaceRecord>) => void):
       const field = Math.floor(key / 8);
       if (key % 8 === 2) {
         const length = varint();
-        if (field === 2) [place.nameStart, place.nameEnd] = [pos, pos + length];
-        else if (field === 3) [place.iso2Start, place.iso2End] = [pos, pos + length];
-        else if (field === 7) [place.featureStart, place.featureEnd] = [pos, pos + length];
+        // Plain assignments: a destructured pair allocates an array per field of 135k places.
+        if (field === 2) {
+          place.nameStart = pos;
+          place.nameEnd = pos + length;
+        } else if (field === 3) {
+          place.iso2Start = pos;
+          place.iso2End = pos + length;
+        } else if (field === 7) {
+          place.featureStart = pos;
+          place.featureEnd = pos + length;
+        }
         pos += length;
       } else {
         const value = varint();
