@@ -12,7 +12,7 @@
 import type { LatLon } from '../core/geodesy.js';
 import { auditPrompt } from '../audit/detect.js';
 import { auditTaskFromSpec, auditTaskFromTask } from '../audit/task.js';
-import { auditMessageOfRecorded } from '../audit/messages.js';
+import { auditMessages } from '../audit/sources/messages.js';
 import type { AuditTask, Finding } from '../audit/types.js';
 import type { RecordedMessage } from './types.js';
 
@@ -56,7 +56,7 @@ export function scanRequest({ messages, images, knowledge, agentPoints }: Reques
     source: 'leak-guard',
     promptId: 'request',
     task: { taskId: knowledge.identity.find((k) => k.kind === 'task_id')?.value ?? '' },
-    messages: messages.map((m) => auditMessageOfRecorded(m, (sha256) => images.get(sha256)?.bytes ?? null)),
+    messages: auditMessages(messages, 'messages', { files: null, store: (sha256) => images.get(sha256)?.bytes ?? null }),
     agentPoints: [...agentPoints],
   };
   return auditPrompt(prompt, knowledge)

@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import type { RecordedMessage, RecordedPart } from '../../src/agent/types.js';
 import { assistantMessage, executedCallMessages, openingMessage, type ToolCall } from '../../src/agent/protocols/tools.js';
-import { auditMessageOfRecorded } from '../../src/audit/messages.js';
+import { auditMessages } from '../../src/audit/sources/messages.js';
 import { auditTaskFromTask } from '../../src/audit/task.js';
 import type { AuditPrompt } from '../../src/audit/types.js';
 import { TaskSchema } from '../../src/core/tasks.js';
@@ -81,7 +81,7 @@ export function promptOf(messages: RecordedMessage[], options: { images?: Map<st
     source: 'corpus',
     promptId: options.id ?? 'p',
     task: { taskId: task.task_id },
-    messages: messages.map((m) => auditMessageOfRecorded(m, (sha) => options.images?.get(sha) ?? null)),
+    messages: auditMessages(messages, 'messages', { files: null, store: (sha) => options.images?.get(sha) ?? null }),
     agentPoints: options.agentPoints ?? [],
     ...(options.turnsLeft !== undefined ? { budget: { turnsLeft: options.turnsLeft } } : {}),
   };
