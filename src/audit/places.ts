@@ -10,8 +10,8 @@
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { openingPrompt, toolDescriptions } from '../env/feedback.js';
 import { nearestCity } from '../geo/cities.js';
-import { type Alias, aliasesOf, allCountries, countryByAdmin } from '../geo/countries.js';
-import { countryAt } from '../geo/locate.js';
+import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
+import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
 import type { TextScan, Word } from './scan.js';
 
@@ -254,11 +254,19 @@ export class AgentPlaces {
     this.usable = points.filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon));
   }
 
+  /**
+   * country-coder alone (about 0.1 s to load) settles the common case, a point inside the country;
+   * the outlines (about 0.6 s) only decide the rest: carve-outs (a point in Somaliland is not in
+   * Somalia), points it places elsewhere and points at sea. Its territorial waters (12 nm) count as
+   * the country's, as the outlines' 25 km offshore rule does.
+   */
   inCountry(admin: string): boolean {
+    if (!CARVED_PARENTS.has(admin) && this.usable.some((p) => codedOf(p)?.admin === admin)) return true;
     return this.usable.some((p) => placeOf(p).country === admin);
   }
 
   inSubregion(name: string): boolean {
+    if (this.usable.some((p) => codedOf(p)?.subregion === name)) return true;
     return this.usable.some((p) => placeOf(p).subregion === name);
   }
 
@@ -268,14 +276,29 @@ export class AgentPlaces {
   }
 }
 
+const CARVED_PARENTS = new Set(Object.values(CARVED_OUT_OF));
+
 /** An agent's pins come back in every later prompt of its episode: each point is located once. */
 const placeCache = new Map<string, { country: string | null; subregion: string | null }>();
+const codedCache = new Map<string, Country | null>();
 const cityCache = new Map<string, string>();
 const PLACE_CACHE_MAX = 4_096;
 
 export function clearPlaceCache(): void {
   placeCache.clear();
+  codedCache.clear();
   cityCache.clear();
+}
+
+function codedOf(p: LatLon): Country | null {
+  const key = `${p.lat},${p.lon}`;
+  let country = codedCache.get(key);
+  if (country === undefined) {
+    country = codedCountryAt(p.lat, p.lon);
+    if (codedCache.size >= PLACE_CACHE_MAX) codedCache.clear();
+    codedCache.set(key, country);
+  }
+  return country;
 }
 
 function placeOf(p: LatLon): { country: string | null; subregion: string | null } {

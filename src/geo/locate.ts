@@ -74,7 +74,7 @@ const CODER_WIKIDATA: Readonly<Record<string, string>> = {
  * Natural Earth carves these areas out of a country that country-coder does not split (Somaliland
  * is one of the 1:110m rows task labels come from): inside their outline, they win over the parent.
  */
-const CARVED_OUT_OF: Readonly<Record<string, string>> = {
+export const CARVED_OUT_OF: Readonly<Record<string, string>> = {
   Somaliland: 'Somalia',
   'Baykonur Cosmodrome': 'Kazakhstan',
   'US Naval Base Guantanamo Bay': 'Cuba',
@@ -141,6 +141,15 @@ function toPlace({ country, offshoreKm }: Resolved): Place {
     continent: country?.continent ?? null,
     offshoreKm,
   };
+}
+
+/**
+ * The country country-coder alone puts a point in (territorial waters included), without loading
+ * the outlines: cheap where the caller can live without carve-outs and the 25 km offshore rule.
+ */
+export function codedCountryAt(lat: number, lon: number): Country | null {
+  checkPoint(lat, lon);
+  return coderCountry(lat, normalizeLon(lon));
 }
 
 /** Country, subregion and offshore distance of a point, without the city search. */
