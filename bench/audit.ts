@@ -1,6 +1,6 @@
 /**
- * The leak audit's figures (DESIGN §11): prompts per second through the detector core on a
- * generated corpus of realistic prompts, beside a literal multi-pattern scan of the same corpus file
+ * The leak audit's figures (DESIGN §11): prompts per second through the detector core in a first
+ * pass over a generated corpus of realistic prompts, beside a literal multi-pattern scan of the same corpus file
  * in the same run (ripgrep `rg -F -f` when installed, else a plain JS scan); and the 882-prompt audit
  * end to end through the real binary, start-up included.
  *
@@ -15,7 +15,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { auditPrompt } from '../src/audit/detect.js';
+import { auditPrompt, clearAuditCaches } from '../src/audit/detect.js';
 import { readPromptFile } from '../src/audit/sources/prompt-file.js';
 import { TaskLookup } from '../src/audit/sources/tasks.js';
 import { auditTaskFromTask } from '../src/audit/task.js';
@@ -178,20 +178,69 @@ function literalScanMs(corpus: Corpus, rg: boolean): number {
   return median(times);
 }
 
+/**
+ * The corpus audit.prompts and audit.literal measure, written once per bench run and removed when
+ * the process exits (it is up to 128 MiB).
+ */
+let shared: Promise<Corpus> | undefined;
+
+function sharedCorpus(): Promise<Corpus> {
+  shared ??= writeCorpus(CORPUS_PROMPTS).then((corpus) => {
+    process.once('exit', () => rmSync(corpus.dir, { recursive: true, force: true }));
+    return corpus;
+  });
+  return shared;
+}
+
 export const auditBenches: Bench[] = [
   {
+    // The detector core's first pass over the corpus: each sample starts with every cache of texts,
+    // places and call arguments cleared and every task compiled anew, so no prompt is timed a second
+    // time warm. Caches filled during the pass (a conversation re-sends its earlier turns) count, as
+    // in a real audit. The geography is loaded before the first sample (audit.882 counts loading).
+    // read_and_audit_per_s adds reading the file (JSON, data URLs) to the pass.
     name: 'audit.prompts',
     unit: 'prompts',
     async run() {
-      const corpus = await writeCorpus(CORPUS_PROMPTS);
-      try {
-        return await measureCorpus(corpus);
-      } finally {
-        rmSync(corpus.dir, { recursive: true, force: true });
-      }
+      const corpus = await sharedCorpus();
+      const { tasks } = await loadTasksStrict(corpus.tasks);
+      const readStart = process.hrtime.bigint();
+      const prompts = await readAll(corpus.prompts);
+      const readMs = Number(process.hrtime.bigint() - readStart) / 1e6;
+      let findings = 0;
+      const pass = () => {
+        clearAuditCaches();
+        const lookup = new TaskLookup();
+        for (const task of tasks) lookup.add('demo', task);
+        findings = 0;
+        for (const prompt of prompts) findings += auditPrompt(prompt, lookup.find(prompt.task)).length;
+      };
+      const perPass = timeBatches(pass, 1, 5);
+      return {
+        median_ms: round(perPass.median_ms / prompts.length, 5),
+        per_s: Math.round((prompts.length * 1000) / perPass.median_ms),
+        read_and_audit_per_s: Math.round((prompts.length * 1000) / (readMs + perPass.median_ms)),
+        corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
+        findings,
+      };
     },
   },
   {
+    // The anchor (DESIGN §11): a literal multi-pattern scan of the same corpus file for every task's
+    // identity keys and country name, ripgrep `-F -f` when installed (else a plain JS scan), one
+    // process per sample like a user's run.
+    name: 'audit.literal',
+    unit: 'prompts',
+    async run() {
+      const corpus = await sharedCorpus();
+      const rg = hasRipgrep();
+      const ms = literalScanMs(corpus, rg);
+      return { median_ms: round(ms / CORPUS_PROMPTS, 5), per_s: Math.round((CORPUS_PROMPTS * 1000) / ms), is_ripgrep: rg ? 1 : 0 };
+    },
+  },
+  {
+    // `geolab audit` over 882 prompts through the binary, a new process per sample: start-up,
+    // reading, geography loaded on demand, the audit and the JSON report.
     name: 'audit.882',
     unit: 'audits',
     async run() {
@@ -206,32 +255,6 @@ export const auditBenches: Bench[] = [
     },
   },
 ];
-
-/** The core's prompts/s on the corpus read once, the reader's and the literal scan's beside it. */
-async function measureCorpus(corpus: Corpus) {
-  const lookup = new TaskLookup();
-  for (const task of (await loadTasksStrict(corpus.tasks)).tasks) lookup.add('demo', task);
-  const readStart = process.hrtime.bigint();
-  const prompts = await readAll(corpus.prompts);
-  const readMs = Number(process.hrtime.bigint() - readStart) / 1e6;
-  const tasks = prompts.map((p) => lookup.find(p.task));
-  // A pass over the whole corpus per sample, so the core's text cache sees what a real audit sees.
-  const perPass = timeBatches((i) => auditPrompt(prompts[i % prompts.length] as AuditPrompt, tasks[i % prompts.length] ?? null), prompts.length, 5);
-  const rg = hasRipgrep();
-  const scanMs = literalScanMs(corpus, rg);
-  const corePerS = perPass.per_s;
-  const literalPerS = Math.round((CORPUS_PROMPTS * 1000) / scanMs);
-  const findings = prompts.reduce((n, p, i) => n + auditPrompt(p, tasks[i] ?? null).length, 0);
-  return {
-    ...perPass,
-    corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
-    read_and_audit_per_s: Math.round((CORPUS_PROMPTS * 1000) / (readMs + perPass.median_ms * CORPUS_PROMPTS)),
-    literal_scan_per_s: literalPerS,
-    literal_scan_is_ripgrep: rg ? 1 : 0,
-    core_vs_literal: round(corePerS / literalPerS, 3),
-    findings,
-  };
-}
 
 /** `geolab audit` on the corpus as a user runs it: a new process each time, start-up included. */
 function endToEnd(bin: string, corpus: Corpus) {

@@ -12,7 +12,6 @@ import { importTaskFile } from '../src/store/task-sets.js';
 import { loadTaskFile } from '../src/tasks/load.js';
 import { drawRegionalMap } from '../src/tui/map/regional-map.js';
 import { auditBenches } from './audit.js';
-import { auditDetectBenches } from './audit-detect.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { envRenderBenches } from './env-render.js';
@@ -165,7 +164,6 @@ export const benches: Bench[] = [
   ...tuiBenches,
   ...splitsBenches,
   ...auditBenches,
-  ...auditDetectBenches,
   {
     // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).
     name: 'core.redact_record',
