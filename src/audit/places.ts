@@ -272,7 +272,8 @@ export class AgentPlaces {
 
   /** The town is the nearest major city of an agent point (what pins and reverse_geocode name), or one lies within 50 km of it. */
   nearCity(city: NearbyCity): boolean {
-    return this.usable.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM || nearestCityOf(p) === city.name);
+    // Distances first: the major cities' index loads only when no point is near the town.
+    return this.usable.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM) || this.usable.some((p) => nearestCityOf(p) === city.name);
   }
 }
 

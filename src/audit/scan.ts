@@ -39,6 +39,8 @@ export interface TextScan {
 }
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+/** The same words in plain ASCII text, where a Unicode-aware regex only costs time. */
+const ASCII_WORD = /[A-Za-z0-9]+/g;
 const NON_ASCII = /[^\p{ASCII}]/u;
 const MARKS = /\p{M}/gu;
 const HEX_12 = /^[0-9a-f]{12,}$/;
@@ -90,8 +92,9 @@ function scan(text: string): TextScan {
   for (const part of scannableParts(text)) {
     // Most texts are plain ASCII: then no word needs its accents folded.
     const ascii = !NON_ASCII.test(part.text);
-    WORD.lastIndex = 0;
-    for (let m = WORD.exec(part.text); m !== null; m = WORD.exec(part.text)) {
+    const word = ascii ? ASCII_WORD : WORD;
+    word.lastIndex = 0;
+    for (let m = word.exec(part.text); m !== null; m = word.exec(part.text)) {
       const lower = m[0].toLowerCase();
       const folded = ascii ? lower : fold(lower);
       const i = words.length;
