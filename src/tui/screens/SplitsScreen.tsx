@@ -42,11 +42,11 @@ const TABLE_HINTS: HintItem[] = [
   { commands: ['splits.up', 'splits.down'], label: 'country' },
   { commands: ['splits.toggle'], label: 'in/out' },
   { commands: ['splits.capUp', 'splits.capDown'], label: 'cap' },
+  { commands: ['splits.write'], label: 'write' },
   { commands: ['splits.sort'], label: 'sort' },
   { commands: ['splits.evalLess', 'splits.evalMore'], label: 'eval size' },
   { commands: ['splits.bufferLess', 'splits.bufferMore'], label: 'buffer' },
   { commands: ['splits.contributor'], label: 'contributors' },
-  { commands: ['splits.write'], label: 'write' },
   'splits.back',
   'splits.help',
 ];
