@@ -22,6 +22,7 @@ export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
   'home.down': { keys: ['down', 'j'], description: 'next item' },
   'home.open': { keys: ['enter'], description: 'open' },
+  'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 

@@ -93,6 +93,31 @@ describe('the Splits screen', () => {
     expect(row(frame, 'France')).toEqual([6, 4, 2, 4]);
   });
 
+  it('opens from Home with its key as well as from the menu', async () => {
+    const app = await renderApp({ route: { screen: 'home' }, services: { splits: splitsService(session, cwd) }, columns: 140, rows: 30 });
+    await app.press('s');
+    await app.waitFor((f) => f.includes('SPLITS · choose a pool') && f.includes('18 tasks'));
+  });
+
+  it('recomputes the preview as the eval size, the buffer and contributor exclusivity change', async () => {
+    const app = await openPool();
+    // Eval size 200 -> 10: the first ten of the selection order, at most four a country.
+    await app.press(...Array<string>(19).fill('['));
+    let frame = await app.waitFor((f) => f.includes('preview: eval 10 tasks'));
+    expect(frame).toContain('eval size 10 ·');
+    expect(frame).toContain('train 8 tasks');
+    // Neighbours are 20 km apart: a 21 km buffer drops the train tasks next to an eval task.
+    await app.press(...Array<string>(40).fill('>'));
+    frame = await app.waitFor((f) => f.includes('buffer 21 km'));
+    expect(frame).toMatch(/dropped: 0 shared sequence · [1-9]\d* buffer/);
+    await app.press(...Array<string>(42).fill('<'));
+    frame = await app.waitFor((f) => f.includes('buffer 0 km'));
+    expect(frame).toContain('0 buffer');
+    // Every task has its own contributor here, so exclusivity is shown but drops nothing.
+    await app.press('c');
+    await app.waitFor((f) => f.includes('contributor-exclusive on'));
+  });
+
   it('cycles the sort column with s', async () => {
     const app = await openPool();
     await app.press(KEY.down, '+');

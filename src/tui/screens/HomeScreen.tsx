@@ -45,6 +45,7 @@ export function HomeScreen() {
     if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
     else if (matches('home.down', input, key)) setSelected((s) => Math.min(entries.length - 1, s + 1));
     else if (matches('home.quit', input, key)) actions.back();
+    else if (matches('home.splits', input, key)) entries.find((e) => e.label === 'Splits')?.run?.();
     else if (matches('home.open', input, key)) {
       const entry = entries[selected]!;
       if (entry.run) entry.run();
