@@ -48,8 +48,15 @@ async function openPool() {
   await app.press(KEY.enter);
   await app.waitFor((f) => f.includes('pool') && f.includes('18 tasks'));
   await app.press(KEY.down, KEY.enter);
-  await app.waitFor((f) => f.includes('SPLITS · pool · 18 tasks'));
+  await settled(app);
   return app;
+}
+
+type App = Awaited<ReturnType<typeof renderApp>>;
+
+/** The frame once the split shown is the one of the settings shown (it is recomputed after a burst of keys). */
+function settled(app: App, ok: (frame: string) => boolean = () => true): Promise<string> {
+  return app.waitFor((f) => f.includes('preview:') && !f.includes('recomputing') && ok(f));
 }
 
 function row(frame: string, country: string): number[] {
@@ -61,7 +68,7 @@ function row(frame: string, country: string): number[] {
 describe('the Splits screen', () => {
   it('shows the per-country table of pool, eval, train and cap, and the preview', async () => {
     const app = await openPool();
-    const frame = app.frame();
+    const frame = await settled(app);
     for (const country of ['France', 'Germany', 'Japan']) expect(row(frame, country)).toEqual([6, 4, 2, 4]);
     expect(frame).toContain('preview: eval 12 tasks in 3 countries · train 6 tasks in 3 countries');
     expect(frame).toContain('dropped: 0 shared sequence · 0 buffer · 0 contributor · 0 cap · 0 left out');
@@ -72,12 +79,12 @@ describe('the Splits screen', () => {
     // Rows by pool count, ties by name: France is first and selected.
     expect(app.frame()).toContain('› [x] France');
     await app.press(' ');
-    const frame = await app.waitFor((f) => f.includes('[ ] France'));
+    const frame = await settled(app, (f) => f.includes('[ ] France'));
     expect(row(frame, 'France')).toEqual([6, 0, 0, 4]);
     expect(frame).toContain('preview: eval 8 tasks in 2 countries · train 4 tasks in 2 countries');
     expect(frame).toContain('6 left out');
     await app.press(' ');
-    await app.waitFor((f) => f.includes('preview: eval 12 tasks'));
+    await settled(app, (f) => f.includes('preview: eval 12 tasks'));
   });
 
   it("changes the selected country's eval cap with + and -, and the eval count with it", async () => {
@@ -85,10 +92,10 @@ describe('the Splits screen', () => {
     await app.press(KEY.down);
     expect(app.frame()).toContain('› [x] Germany');
     await app.press('+');
-    let frame = await app.waitFor((f) => f.includes('preview: eval 13 tasks'));
+    let frame = await settled(app, (f) => f.includes('preview: eval 13 tasks'));
     expect(row(frame, 'Germany')).toEqual([6, 5, 1, 5]);
     await app.press('-', '-', '-');
-    frame = await app.waitFor((f) => f.includes('preview: eval 10 tasks'));
+    frame = await settled(app, (f) => f.includes('preview: eval 10 tasks'));
     expect(row(frame, 'Germany')).toEqual([6, 2, 4, 2]);
     expect(row(frame, 'France')).toEqual([6, 4, 2, 4]);
   });
@@ -103,15 +110,15 @@ describe('the Splits screen', () => {
     const app = await openPool();
     // Eval size 200 -> 10: the first ten of the selection order, at most four a country.
     await app.press(...Array<string>(19).fill('['));
-    let frame = await app.waitFor((f) => f.includes('preview: eval 10 tasks'));
-    expect(frame).toContain('eval size 10 ·');
+    let frame = await settled(app, (f) => f.includes('eval size 10 ·'));
+    expect(frame).toContain('preview: eval 10 tasks');
     expect(frame).toContain('train 8 tasks');
     // Neighbours are 20 km apart: a 21 km buffer drops the train tasks next to an eval task.
     await app.press(...Array<string>(40).fill('>'));
-    frame = await app.waitFor((f) => f.includes('buffer 21 km'));
+    frame = await settled(app, (f) => f.includes('buffer 21 km'));
     expect(frame).toMatch(/dropped: 0 shared sequence · [1-9]\d* buffer/);
     await app.press(...Array<string>(42).fill('<'));
-    frame = await app.waitFor((f) => f.includes('buffer 0 km'));
+    frame = await settled(app, (f) => f.includes('buffer 0 km'));
     expect(frame).toContain('0 buffer');
     // Every task has its own contributor here, so exclusivity is shown but drops nothing.
     await app.press('c');
@@ -123,7 +130,7 @@ describe('the Splits screen', () => {
     await app.press(KEY.down, '+');
     expect(app.frame()).toContain('sort: pool');
     await app.press('s');
-    const frame = await app.waitFor((f) => f.includes('sort: eval'));
+    const frame = await settled(app, (f) => f.includes('sort: eval'));
     const order = frame.split('\n').filter((l) => /\] (France|Germany|Japan) /.test(l)).map((l) => /\] (\w+)/.exec(l)![1]);
     expect(order).toEqual(['Germany', 'France', 'Japan']);
   });
@@ -131,7 +138,7 @@ describe('the Splits screen', () => {
   it('writes nothing until confirmed, then writes the files and the manifest and imports NAME-eval / NAME-train', async () => {
     const app = await openPool();
     await app.press(' ');
-    await app.waitFor((f) => f.includes('preview: eval 8 tasks'));
+    await settled(app, (f) => f.includes('preview: eval 8 tasks'));
     const out = join(cwd, 'splits', 'pool');
     await app.press('w');
     await app.waitFor((f) => f.includes('write to directory: splits/pool'));
@@ -179,10 +186,10 @@ describe('the Splits screen', () => {
     await app.press(KEY.down, KEY.down, KEY.enter);
     await app.waitFor((f) => f.includes('task file:'));
     await app.press(...poolFile, KEY.enter);
-    await app.waitFor((f) => f.includes(`SPLITS · ${poolFile} · 18 tasks`));
+    await settled(app, (f) => f.includes(`SPLITS · ${poolFile} · 18 tasks`));
     // Every country out: no eval split, nothing to write.
     await app.press(' ', KEY.down, ' ', KEY.down, ' ');
-    await app.waitFor((f) => f.includes('preview: eval 0 tasks'));
+    await settled(app, (f) => f.includes('preview: eval 0 tasks'));
     await app.press('w');
     const frame = await app.waitFor((f) => f.includes('not written: the eval split would be empty'));
     expect(frame).not.toContain('write to directory');

@@ -60,14 +60,13 @@ export function SplitsScreen() {
   const [state, dispatch] = useReducer(splitsReducer, INITIAL_SPLITS);
   const taskSets = useTaskSets(service, active);
   const { loaded, options, phase } = state;
-  // A few thousand tasks take milliseconds (spatial index, no pairwise loops): recomputed on every change.
-  const result = useMemo(() => (loaded ? buildSplits(loaded.pool.tasks, options) : null), [loaded, options]);
+  const { result, stale } = useSplitResult(state);
   const rows = useMemo(() => (loaded && result ? splitsRows(loaded, options, result, state.sort) : []), [loaded, options, result, state.sort]);
   useWrite(service, state, result, dispatch);
 
   const inTable = phase.kind === 'table' || phase.kind === 'outDir' || phase.kind === 'name' || phase.kind === 'confirm' || phase.kind === 'writing';
   const typing = phase.kind === 'path' || phase.kind === 'outDir' || phase.kind === 'name';
-  useScreenKeys(typing ? null : inTable ? 'splits.help' : 'pools.help', (input, key) => onKey(state, taskSets, rows, result, service, navigation, dispatch, input, key), {
+  useScreenKeys(typing ? null : inTable ? 'splits.help' : 'pools.help', (input, key) => onKey(state, taskSets, rows, stale ? null : result, service, navigation, dispatch, input, key), {
     hold: phase.kind === 'loading' || phase.kind === 'writing',
   });
 
@@ -85,8 +84,12 @@ export function SplitsScreen() {
           <Box marginTop={1} flexGrow={1} flexDirection="column">
             <SplitsTable rows={rows} selected={state.selected} sort={state.sort} height={screenRows - SPLITS_CHROME_ROWS} />
           </Box>
-          <Preview result={result} bufferKm={options.bufferKm} />
+          <Preview result={result} stale={stale} />
         </>
+      ) : inTable && loaded ? (
+        <Box marginTop={1} flexGrow={1}>
+          <Spinner label={`splitting ${loaded.pool.tasks.length} tasks`} />
+        </Box>
       ) : (
         <Box marginTop={1} flexGrow={1} flexDirection="column">
           <Pools state={state} taskSets={taskSets} />
@@ -96,6 +99,26 @@ export function SplitsScreen() {
       <Bottom state={state} notice={notice} inTable={inTable} />
     </Box>
   );
+}
+
+/**
+ * How long the settings must stay put before the split is recomputed: `buildSplits` (with its
+ * self-check) takes a few hundred ms on a pool of some thousands of tasks, so a burst of +/- or [/]
+ * keys is answered at once in the settings and recomputed once when it ends.
+ */
+const RECOMPUTE_DELAY_MS = 100;
+
+/** The split of the settings on screen, and whether it is still being recomputed for the latest ones. */
+function useSplitResult({ loaded, options }: SplitsState): { result: SplitResult | null; stale: boolean } {
+  const [computed, setComputed] = useState<{ loaded: SplitsState['loaded']; options: SplitsState['options']; result: SplitResult } | null>(null);
+  const known = computed?.loaded === loaded ? computed : null;
+  const first = loaded !== null && known === null;
+  useEffect(() => {
+    if (!loaded) return;
+    const timer = setTimeout(() => setComputed({ loaded, options, result: buildSplits(loaded.pool.tasks, options) }), first ? 0 : RECOMPUTE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [loaded, options, first]);
+  return { result: known?.result ?? null, stale: known?.options !== options };
 }
 
 /** The workspace's task sets, read when the screen comes into view. */
@@ -203,8 +226,10 @@ function onKey(
       else if (matches('splits.bufferMore', input, key)) dispatch({ type: 'buffer', deltaKm: BUFFER_STEP_KM });
       else if (matches('splits.bufferLess', input, key)) dispatch({ type: 'buffer', deltaKm: -BUFFER_STEP_KM });
       else if (matches('splits.contributor', input, key)) dispatch({ type: 'contributor' });
-      else if (matches('splits.write', input, key) && result && state.loaded) {
-        dispatch({ type: 'write', problems: result.problems, defaultOutDir: `splits/${defaultName(state.loaded.label)}` });
+      else if (matches('splits.write', input, key) && state.loaded) {
+        // The counts on screen must be those of the settings on screen before they are offered for writing.
+        const problems = result ? result.problems : ['the split is still being recomputed: press w again in a moment'];
+        dispatch({ type: 'write', problems, defaultOutDir: `splits/${defaultName(state.loaded.label)}` });
       }
       return;
     }
@@ -257,14 +282,15 @@ function Settings({ state }: { state: SplitsState }) {
   );
 }
 
-function Preview({ result, bufferKm }: { result: SplitResult; bufferKm: number }) {
+function Preview({ result, stale }: { result: SplitResult; stale: boolean }) {
   const theme = useTheme();
   const d = result.dropped;
   const countries = (side: 'eval' | 'train') => Object.values(result.perCountry).filter((row) => row[side] > 0).length;
   return (
     <Box flexDirection="column" flexShrink={0}>
       <Text wrap="truncate-end">
-        {`preview: eval ${result.eval.length} tasks in ${countries('eval')} countries · train ${result.train.length} tasks in ${countries('train')} countries · closest cross-split ${result.closestCrossKm ?? '-'} km (buffer ${bufferKm} km)`}
+        {`preview: eval ${result.eval.length} tasks in ${countries('eval')} countries · train ${result.train.length} tasks in ${countries('train')} countries · closest cross-split ${result.closestCrossKm ?? '-'} km`}
+        {stale ? <Text color={theme.muted}> · recomputing…</Text> : null}
       </Text>
       <Text wrap="truncate-end" color={theme.muted}>
         {`dropped: ${d.shared_sequence} shared sequence · ${d.buffer} buffer · ${d.contributor} contributor · ${d.cap} cap · ${d.country_filter} left out`}
