@@ -195,4 +195,13 @@ describe('the Splits screen', () => {
     expect(frame).not.toContain('write to directory');
     expect(existsSync(join(cwd, 'splits'))).toBe(false);
   });
+
+  it('says why a typed task file cannot be opened, and stays on the pool choice', async () => {
+    const app = await renderApp({ route: { screen: 'splits' }, services: { splits: splitsService(session, cwd) }, columns: 140, rows: 30 });
+    await app.waitFor((f) => f.includes('a task file…'));
+    await app.press(KEY.down, KEY.down, KEY.enter, ...'missing.jsonl', KEY.enter);
+    const frame = await app.waitFor((f) => f.includes('cannot open missing.jsonl'));
+    expect(frame).toContain(join(cwd, 'missing.jsonl'));
+    expect(frame).toContain('› a task file…');
+  });
 });
