@@ -26,7 +26,8 @@ describe('the Splits screen in a real terminal', () => {
     pane.send(['Enter']);
     await pane.waitFor(/› demo +\d+ tasks/);
     pane.send(['Enter']);
-    const table = await pane.waitFor(/SPLITS · demo · \d+ tasks/);
+    // The table shows once the first split is computed.
+    const table = await pane.waitFor((s) => /SPLITS · demo · \d+ tasks/.test(s) && s.includes('preview:'));
     const first = /› \[x\] (\S+(?: \S+)*?) {2,}/.exec(table)?.[1];
     if (!first) throw new Error(`no selected country in\n${table}`);
     pane.send(['Space']);
