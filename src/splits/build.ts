@@ -12,6 +12,8 @@ import { nearestInsideBuffer, unitVectors } from './spatial.js';
 export interface SplitOptions {
   evalSize: number;
   evalPerCountry: number;
+  /** Eval caps of single countries (canonical names), in place of evalPerCountry for them. */
+  evalCaps?: Readonly<Record<string, number>>;
   bufferKm: number;
   /** Only these countries (canonical ADMIN names); omitted: all. */
   countries?: readonly string[];
@@ -97,7 +99,7 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
     if (evalSet.size >= options.evalSize) break;
     const c = country[p] as string;
     const n = evalCount.get(c) ?? 0;
-    if (n >= options.evalPerCountry) continue;
+    if (n >= (options.evalCaps?.[c] ?? options.evalPerCountry)) continue;
     evalCount.set(c, n + 1);
     evalSet.add(p);
   }

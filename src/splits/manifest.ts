@@ -18,6 +18,8 @@ export interface SplitManifest {
   options: {
     eval: number;
     eval_per_country: number;
+    /** Per-country eval caps that differ from eval_per_country (set on the TUI's Splits screen). */
+    eval_caps?: Record<string, number>;
     buffer_km: number;
     countries: readonly string[] | null;
     exclude_countries: readonly string[] | null;
@@ -57,6 +59,7 @@ export function splitManifest(
     options: {
       eval: options.evalSize,
       eval_per_country: options.evalPerCountry,
+      ...(options.evalCaps && Object.keys(options.evalCaps).length > 0 ? { eval_caps: { ...options.evalCaps } } : {}),
       buffer_km: options.bufferKm,
       countries: options.countries ?? null,
       exclude_countries: options.excludeCountries ?? null,

@@ -5,6 +5,7 @@
  */
 import type { Key } from 'ink';
 import { FILTER_MATCHING, FILTER_SYNTAX } from './state/episode-filter.js';
+import { BUFFER_STEP_KM, EVAL_SIZE_STEP } from './state/splits-steps.js';
 
 /** Named keys; anything else in a binding is the literal character typed. */
 type NamedKey = 'left' | 'right' | 'up' | 'down' | 'enter' | 'escape' | 'space' | 'backspace' | 'pageup' | 'pagedown' | 'tab' | 'backtab';
@@ -15,12 +16,13 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
   'home.down': { keys: ['down', 'j'], description: 'next item' },
   'home.open': { keys: ['enter'], description: 'open' },
+  'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 
@@ -95,6 +97,28 @@ export const KEYMAP = {
   'watch.enter': { keys: ['enter'], description: 'next field; on the last one or Start: start' },
   'watch.help': { keys: ['?'], description: 'help' },
   'watch.back': { keys: ['escape'], description: 'back' },
+
+  // The Splits screen: first the pool, then the per-country table that steers the split.
+  'pools.up': { keys: ['up', 'k'], description: 'previous pool' },
+  'pools.down': { keys: ['down', 'j'], description: 'next pool' },
+  'pools.open': { keys: ['enter'], description: 'open the pool (the last line: type a task file)' },
+  'pools.help': { keys: ['?'], description: 'help' },
+  'pools.back': { keys: ['q', 'escape'], description: 'back' },
+
+  'splits.up': { keys: ['up', 'k'], description: 'previous country' },
+  'splits.down': { keys: ['down', 'j'], description: 'next country' },
+  'splits.toggle': { keys: ['space'], description: 'include/exclude the country' },
+  'splits.capUp': { keys: ['+', '='], description: "raise the country's eval cap" },
+  'splits.capDown': { keys: ['-'], description: "lower the country's eval cap" },
+  'splits.sort': { keys: ['s'], description: 'sort by pool → eval → train → cap → country' },
+  'splits.evalMore': { keys: [']'], description: `eval size +${EVAL_SIZE_STEP}` },
+  'splits.evalLess': { keys: ['['], description: `eval size -${EVAL_SIZE_STEP}` },
+  'splits.bufferMore': { keys: ['>'], description: `buffer +${BUFFER_STEP_KM} km` },
+  'splits.bufferLess': { keys: ['<'], description: `buffer -${BUFFER_STEP_KM} km` },
+  'splits.contributor': { keys: ['c'], description: 'contributor-exclusive on/off' },
+  'splits.write': { keys: ['w'], description: 'write: asks the directory, the name, then to confirm' },
+  'splits.help': { keys: ['?'], description: 'help' },
+  'splits.back': { keys: ['q', 'escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

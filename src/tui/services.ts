@@ -4,6 +4,8 @@
  * after the first frame; tests fill them with fixtures.
  */
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
+import type { SplitOptions, SplitResult } from '../splits/build.js';
+import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
@@ -64,6 +66,17 @@ export interface TuiServices {
   newPlay?: () => LiveSource;
   /** "Watch a model" on Home: a form, then a model's episode on the workspace's environment. */
   watch?: WatchService;
+  /** "Splits" on Home: a pool, its per-country table, and the write. */
+  splits?: SplitsService;
+}
+
+export interface SplitsService {
+  /** The workspace's task sets, to choose the pool from. */
+  taskSets(): Promise<{ name: string; tasks: number }[]>;
+  /** A task set by name, or a task file (a relative path starts where geolab was started). */
+  load(source: { taskSet: string } | { file: string }): Promise<{ label: string; pool: SplitPool }>;
+  /** Writes and imports as `geolab splits build` does; throws (nothing written) on a failed self-check. */
+  write(pool: SplitPool, result: SplitResult, options: SplitOptions, target: { outDir: string; name: string }): Promise<WrittenSplits>;
 }
 
 export interface WatchService {

@@ -1,13 +1,13 @@
 /** `geolab splits build | check`: the edges of src/splits (files, workspace, prompts). */
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { EXIT, UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/tasks.js';
-import { fileSha256, writeFilesAtomic } from '../../files.js';
+import { fileSha256 } from '../../files.js';
 import { buildSplits, DEFAULT_SPLIT_OPTIONS, type SplitOptions, type SplitResult } from '../../splits/build.js';
 import { checkSplits, type SplitCheck } from '../../splits/check.js';
 import { canonicalCountry, resolveCountries } from '../../splits/countries.js';
-import { leakPotential, type LeakPotential } from '../../splits/leak.js';
-import { splitJsonl, splitManifest } from '../../splits/manifest.js';
+import type { LeakPotential } from '../../splits/leak.js';
+import { splitNameProblem, writeSplits } from '../../splits/write.js';
 import { loadTasksStrict } from '../../tasks/load.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
@@ -27,8 +27,6 @@ export interface BuildFlags extends GlobalOptions {
   interactive?: boolean;
 }
 
-const TASK_SET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,58}$/;
-
 export async function buildCommand(poolFile: string, flags: BuildFlags): Promise<void> {
   if (flags.countries !== undefined && flags.excludeCountries !== undefined) {
     throw new UsageError('--countries and --exclude-countries exclude each other: give one');
@@ -38,9 +36,8 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
   }
   const outDir = resolve(flags.outDir);
   const name = flags.name ?? basename(outDir);
-  if (!TASK_SET_NAME.test(name)) {
-    throw new UsageError(`cannot name the task sets after "${name}": pass --name (letters, digits, "_", "-", ".", at most 59)`);
-  }
+  const nameProblem = splitNameProblem(name);
+  if (nameProblem) throw new UsageError(`${nameProblem}; pass --name`);
   for (const [flag, value] of [['--eval', flags.eval], ['--eval-per-country', flags.evalPerCountry], ['--train-per-country', flags.trainPerCountry]] as const) {
     if (value !== undefined && value < 0) throw new UsageError(`${flag} expects an integer >= 0, got ${value}`);
   }
@@ -84,21 +81,15 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
     process.exitCode = EXIT.problemFound;
     return;
   }
-  const evalJsonl = splitJsonl(result.eval);
-  const trainJsonl = splitJsonl(result.train);
-  const manifest = splitManifest(
-    result,
-    options,
-    { pool: resolve(poolFile), poolSha256: await fileSha256(poolFile, 'pool'), poolLeak: leakPotential(pool, options.bufferKm) },
-    { evalJsonl, trainJsonl },
-  );
-  const files = { eval: join(outDir, 'eval.jsonl'), train: join(outDir, 'train.jsonl'), manifest: join(outDir, 'manifest.json') };
-  writeFilesAtomic([
-    { file: files.eval, bytes: evalJsonl },
-    { file: files.train, bytes: trainJsonl },
-    { file: files.manifest, bytes: JSON.stringify(manifest, null, 2) + '\n' },
-  ]);
-  const sets = await importSplits(flags.workspace, name, files);
+  const { openWorkspace } = await import('../../store/index.js');
+  const ws = await openWorkspace(flags.workspace);
+  let written;
+  try {
+    written = await writeSplits(ws, { tasks: pool, path: resolve(poolFile), sha256: await fileSha256(poolFile, 'pool') }, result, options, { outDir, name });
+  } finally {
+    ws.close();
+  }
+  const { manifest, files, sets } = written;
 
   if (flags.json) return printJson(manifest);
   printLine(`eval ${manifest.eval.tasks} tasks in ${manifest.eval.countries} countries, train ${manifest.train.tasks} tasks in ${manifest.train.countries} countries`);
@@ -107,23 +98,6 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
   printLine(`closest cross-split distance: ${manifest.closest_cross_km ?? '-'} km (buffer ${options.bufferKm} km)`);
   printLine(`wrote ${files.eval}, ${files.train}, ${files.manifest}`);
   printLine(`task sets ${sets.join(', ')} in the workspace`);
-}
-
-/** Imports both files as `NAME-eval` / `NAME-train`, replacing earlier imports of those names. */
-async function importSplits(workspace: string | undefined, name: string, files: { eval: string; train: string }): Promise<string[]> {
-  const { openWorkspace } = await import('../../store/index.js');
-  const { importTaskFile } = await import('../../store/task-sets.js');
-  const ws = await openWorkspace(workspace);
-  try {
-    const names: string[] = [];
-    for (const side of ['eval', 'train'] as const) {
-      const { set } = await importTaskFile(ws.db, files[side], `${name}-${side}`, { replace: true });
-      names.push(set.name);
-    }
-    return names;
-  } finally {
-    ws.close();
-  }
 }
 
 export function printCountryTable(result: SplitResult, say: (line: string) => void = printLine): void {

@@ -22,14 +22,14 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu({ open }: NavigationActions, { newPlay, watch }: TuiServices): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch, splits }: TuiServices): Entry[] {
   return [
     { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
     { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
     { label: 'Watch a model', hint: 'run a served model live', ...optional(watch && (() => open({ screen: 'watch' })), 'needs a model endpoint') },
     { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
     { label: 'Audit', hint: 'identity-leak findings', disabled: 'coming' },
-    { label: 'Splits', hint: 'build or check task splits', disabled: 'coming' },
+    { label: 'Splits', hint: 'build or check task splits', ...optional(splits && (() => open({ screen: 'splits' })), 'no workspace') },
     { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
   ];
 }
@@ -45,6 +45,7 @@ export function HomeScreen() {
     if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
     else if (matches('home.down', input, key)) setSelected((s) => Math.min(entries.length - 1, s + 1));
     else if (matches('home.quit', input, key)) actions.back();
+    else if (matches('home.splits', input, key)) entries.find((e) => e.label === 'Splits')?.run?.();
     else if (matches('home.open', input, key)) {
       const entry = entries[selected]!;
       if (entry.run) entry.run();

@@ -12,7 +12,8 @@ export type Route =
   | { screen: 'player'; episodeId: string }
   /** The "Watch a model" form; a good start opens Live on top of it. */
   | { screen: 'watch' }
-  | { screen: 'live'; source: LiveSource };
+  | { screen: 'live'; source: LiveSource }
+  | { screen: 'splits' };
 
 export type ScreenName = Route['screen'];
 
