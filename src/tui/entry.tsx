@@ -10,6 +10,7 @@ import { PLAY_RUN_ID } from '../store/eval-runs.js';
 import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
+import { auditService } from './audit/service.js';
 import { watchService } from './watch/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
 
@@ -55,6 +56,7 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         runEpisode: runs.run,
         newPlay: () => playSource(session, {}),
         watch: watchService(session, workspacePaths(workspaceDir(options.workspace)).watchSettings),
+        audit: auditService(session, workspaceDir(options.workspace)),
       },
     });
   } finally {

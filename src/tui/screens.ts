@@ -21,6 +21,7 @@ const SCREENS: { [S in ScreenName]: LazyScreen<S> } = {
   player: screen(async () => (await import('./screens/PlayerScreen.js')).PlayerScreen),
   watch: screen(async () => (await import('./screens/WatchScreen.js')).WatchScreen),
   live: screen(async () => (await import('./screens/LiveScreen.js')).LiveScreen),
+  audit: screen(async () => (await import('./screens/AuditScreen.js')).AuditScreen),
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */

@@ -3,6 +3,9 @@
  * images) and the agent runner. The entry points fill them with the real store and runner, loaded
  * after the first frame; tests fill them with fixtures.
  */
+import type { LastAudit } from '../audit/last-run.js';
+import type { AuditSummary } from '../audit/report.js';
+import type { Finding } from '../audit/types.js';
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
 import type { RunKinds } from '../store/eval-runs.js';
@@ -35,6 +38,8 @@ export interface HomeSummary {
   lastEpisode: EpisodeRow | null;
   /** Runs by what made them. */
   runs: RunKinds;
+  /** The last audit of the workspace's episodes (null: none ran yet). */
+  audit?: LastAudit | null;
 }
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
@@ -64,6 +69,18 @@ export interface TuiServices {
   newPlay?: () => LiveSource;
   /** "Watch a model" on Home: a form, then a model's episode on the workspace's environment. */
   watch?: WatchService;
+  /** "Audit" on Home: the workspace's episodes through the audit core, against its baseline. */
+  audit?: AuditService;
+}
+
+/** The audit of the workspace's episodes, as `geolab audit --workspace` runs it (src/audit/run.ts). */
+export interface AuditService {
+  /** Where accepted findings are written. */
+  baselineFile: string;
+  /** Runs the audit and records its counts for Home; `onProgress` gets the prompts audited so far. */
+  run(onProgress: (prompts: number) => void): Promise<{ summary: AuditSummary; findings: Finding[] }>;
+  /** Accepts one finding in the baseline (atomically) and updates Home's open count. */
+  accept(finding: Finding, reason: string): Promise<void>;
 }
 
 export interface WatchService {
