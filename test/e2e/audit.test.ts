@@ -8,16 +8,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { TmuxPane } from '../helpers/tmux.js';
-import { auditWorkspace, LEAKY_IMAGE_ID, serbiaEpisode } from '../tui/audit-workspace.js';
+import { auditWorkspaceDir, LEAKY_IMAGE_ID, serbiaEpisode } from '../tui/audit-workspace.js';
 
 const panes: TmuxPane[] = [];
 afterEach(() => panes.splice(0).forEach((p) => p.kill()));
 
 describe('the Audit screen in a real terminal', () => {
   it('goes Home -> Audit -> a finding -> accept with a reason, and the baseline file has it', async () => {
-    const workspace = await auditWorkspace([serbiaEpisode('ep-leak', true)]);
-    await workspace.close();
-    const pane = new TmuxPane([process.execPath, BIN], { GEOLAB_HOME: workspace.home, TERM: 'xterm-256color' });
+    const home = await auditWorkspaceDir([serbiaEpisode('ep-leak', true)]);
+    const pane = new TmuxPane([process.execPath, BIN], { GEOLAB_HOME: home, TERM: 'xterm-256color' });
     panes.push(pane);
     await pane.waitFor((s) => s.includes('Audit      not run yet') && s.includes('Watch a model'));
     pane.send(['a']);
@@ -29,7 +28,7 @@ describe('the Audit screen in a real terminal', () => {
     await pane.waitFor('because: an id anyone can see on the map');
     pane.send(['Enter']);
     await pane.waitFor('2 findings (1 open, 1 high, 1 accepted)');
-    const baseline = JSON.parse(readFileSync(join(workspace.home, 'audit-baseline.json'), 'utf8')) as { accepted: { id: string; reason: string; by: string }[] };
+    const baseline = JSON.parse(readFileSync(join(home, 'audit-baseline.json'), 'utf8')) as { accepted: { id: string; reason: string; by: string }[] };
     expect(baseline.accepted).toEqual([expect.objectContaining({ reason: 'an id anyone can see on the map' })]);
     expect(baseline.accepted[0]!.id).toMatch(/^[0-9a-f]{8,64}$/);
     pane.send(['q']);

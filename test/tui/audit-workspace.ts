@@ -9,9 +9,7 @@ import type { CompletedEpisode } from '../../src/core/episode.js';
 import { saveEpisode } from '../../src/store/episodes.js';
 import { openWorkspace } from '../../src/store/index.js';
 import { importTaskFile } from '../../src/store/task-sets.js';
-import { auditService } from '../../src/tui/audit/service.js';
 import type { TuiServices } from '../../src/tui/services.js';
-import { workspaceSession } from '../../src/tui/workspace-session.js';
 import { completedRecord } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
 
@@ -53,8 +51,16 @@ export interface AuditWorkspace {
   close(): Promise<void>;
 }
 
-/** A workspace (no demo episodes) holding the task set and the episodes given. */
+/** A workspace (no demo episodes) holding the task set and the episodes given, with the TUI's real services on it. */
 export async function auditWorkspace(episodes: readonly CompletedEpisode[]): Promise<AuditWorkspace> {
+  const home = await auditWorkspaceDir(episodes);
+  const [{ auditService }, { workspaceSession }] = await Promise.all([import('../../src/tui/audit/service.js'), import('../../src/tui/workspace-session.js')]);
+  const session = workspaceSession(home);
+  return { home, services: { openWorkspace: session.view, audit: auditService(session, home) }, close: session.close };
+}
+
+/** Only the workspace's folder: for the real binary. */
+export async function auditWorkspaceDir(episodes: readonly CompletedEpisode[]): Promise<string> {
   const dir = tempDir();
   const home = join(dir, 'home');
   const tasks = join(dir, 'serbia.jsonl');
@@ -66,6 +72,5 @@ export async function auditWorkspace(episodes: readonly CompletedEpisode[]): Pro
   } finally {
     ws.close();
   }
-  const session = workspaceSession(home);
-  return { home, services: { openWorkspace: session.view, audit: auditService(session, home) }, close: session.close };
+  return home;
 }
