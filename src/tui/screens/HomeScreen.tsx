@@ -35,6 +35,11 @@ function menu({ open }: NavigationActions, { newPlay, watch, audit }: TuiService
   ];
 }
 
+function choose(entry: Entry, { notify }: NavigationActions) {
+  if (entry.run) entry.run();
+  else notify(`${entry.label}: ${entry.disabled}.`);
+}
+
 export function HomeScreen() {
   const { help, notice } = useNavigation();
   const actions = useNavigationActions();
@@ -46,12 +51,8 @@ export function HomeScreen() {
     if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
     else if (matches('home.down', input, key)) setSelected((s) => Math.min(entries.length - 1, s + 1));
     else if (matches('home.quit', input, key)) actions.back();
-    else if (matches('home.audit', input, key)) entries.find((e) => e.label === 'Audit')?.run?.();
-    else if (matches('home.open', input, key)) {
-      const entry = entries[selected]!;
-      if (entry.run) entry.run();
-      else actions.notify(`${entry.label}: ${entry.disabled}.`);
-    }
+    else if (matches('home.audit', input, key)) choose(entries.find((e) => e.label === 'Audit')!, actions);
+    else if (matches('home.open', input, key)) choose(entries[selected]!, actions);
   });
 
   const dir = home?.status === 'ready' ? home.value.dir : null;
