@@ -71,6 +71,15 @@ export function writeBaseline(file: string, baseline: Baseline): void {
   writeFileAtomic(file, JSON.stringify({ geolab_audit_baseline: BASELINE_VERSION, accepted }, null, 2) + '\n');
 }
 
+/** Accepts one finding in the baseline file (read again, so a concurrent edit is kept); whether it was there already. */
+export function acceptInBaseline(file: string, id: string, reason: string): { existed: boolean; baseline: Baseline } {
+  const baseline = readBaseline(file, true);
+  const existed = baseline.has(id);
+  baseline.set(id, acceptedEntry(id, reason));
+  writeBaseline(file, baseline);
+  return { existed, baseline };
+}
+
 /** An entry accepted now by whoever runs this. */
 export function acceptedEntry(id: string, reason: string, by = acceptedBy()): BaselineEntry {
   return { id, reason, by, at: new Date().toISOString() };

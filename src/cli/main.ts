@@ -214,7 +214,7 @@ export function buildProgram(): Command {
     .option('--completions <file...>', "TRL's completions/completions_*.parquet")
     .option('--tasks <[SPLIT=]FILE...>', "task files holding the truth (default: the workspace's splits); a bare FILE's split is its name without .jsonl")
     .option('--radius-km <km>', 'coordinates nearer the truth than this are a leak', number('--radius-km'), 25)
-    .option('--baseline <file>', 'accepted findings (default: ./geolab-audit-baseline.json when it exists)')
+    .option('--baseline <file>', "accepted findings (default: the workspace's audit-baseline.json when its episodes are audited, else ./geolab-audit-baseline.json; either only when it exists)")
     .option('--update', 'accept every current finding into the baseline (written atomically)')
     .addOption(new Option('--fail-on <severity>', 'exit 1 on a new finding of this severity or above').choices(['high', 'medium', 'low']).default('high'))
     .option('--json', 'JSON output')

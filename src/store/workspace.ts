@@ -34,6 +34,10 @@ export function workspacePaths(dir: string) {
     runs: join(dir, 'runs'),
     /** The TUI's last "Watch a model" form (model, endpoint, key variable NAME; never a key). */
     watchSettings: join(dir, 'watch.json'),
+    /** Findings of this workspace's audit accepted on purpose (the TUI's and `geolab audit --workspace`'s). */
+    auditBaseline: join(dir, 'audit-baseline.json'),
+    /** The last workspace audit's counts, for Home (which must not run one). */
+    lastAudit: join(dir, 'audit-last.json'),
   };
 }
 

@@ -11,6 +11,7 @@ import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
 import { splitsService } from './splits-service.js';
+import { auditService } from './audit/service.js';
 import { watchService } from './watch/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
 
@@ -57,6 +58,7 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         newPlay: () => playSource(session, {}),
         watch: watchService(session, workspacePaths(workspaceDir(options.workspace)).watchSettings),
         splits: splitsService(session),
+        audit: auditService(session, workspaceDir(options.workspace)),
       },
     });
   } finally {

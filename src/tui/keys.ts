@@ -16,13 +16,14 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
   'home.down': { keys: ['down', 'j'], description: 'next item' },
   'home.open': { keys: ['enter'], description: 'open' },
   'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
+  'home.audit': { keys: ['a'], description: 'open Audit' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 
@@ -119,6 +120,14 @@ export const KEYMAP = {
   'splits.write': { keys: ['w'], description: 'write: asks the directory, the name, then to confirm' },
   'splits.help': { keys: ['?'], description: 'help' },
   'splits.back': { keys: ['q', 'escape'], description: 'back' },
+
+  'audit.up': { keys: ['up', 'k'], description: 'previous finding' },
+  'audit.down': { keys: ['down', 'j'], description: 'next finding' },
+  'audit.open': { keys: ['enter'], description: "open the finding's turn in the Player" },
+  'audit.accept': { keys: ['a'], description: 'accept the finding with a reason (writes the baseline)' },
+  'audit.rerun': { keys: ['R'], description: 'run the audit again' },
+  'audit.help': { keys: ['?'], description: 'help' },
+  'audit.back': { keys: ['q', 'escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

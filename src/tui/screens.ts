@@ -22,6 +22,7 @@ const SCREENS: { [S in ScreenName]: LazyScreen<S> } = {
   watch: screen(async () => (await import('./screens/WatchScreen.js')).WatchScreen),
   live: screen(async () => (await import('./screens/LiveScreen.js')).LiveScreen),
   splits: screen(async () => (await import('./screens/SplitsScreen.js')).SplitsScreen),
+  audit: screen(async () => (await import('./screens/AuditScreen.js')).AuditScreen),
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */

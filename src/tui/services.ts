@@ -3,6 +3,9 @@
  * images) and the agent runner. The entry points fill them with the real store and runner, loaded
  * after the first frame; tests fill them with fixtures.
  */
+import type { LastAudit } from '../audit/last-run.js';
+import type { AuditSummary } from '../audit/report.js';
+import type { Finding } from '../audit/types.js';
 import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
@@ -37,6 +40,8 @@ export interface HomeSummary {
   lastEpisode: EpisodeRow | null;
   /** Runs by what made them. */
   runs: RunKinds;
+  /** The last audit of the workspace's episodes (null: none ran yet). */
+  audit?: LastAudit | null;
 }
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
@@ -68,6 +73,8 @@ export interface TuiServices {
   watch?: WatchService;
   /** "Splits" on Home: a pool, its per-country table, and the write. */
   splits?: SplitsService;
+  /** "Audit" on Home: the workspace's episodes through the audit core, against its baseline. */
+  audit?: AuditService;
 }
 
 export interface SplitsService {
@@ -77,6 +84,16 @@ export interface SplitsService {
   load(source: { taskSet: string } | { file: string }): Promise<{ label: string; pool: SplitPool }>;
   /** Writes and imports as `geolab splits build` does; throws (nothing written) on a failed self-check. */
   write(pool: SplitPool, result: SplitResult, options: SplitOptions, target: { outDir: string; name: string }): Promise<WrittenSplits>;
+}
+
+/** The audit of the workspace's episodes, as `geolab audit --workspace` runs it (src/audit/run.ts). */
+export interface AuditService {
+  /** Where accepted findings are written. */
+  baselineFile: string;
+  /** Runs the audit and records its counts for Home; `onProgress` gets the prompts audited so far. */
+  run(onProgress: (prompts: number) => void): Promise<{ summary: AuditSummary; findings: Finding[] }>;
+  /** Accepts one finding in the baseline (atomically) and updates Home's open count. */
+  accept(finding: Finding, reason: string): Promise<void>;
 }
 
 export interface WatchService {

@@ -1,7 +1,9 @@
 /** The workspace store seen through the TUI's port. Loaded after the first frame: it brings in SQLite. */
 import { countEpisodes, listEpisodes, loadEpisode, type EpisodeQuery, type EpisodeRow as StoredRow } from '../store/episodes.js';
+import { readLastAudit } from '../audit/last-run.js';
 import { readImage } from '../store/images.js';
 import { summarize, type Workspace } from '../store/index.js';
+import { workspacePaths } from '../store/workspace.js';
 import type { EpisodeRow, WorkspaceView } from './services.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
 
@@ -17,6 +19,7 @@ export function workspaceView(ws: Workspace): WorkspaceView {
         episodes: summary.episodes,
         lastEpisode: last ? rowOf(last) : null,
         runs: summary.runs,
+        audit: readLastAudit(workspacePaths(summary.dir).lastAudit),
       };
     },
     countEpisodes: (filter) => countEpisodes(ws.db, filter && storeFilter(filter)),

@@ -8,7 +8,8 @@ import { read, type Loading } from './useWorkspace.js';
 /** One turn per beat: long enough to read a tool call and its feedback. */
 export const AUTOPLAY_MS = 1200;
 
-export function usePlayback(workspace: Loading<WorkspaceView> | null, episodeId: string | null) {
+/** `turn`: the episode's turn number to open on (the Audit screen's finding), else its first. */
+export function usePlayback(workspace: Loading<WorkspaceView> | null, episodeId: string | null, turn?: number) {
   const [player, dispatch] = useReducer(playerReducer, null, (id) => initialPlayerState(id, 0));
   const episode = useMemo((): Loading<CompletedEpisode | FailedEpisode> | null => {
     if (!episodeId) return null;
@@ -23,7 +24,9 @@ export function usePlayback(workspace: Loading<WorkspaceView> | null, episodeId:
   // right after the episode appears must already step through its turns.
   const loaded = episode?.status === 'ready' ? episode.value : null;
   if (loaded && player.episodeId !== loaded.episode_id) {
-    dispatch({ type: 'load', episodeId: loaded.episode_id, turnCount: turnsOf(loaded).length });
+    const turns = turnsOf(loaded);
+    const position = turn === undefined ? 0 : turns.findIndex((t) => t.turn === turn);
+    dispatch({ type: 'load', episodeId: loaded.episode_id, turnCount: turns.length, position: Math.max(0, position) });
   }
 
   useEffect(() => {

@@ -9,6 +9,7 @@ import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Menu, type MenuItem } from '../components/Menu.js';
 import { describeRuns } from '../../store/eval-runs.js';
+import type { LastAudit } from '../../audit/last-run.js';
 import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
@@ -22,16 +23,21 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu({ open }: NavigationActions, { newPlay, watch, splits }: TuiServices): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch, splits, audit }: TuiServices): Entry[] {
   return [
     { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
     { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
     { label: 'Watch a model', hint: 'run a served model live', ...optional(watch && (() => open({ screen: 'watch' })), 'needs a model endpoint') },
     { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
-    { label: 'Audit', hint: 'identity-leak findings', disabled: 'coming' },
+    { label: 'Audit', hint: 'identity-leak findings', ...optional(audit && (() => open({ screen: 'audit' })), 'no workspace') },
     { label: 'Splits', hint: 'build or check task splits', ...optional(splits && (() => open({ screen: 'splits' })), 'no workspace') },
     { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
   ];
+}
+
+function choose(entry: Entry, { notify }: NavigationActions) {
+  if (entry.run) entry.run();
+  else notify(`${entry.label}: ${entry.disabled}.`);
 }
 
 export function HomeScreen() {
@@ -45,12 +51,9 @@ export function HomeScreen() {
     if (matches('home.up', input, key)) setSelected((s) => Math.max(0, s - 1));
     else if (matches('home.down', input, key)) setSelected((s) => Math.min(entries.length - 1, s + 1));
     else if (matches('home.quit', input, key)) actions.back();
-    else if (matches('home.splits', input, key)) entries.find((e) => e.label === 'Splits')?.run?.();
-    else if (matches('home.open', input, key)) {
-      const entry = entries[selected]!;
-      if (entry.run) entry.run();
-      else actions.notify(`${entry.label}: ${entry.disabled}.`);
-    }
+    else if (matches('home.audit', input, key)) choose(entries.find((e) => e.label === 'Audit')!, actions);
+    else if (matches('home.splits', input, key)) choose(entries.find((e) => e.label === 'Splits')!, actions);
+    else if (matches('home.open', input, key)) choose(entries[selected]!, actions);
   });
 
   const dir = home?.status === 'ready' ? home.value.dir : null;
@@ -96,6 +99,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
     ],
     ['Runs', describeRuns(summary.runs)],
+    ['Audit', describeAudit(summary.audit)],
   ];
   return (
     <Box flexDirection="column">
@@ -107,4 +111,13 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       ))}
     </Box>
   );
+}
+
+/** Open findings of the last audit (what Home can say without running one). */
+function describeAudit(last: LastAudit | null | undefined): string {
+  if (!last) return 'not run yet';
+  const { high, medium, low } = last.open_by_severity;
+  const bySeverity = [high && `${high} high`, medium && `${medium} medium`, low && `${low} low`].filter(Boolean).join(', ');
+  const open = `${last.open} open finding${last.open === 1 ? '' : 's'}${bySeverity ? `: ${bySeverity}` : ''}`;
+  return `${open} (last run ${last.prompts.toLocaleString('en-US')} prompts, ${last.seconds.toFixed(2)} s)`;
 }

@@ -71,7 +71,7 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
   const { help, notice } = useNavigation();
   const actions = useNavigationActions();
   const workspace = useWorkspaceState();
-  const { episode, player, dispatch } = usePlayback(workspace, route.episodeId);
+  const { episode, player, dispatch } = usePlayback(workspace, route.episodeId, route.turn);
   const size = useTerminalSize();
   const requestOpen = player.request !== null;
   const turns = episode?.status === 'ready' ? turnsOf(episode.value) : [];

@@ -9,11 +9,13 @@ import type { LiveSource } from '../live/types.js';
 export type Route =
   | { screen: 'home' }
   | { screen: 'episodes' }
-  | { screen: 'player'; episodeId: string }
+  /** `turn`: open on that turn of the episode (a finding's), else the first. */
+  | { screen: 'player'; episodeId: string; turn?: number }
   /** The "Watch a model" form; a good start opens Live on top of it. */
   | { screen: 'watch' }
   | { screen: 'live'; source: LiveSource }
-  | { screen: 'splits' };
+  | { screen: 'splits' }
+  | { screen: 'audit' };
 
 export type ScreenName = Route['screen'];
 

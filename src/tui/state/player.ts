@@ -22,8 +22,8 @@ export interface PlayerState {
 }
 
 export type PlayerAction =
-  /** Another episode: back to its first turn with the defaults. */
-  | { type: 'load'; episodeId: string; turnCount: number }
+  /** Another episode: back to its first turn (or `position`, opened on one) with the defaults. */
+  | { type: 'load'; episodeId: string; turnCount: number; position?: number }
   | { type: 'next' }
   | { type: 'prev' }
   | { type: 'first' }
@@ -46,7 +46,7 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
   const last = Math.max(0, state.turnCount - 1);
   switch (action.type) {
     case 'load':
-      return initialPlayerState(action.episodeId, action.turnCount);
+      return goTo(initialPlayerState(action.episodeId, action.turnCount), action.position ?? 0);
     case 'next':
       return goTo(state, state.position + 1);
     case 'prev':

@@ -1,0 +1,172 @@
+/**
+ * One audit run, as `geolab audit` and the TUI's Audit screen both do it: the sources' prompts
+ * streamed through the detector core against the tasks' truth, repeats within an episode dropped,
+ * findings marked against the baseline. Only findings (and the lines that locate them) are kept.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Workspace } from '../store/index.js';
+import type { Baseline } from './baseline.js';
+import { auditPrompt } from './detect.js';
+import { emptyCounts, summarize, type AuditCounts, type AuditSummary } from './report.js';
+import { readCompletionsFile } from './sources/completions.js';
+import { episodeFiles, readEpisodeFile } from './sources/episodes.js';
+import type { OnBytes } from './sources/jsonl.js';
+import { readPromptFile } from './sources/prompt-file.js';
+import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
+import { readTraceFile } from './sources/traces.js';
+import type { AuditPrompt, Finding, Severity } from './types.js';
+
+export interface AuditSources {
+  episodes?: string[];
+  prompts?: string[];
+  traces?: string[];
+  completions?: string[];
+}
+
+export interface RunAuditOptions extends AuditSources {
+  /** Task files giving truth and identity; else the workspace's task sets. */
+  tasks?: string[];
+  /** Opens the workspace (after the files are found): its task sets are read when no `tasks`, its episodes when `readWorkspace`. */
+  workspace?: () => Promise<Workspace>;
+  readWorkspace: boolean;
+  radiusKm: number;
+  baseline: Baseline;
+  failOn: Severity;
+}
+
+export interface AuditProgress {
+  prompts: number;
+  /** Bytes of the named files read so far, and in all (0 when only the workspace is read). */
+  bytesDone: number;
+  totalBytes: number;
+}
+
+/** Called after every prompt; a promise returned is waited for (the TUI lets its frame draw). */
+export type OnAuditProgress = (progress: AuditProgress) => void | Promise<void>;
+
+export interface AuditResult {
+  counts: AuditCounts;
+  findings: Finding[];
+  summary: AuditSummary;
+  /** The source line a finding's prompt was read from, when it came from a line of a file. */
+  lineOf(finding: Finding): number | undefined;
+}
+
+type Reader = (file: string, source: string, onBytes?: OnBytes) => AsyncGenerator<AuditPrompt>;
+
+interface FileSource {
+  file: string;
+  /** The file as findings name it: relative to the current folder when inside it, so ids survive a move of the checkout. */
+  source: string;
+  read: Reader;
+  bytes: number;
+}
+
+export function hasFileSources(sources: AuditSources): boolean {
+  return [sources.episodes, sources.prompts, sources.traces, sources.completions].some((list) => (list?.length ?? 0) > 0);
+}
+
+export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditProgress): Promise<AuditResult> {
+  const started = performance.now();
+  const files = fileSources(options);
+  const ws = options.readWorkspace || !options.tasks ? await options.workspace?.() : undefined;
+  if (!options.tasks && !ws) throw new Error('runAudit: neither task files nor a workspace to find the tasks in');
+  const tasks = options.tasks ? await tasksFromFiles(options.tasks) : await tasksFromWorkspace(ws as Workspace);
+  const counts = emptyCounts();
+  const findings: Finding[] = [];
+  const lines = new Map<string, number>();
+  const run = new Run(tasks, options.radiusKm, options.baseline, counts, findings, lines);
+  const progress: AuditProgress = { prompts: 0, bytesDone: 0, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
+  const onBytes = (bytes: number) => {
+    progress.bytesDone += bytes;
+  };
+  const audit = async (prompt: AuditPrompt) => {
+    run.audit(prompt);
+    progress.prompts = counts.prompts;
+    await onProgress?.(progress);
+  };
+  for (const f of files) {
+    counts.sources++;
+    for await (const prompt of f.read(f.file, f.source, onBytes)) await audit(prompt);
+  }
+  if (options.readWorkspace && ws) {
+    counts.sources++;
+    const { readWorkspaceEpisodes } = await import('./sources/workspace.js');
+    for await (const prompt of readWorkspaceEpisodes(ws)) await audit(prompt);
+  }
+  const summary = summarize(findings, counts, options.failOn, (performance.now() - started) / 1000);
+  return { counts, findings, summary, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
+}
+
+/** The audit of the prompts as they stream by; only findings (and the lines that locate them) are kept. */
+class Run {
+  private episode = '';
+  /** What this episode's earlier requests were already reported for. */
+  private readonly reported = new Set<string>();
+
+  constructor(
+    private readonly tasks: TaskLookup,
+    private readonly radiusKm: number,
+    private readonly baseline: Baseline,
+    private readonly counts: AuditCounts,
+    private readonly findings: Finding[],
+    private readonly lines: Map<string, number>,
+  ) {}
+
+  audit(prompt: AuditPrompt): void {
+    const c = this.counts;
+    c.prompts++;
+    if (prompt.turn !== undefined) c.turns++;
+    c.messages += prompt.messages.length;
+    for (const m of prompt.messages) c.images += m.images.length;
+    const episode = prompt.episodeId === undefined ? '' : `${prompt.source}\0${prompt.episodeId}`;
+    if (episode !== this.episode) {
+      this.episode = episode;
+      this.reported.clear();
+    }
+    for (const f of auditPrompt(prompt, this.tasks.find(prompt.task), { radiusKm: this.radiusKm })) {
+      // Every request of an episode re-sends its history: a leak is reported where it first appeared.
+      if (episode) {
+        const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');
+        if (this.reported.has(key)) {
+          c.repeats++;
+          continue;
+        }
+        this.reported.add(key);
+      }
+      f.baselined = this.baseline.has(f.id);
+      this.findings.push(f);
+      if (prompt.line !== undefined) this.lines.set(promptKey(prompt.source, prompt.promptId), prompt.line);
+    }
+  }
+}
+
+function promptKey(source: string, promptId: string): string {
+  return `${source}\0${promptId}`;
+}
+
+function fileSources(sources: AuditSources): FileSource[] {
+  const found: FileSource[] = [];
+  const add = (file: string, read: Reader) => found.push({ file, source: sourceName(file), read, bytes: sizeOf(file) });
+  for (const path of sources.episodes ?? []) for (const file of episodeFiles(path)) add(file, readEpisodeFile);
+  for (const file of sources.prompts ?? []) add(file, readPromptFile);
+  for (const file of sources.traces ?? []) add(file, readTraceFile);
+  for (const file of sources.completions ?? []) add(file, readCompletionsFile);
+  return found;
+}
+
+function sourceName(file: string): string {
+  const path = resolve(file);
+  const inside = relative(process.cwd(), path);
+  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
+
+/** Size for the progress line's ETA; a file that cannot be read is reported by its reader. */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
