@@ -188,6 +188,9 @@ export function buildProgram(): Command {
     .option('--split <name>', 'only this split')
     .option('--country <name>', 'only this country: the start of its name, or any code, name or demonym of it (serbia, RS, serbian)')
     .option('--verdict <verdict>', 'only verdicts starting with this (any case): wrong, right, close, pinpoint, perfect')
+    .option('--min-reward <r>', 'only episodes whose recorded reward is at least this', number('--min-reward'))
+    .option('--search <text>', 'only episodes with this text (any case) in the id, model, task id, country, verdict or error')
+    .option('--run <id>', 'only the episodes of this run')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));
   episodes
@@ -198,12 +201,13 @@ export function buildProgram(): Command {
     .action(async (id: string, opts, cmd: Command) => (await import('./commands/episode-show.js')).showCommand(id, withGlobals(opts, cmd)));
   episodes
     .command('import')
-    .description('import a schema-v2 episodes.jsonl (the public harness\'s runs) into the workspace')
-    .argument('<file>', 'episodes JSONL file')
+    .description('import schema-v2 episode files and whole run trees (the public harness\'s runs) into the workspace; idempotent')
+    .argument('<paths...>', 'episodes JSONL files, or run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/episodes.jsonl)')
     .option('--skip-invalid', 'skip and count bad lines instead of stopping')
+    .option('--run-id <id>', 'put every imported episode in this run (default: a tree\'s run folder, none for a file)')
     .option('--images-dir <dir>', "a folder besides the file's own that image_path may point into")
     .option('--json', 'JSON output')
-    .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
+    .action(async (paths: string[], opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(paths, withGlobals(opts, cmd)));
 
   const audit = program
     .command('audit')

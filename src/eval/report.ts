@@ -178,7 +178,7 @@ function armRow(label: string, episodes: readonly EpisodeFacts[]): ArmRow {
   };
 }
 
-/** The arms in label order; an episode id met twice (the same file read twice) counts once. */
+/** The arms in label order, episodes by task and sample; an episode id met twice (the same file read twice) counts once. */
 export function groupArms(episodes: Iterable<EpisodeFacts>): Map<string, EpisodeFacts[]> {
   const seen = new Set<string>();
   const arms = new Map<string, EpisodeFacts[]>();
@@ -190,7 +190,15 @@ export function groupArms(episodes: Iterable<EpisodeFacts>): Map<string, Episode
     if (list) list.push(e);
     else arms.set(label, [e]);
   }
-  return new Map([...arms].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  // Sums in one order whatever the reading order (files or workspace), so the same episodes give the same digits.
+  for (const list of arms.values()) list.sort(byTaskThenSample);
+  return new Map([...arms].sort(([a], [b]) => compare(a, b)));
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function byTaskThenSample(a: EpisodeFacts, b: EpisodeFacts): number {
+  return compare(a.taskKey, b.taskKey) || (a.sample ?? -1) - (b.sample ?? -1) || compare(a.episodeId, b.episodeId);
 }
 
 /** Which arm `--baseline` names: a full label, or a model name with exactly one arm. */
@@ -232,7 +240,7 @@ export function buildReport(arms: ReadonlyMap<string, readonly EpisodeFacts[]>, 
         if (list) list.push(e);
         else groups.set(group, [e]);
       }
-      for (const [group, list] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      for (const [group, list] of [...groups].sort(([a], [b]) => compare(a, b))) {
         const values = rewards(list);
         rows.push({
           arm: label,

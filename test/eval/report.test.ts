@@ -80,7 +80,8 @@ const med = (xs: number[]) => {
 };
 
 // alpha@v1: 4 tasks x 2 samples; task 3 sample 1 failed, task 2 sample 0 no guess (forced).
-const ALPHA_V1: Spec[] = [
+const ALPHA_V1: Spec[] = (
+  [
   { task: 0, sample: 0, km: 10, cost: 0.05 },
   { task: 0, sample: 1, km: 300, cost: 0.1 },
   { task: 1, sample: 0, km: 1348.52, cost: 0.05 },
@@ -89,9 +90,11 @@ const ALPHA_V1: Spec[] = [
   { task: 2, sample: 1, km: 150, cost: 0 },
   { task: 3, sample: 0, km: 720, cost: 0.04 },
   { task: 3, sample: 1, km: 'failed' },
-].map((s) => ({ ...s, model: 'alpha', prompt: 'v1' }));
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'alpha', prompt: 'v1' }));
 // alpha@v2, a sharded two-pass sweep: pass p holds sample p.
-const ALPHA_V2: Spec[] = [
+const ALPHA_V2: Spec[] = (
+  [
   { task: 0, sample: 0, km: 5, cost: 0.01 },
   { task: 0, sample: 1, km: 20, cost: 0.01 },
   { task: 1, sample: 0, km: 900, cost: 0.02 },
@@ -100,9 +103,11 @@ const ALPHA_V2: Spec[] = [
   { task: 2, sample: 1, km: 3500, cost: 0.25, countryHit: false },
   { task: 3, sample: 0, km: 400, cost: 0.05 },
   { task: 3, sample: 1, km: 200, cost: 0.05 },
-].map((s) => ({ ...s, model: 'alpha', prompt: 'v2' }));
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'alpha', prompt: 'v2' }));
 // beta@v1: (task 1, sample 0) twice -> k = 9/4; 2 of 18 model turns without a finish_reason.
-const BETA_V1: Spec[] = [
+const BETA_V1: Spec[] = (
+  [
   { task: 0, sample: 0, km: 800, cost: 0.05, finish: ['stop', null] },
   { task: 0, sample: 1, km: 50, cost: 0.05 },
   { task: 1, sample: 0, km: 2000, cost: 0.1 },
@@ -112,7 +117,8 @@ const BETA_V1: Spec[] = [
   { task: 2, sample: 1, km: 12000, cost: 0, countryHit: false },
   { task: 3, sample: 0, km: 700, cost: 0.2 },
   { task: 3, sample: 1, km: 700, cost: 0.2 },
-].map((s) => ({ ...s, model: 'beta', prompt: 'v1' }));
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'beta', prompt: 'v1' }));
 
 interface ArmJson {
   arm: string;
@@ -275,5 +281,41 @@ describe('geolab eval report', () => {
     const ambiguous = geolab(['eval', 'report', root, '--baseline', 'alpha']);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('names 2 arms');
+  });
+});
+
+describe('geolab episodes import of run trees, and the report over the workspace', () => {
+  it('imports a whole tree (failed episodes included) idempotently, each episode in its run', () => {
+    const home = tempDir();
+    const all = ALPHA_V1.length + ALPHA_V2.length + BETA_V1.length;
+    const first = geolab(['episodes', 'import', root, '--json'], { home });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const result = JSON.parse(first.stdout) as { files: { file: string }[]; new: number; already_present: number };
+    expect(result.files).toHaveLength(5);
+    expect([result.new, result.already_present]).toEqual([all, 0]);
+    const again = JSON.parse(geolab(['episodes', 'import', root, join(root, 'run-a', 'episodes.jsonl'), '--json'], { home }).stdout) as typeof result;
+    expect([again.new, again.already_present]).toEqual([0, all + ALPHA_V1.length]);
+
+    const runs = (run: string) => (JSON.parse(geolab(['episodes', 'list', '--run', run, '--limit', '0', '--json'], { home }).stdout) as unknown[]).length;
+    expect([runs('run-a'), runs('sweep'), runs('run-c')]).toEqual([ALPHA_V1.length, ALPHA_V2.length, BETA_V1.length]);
+    const failed = JSON.parse(geolab(['episodes', 'list', '--search', 'endpoint down', '--json'], { home }).stdout) as { state: string }[];
+    expect(failed).toHaveLength(1);
+    // Every completed record stores 0.123 as its reward; failed ones have none.
+    const rewarded = (run: string, min: string) =>
+      (JSON.parse(geolab(['episodes', 'list', '--run', run, '--min-reward', min, '--limit', '0', '--json'], { home }).stdout) as unknown[]).length;
+    expect([rewarded('run-a', '0.1'), rewarded('run-c', '0.1'), rewarded('run-a', '0.2')]).toEqual([ALPHA_V1.length - 1, BETA_V1.length, 0]);
+
+    const fromFiles = JSON.parse(geolab(['eval', 'report', join(root, 'run-a'), join(root, 'sweep'), '--json', '--baseline', 'alpha@v1']).stdout) as object;
+    const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', 'run-a', 'sweep', '--json', '--baseline', 'alpha@v1'], { home });
+    expect(fromWorkspace.code).toBe(0);
+    expect(JSON.parse(fromWorkspace.stdout)).toEqual(fromFiles);
+    const everything = geolab(['--workspace', home, 'eval', 'report', '--json'], { home: tempDir() });
+    expect(everything.code).toBe(1);
+    // The new workspace's seeded demo episode is an arm of its own.
+    expect((JSON.parse(everything.stdout) as { arms: { arm: string }[] }).arms.map((a) => a.arm)).toEqual(expect.arrayContaining(['alpha@v1', 'alpha@v2', 'beta@v1']));
+    const unknownRun = geolab(['eval', 'report', '--workspace', '--run', 'nope'], { home });
+    expect(unknownRun.code).toBe(2);
+    expect(unknownRun.stderr).toContain('run "nope" is not in the workspace');
   });
 });
