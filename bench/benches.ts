@@ -15,6 +15,7 @@ import { auditBenches } from './audit.js';
 import { auditDetectBenches } from './audit-detect.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
+import { evalBenches } from './eval.js';
 import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
@@ -162,6 +163,7 @@ export const benches: Bench[] = [
   ...envStepBenches,
   ...envServerBenches,
   ...episodeBenches,
+  ...evalBenches,
   ...tuiBenches,
   ...splitsBenches,
   ...auditBenches,
