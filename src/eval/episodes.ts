@@ -2,10 +2,10 @@
  * Harness run trees as the report's plain facts (streamed line by line); the workspace's reader is
  * src/eval/workspace.ts, so a report over files never loads SQLite.
  */
-import { episodeFiles } from '../audit/sources/episodes.js';
-import { EPISODE_SCHEMA_VERSION, isFailed, tokenCounts, type EpisodeRecord } from '../core/episode.js';
+import { EPISODE_SCHEMA_VERSION, isFailed, tokenCounts } from '../core/episode-fields.js';
+import type { EpisodeRecord } from '../core/episode.js';
 import { InputError } from '../core/errors.js';
-import { textLines } from '../files.js';
+import { runTreeFiles, textLines } from '../files.js';
 import { isRecord } from '../core/values.js';
 import type { EpisodeFacts } from './report.js';
 
@@ -61,7 +61,7 @@ export function episodeFacts(record: EpisodeRecord): EpisodeFacts {
 /** Every episode under the given files or run trees (`<run>/episodes.jsonl`, `pass-<p>/shard-<i>/...`). */
 export async function* factsFromPaths(paths: readonly string[]): AsyncGenerator<EpisodeFacts> {
   for (const path of paths) {
-    for (const file of episodeFiles(path)) {
+    for (const file of runTreeFiles(path)) {
       for await (const { line, text } of textLines(file)) {
         // A test, not trim(): no copy of every line.
         if (!/\S/.test(text)) continue;

@@ -1,9 +1,9 @@
 /** `geolab episodes list | import`. */
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { episodeFiles } from '../../audit/sources/episodes.js';
 import { UsageError } from '../../core/errors.js';
 import { episodeState } from '../../store/episode-state.js';
 import { countEpisodes, listEpisodes, type EpisodeQuery, type EpisodeRow } from '../../store/episodes.js';
+import { runTreeFiles } from '../../files.js';
 import { importEpisodesFile, type ImportEpisodesResult } from '../../store/import-episodes.js';
 import { openWorkspace } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
@@ -96,7 +96,7 @@ export interface ImportOptions extends GlobalOptions {
  */
 export async function importCommand(paths: string[], opts: ImportOptions): Promise<void> {
   const files = paths.flatMap((path) => {
-    const found = episodeFiles(path);
+    const found = runTreeFiles(path);
     const tree = found.length !== 1 || found[0] !== path;
     return found.map((file) => ({ file, runId: opts.runId ?? (tree ? runIdOf(path, file) : undefined) }));
   });
