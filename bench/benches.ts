@@ -14,6 +14,7 @@ import { drawRegionalMap } from '../src/tui/map/regional-map.js';
 import { auditBenches } from './audit.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
+import { evalBenches } from './eval.js';
 import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
@@ -161,6 +162,7 @@ export const benches: Bench[] = [
   ...envStepBenches,
   ...envServerBenches,
   ...episodeBenches,
+  ...evalBenches,
   ...tuiBenches,
   ...splitsBenches,
   ...auditBenches,

@@ -1,8 +1,8 @@
 /** Small file checks and reads shared by the loaders and caches. */
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { InputError, UsageError } from './core/errors.js';
 
 /** Throws an InputError naming the file unless it is a readable regular file. */
@@ -209,4 +209,27 @@ export function fileSha256(file: string, what: string): Promise<string> {
       .on('error', (err: NodeJS.ErrnoException) => reject(new InputError(`cannot read ${what}: ${err.code ?? err.message}`, { file })))
       .on('end', () => resolvePromise(hash.digest('hex')));
   });
+}
+
+/** The episode file of a run (`<run>/episodes.jsonl`) or of a sweep's shard (`pass-<p>/shard-<i>/episodes.jsonl`). */
+export const EPISODE_FILE = 'episodes.jsonl';
+
+/**
+ * The episode files a path names: itself, or every episodes.jsonl under a run tree, in path order.
+ * Here rather than in the readers' modules, so a reader loads nothing it does not use.
+ */
+export function runTreeFiles(path: string): string[] {
+  let info;
+  try {
+    info = statSync(path);
+  } catch (err) {
+    throw new InputError(`cannot read episode file or run folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: path });
+  }
+  if (!info.isDirectory()) return [path];
+  const found = (readdirSync(path, { recursive: true }) as string[])
+    .filter((entry) => entry === EPISODE_FILE || entry.endsWith(`/${EPISODE_FILE}`))
+    .sort()
+    .map((entry) => join(path, entry));
+  if (found.length === 0) throw new InputError(`no ${EPISODE_FILE} under this folder: expected a run (<run>/${EPISODE_FILE}) or a sweep (pass-<p>/shard-<i>/${EPISODE_FILE})`, { file: path });
+  return found;
 }

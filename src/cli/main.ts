@@ -19,7 +19,7 @@ export function buildProgram(): Command {
   const program = new Command('geolab')
     .description('Terminal workbench for the GeoGuesser reinforcement-learning environment')
     .version(VERSION, '-V, --version')
-    .option('-w, --workspace <dir>', 'workspace directory (default: $GEOLAB_HOME, else the user data dir)')
+    .option('-w, --workspace [dir]', 'workspace directory (default: $GEOLAB_HOME, else the user data dir)')
     .option('--json', 'machine-readable output')
     .addOption(
       new Option('--images <mode>', `how the TUI draws images: native (kitty, iTerm2, WezTerm, Ghostty protocols), blocks (half-blocks), auto detects and keeps to blocks in tmux/screen (also $${IMAGES_ENV})`)
@@ -41,7 +41,7 @@ export function buildProgram(): Command {
         const names = program.commands.map((c) => c.name()).join(', ');
         throw new UsageError(`unknown command "${word}"; the commands are ${names} (\`geolab --help\` for more)`);
       }
-      return (await import('./commands/home.js')).home(opts);
+      return (await import('./commands/home.js')).home(withGlobals(opts, cmd));
     });
 
   const geo = program.command('geo').description('offline geography');
@@ -188,6 +188,9 @@ export function buildProgram(): Command {
     .option('--split <name>', 'only this split')
     .option('--country <name>', 'only this country: the start of its name, or any code, name or demonym of it (serbia, RS, serbian)')
     .option('--verdict <verdict>', 'only verdicts starting with this (any case): wrong, right, close, pinpoint, perfect')
+    .option('--min-reward <r>', 'only episodes whose recorded reward is at least this', number('--min-reward'))
+    .option('--search <text>', 'only episodes with this text (any case) in the id, model, task id, country, verdict or error')
+    .option('--run <id>', 'only the episodes of this run')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));
   episodes
@@ -198,12 +201,13 @@ export function buildProgram(): Command {
     .action(async (id: string, opts, cmd: Command) => (await import('./commands/episode-show.js')).showCommand(id, withGlobals(opts, cmd)));
   episodes
     .command('import')
-    .description('import a schema-v2 episodes.jsonl (the public harness\'s runs) into the workspace')
-    .argument('<file>', 'episodes JSONL file')
+    .description('import schema-v2 episode files and whole run trees (the public harness\'s runs) into the workspace; idempotent')
+    .argument('<paths...>', 'episodes JSONL files, or run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/episodes.jsonl)')
     .option('--skip-invalid', 'skip and count bad lines instead of stopping')
+    .option('--run-id <id>', 'put every imported episode in this run (default: a tree\'s run folder, none for a file)')
     .option('--images-dir <dir>', "a folder besides the file's own that image_path may point into")
     .option('--json', 'JSON output')
-    .action(async (file: string, opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(file, withGlobals(opts, cmd)));
+    .action(async (paths: string[], opts, cmd: Command) => (await import('./commands/episodes.js')).importCommand(paths, withGlobals(opts, cmd)));
 
   const audit = program
     .command('audit')
@@ -267,6 +271,20 @@ export function buildProgram(): Command {
     .option('--headless', 'no TUI: one plain line per turn')
     .option('--json', 'print the recorded episode as JSON when done (implies --headless)')
     .action(async (opts, cmd: Command) => (await import('./commands/agent.js')).agentCommand(withGlobals(opts, cmd)));
+  const evalCmd = program.command('eval').description('evaluation boards of pass@k sweeps');
+  evalCmd
+    .command('report')
+    .description('per-arm board (model@prompt_version) with paired comparisons and integrity gates; exit 1 when an arm is flagged')
+    .argument('[roots...]', 'run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/...) or episode files')
+    .option('--run <id...>', "with --workspace: only these runs of the workspace")
+    .option('--baseline <arm>', 'compare every arm with this one (model@prompt_version, or a model with one arm)')
+    .option('--by <key>', 'add a breakdown: country')
+    .option('--markdown', 'Markdown tables')
+    .option('--json', 'JSON output')
+    .addHelpText('after', '\n--workspace (the global option, with or without a directory) reports on the workspace\'s episodes instead of run folders.')
+    .action(async (roots: string[], opts, cmd: Command) =>
+      (await import('./commands/eval.js')).reportCommand(roots, { ...withGlobals(opts, cmd), fromWorkspace: cmd.optsWithGlobals().workspace !== undefined }),
+    );
   // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
   program.allowExcessArguments(true);
   return program;
@@ -280,7 +298,9 @@ export interface GlobalOptions {
 
 /** Merges the program-wide options into a subcommand's own, so `--json` works before or after it. */
 function withGlobals<T extends object>(opts: T, cmd: Command): T & GlobalOptions {
-  return { ...(cmd.optsWithGlobals() as GlobalOptions), ...opts };
+  const globals = cmd.optsWithGlobals() as Omit<GlobalOptions, 'workspace'> & { workspace?: string | true };
+  // A bare --workspace (`eval report --workspace`) names the default workspace.
+  return { ...globals, workspace: globals.workspace === true ? undefined : globals.workspace, ...opts };
 }
 
 function integer(flag: string) {
@@ -310,7 +330,7 @@ export async function run(argv: string[]): Promise<number> {
       // Help and --version exit 0; help shown for a missing subcommand and every parse error is usage.
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    const expected = err instanceof GeolabError ? err : machineError(err, program.opts<GlobalOptions>().workspace);
+    const expected = err instanceof GeolabError ? err : machineError(err, withGlobals({}, program).workspace);
     if (expected) {
       process.stderr.write(`geolab: ${expected.message}\n`);
       return expected.exitCode;

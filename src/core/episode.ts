@@ -6,9 +6,11 @@
  * episode_id, and the task's split and index, which key it to its task.
  */
 import { z } from 'zod';
+import { EPISODE_SCHEMA_VERSION } from './episode-fields.js';
 import { isRecord } from './values.js';
 
-export const EPISODE_SCHEMA_VERSION = 2;
+// The record's checks that need no schema live apart, so readers that skip zod (the eval report) load none.
+export { EPISODE_SCHEMA_VERSION, isCompleted, isFailed, tokenCounts } from './episode-fields.js';
 
 const maybe = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 const count = z.int().nonnegative();
@@ -173,19 +175,6 @@ export type FailedEpisode = z.infer<typeof failedEpisodeSchema>;
 /** Every record the harness writes: scored, or failed (aborted, unreachable, …) with an error kept instead. */
 export type EpisodeRecord = CompletedEpisode | FailedEpisode;
 
-/**
- * Completed means scored: only an outcome object makes a record one. A failed record may still
- * carry other keys (the loose schema keeps them, an outcome left null included), so neither the
- * key's presence nor its not being undefined is enough.
- */
-export function isCompleted(record: EpisodeRecord): record is CompletedEpisode {
-  return isRecord(record.outcome);
-}
-
-export function isFailed(record: EpisodeRecord): record is FailedEpisode {
-  return !isCompleted(record);
-}
-
 export interface EpisodeIssue {
   /** Dotted field path with array indices, e.g. `turns[2].pins[0]`; empty for the record itself. */
   path: string;
@@ -209,16 +198,6 @@ export function parseEpisodeRecord(value: unknown): ParsedEpisode {
   }
   const completed = completedEpisodeSchema.safeParse(value);
   return completed.success ? { ok: true, kind: 'completed', record: completed.data } : invalid(completed.error);
-}
-
-/** Input and output token counts of a turn's `model.tokens`, in either dialect (null: not reported). */
-export function tokenCounts(tokens: unknown): { input: number | null; output: number | null } {
-  if (!isRecord(tokens)) return { input: null, output: null };
-  const countOf = (...keys: string[]) => {
-    const value = keys.map((key) => tokens[key]).find((v) => typeof v === 'number' && Number.isFinite(v));
-    return typeof value === 'number' ? value : null;
-  };
-  return { input: countOf('input', 'in'), output: countOf('output', 'out') };
 }
 
 /**

@@ -61,7 +61,7 @@ async function emptyWorkspace(): Promise<string> {
 
 async function seeded(): Promise<string> {
   const workspace = await emptyWorkspace();
-  await importCommand(episodesFile(EPISODES), { workspace, json: true });
+  await importCommand([episodesFile(EPISODES)], { workspace, json: true });
   stdout = '';
   return workspace;
 }
@@ -135,28 +135,28 @@ describe('geolab episodes import', () => {
   it('imports a file and says how many episodes it brought in', async () => {
     const workspace = tempDir();
     const file = episodesFile(EPISODES);
-    await importCommand(file, { workspace });
+    await importCommand([file], { workspace });
     expect(stdout).toBe(`${file}: 3 new, 0 already present, in ${workspace}\n`);
     stdout = '';
-    await importCommand(file, { workspace });
+    await importCommand([file], { workspace });
     expect(stdout).toBe(`${file}: 0 new, 3 already present, in ${workspace}\n`);
   });
 
   it('reports the counts as JSON, the second time as already present', async () => {
     const workspace = tempDir();
     const file = episodesFile(EPISODES);
-    await importCommand(file, { workspace, json: true });
+    await importCommand([file], { workspace, json: true });
     const first = stdout;
     stdout = '';
     expect(JSON.parse(first)).toEqual({ file, lines: 3, imported: 3, new: 3, already_present: 0, skipped: 0, invalid: [], images: 0, warnings: [], workspace });
-    await importCommand(file, { workspace, json: true });
+    await importCommand([file], { workspace, json: true });
     expect(JSON.parse(stdout)).toEqual({ file, lines: 3, imported: 3, new: 0, already_present: 3, skipped: 0, invalid: [], images: 0, warnings: [], workspace });
   });
 
   it('stops at an invalid line with exit code 2, or skips it and lists it with --skip-invalid', async () => {
     const workspace = tempDir();
     const file = episodesFile([EPISODES[0] as object, '{oops', EPISODES[1] as object]);
-    const error = await importCommand(file, { workspace }).then(
+    const error = await importCommand([file], { workspace }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -164,7 +164,7 @@ describe('geolab episodes import', () => {
     expect((error as InputError).exitCode).toBe(2);
     expect((error as Error).message).toMatch(new RegExp(`^${file}:2: not valid JSON`));
 
-    await importCommand(file, { workspace, skipInvalid: true });
+    await importCommand([file], { workspace, skipInvalid: true });
     expect(stdout).toContain('2 new, 0 already present, skipped 1 invalid line(s)');
     expect(stderr).toMatch(new RegExp(`^${file}:2: skipped: not valid JSON`));
   });
@@ -173,10 +173,10 @@ describe('geolab episodes import', () => {
     const workspace = tempDir();
     const record = EPISODES[0] as { episode_id: string };
     const file = episodesFile([record, EPISODES[1] as object, record]);
-    await expect(importCommand(file, { workspace })).rejects.toThrow(
+    await expect(importCommand([file], { workspace })).rejects.toThrow(
       `${file}:3, field episode_id: episode_id "${record.episode_id}" is repeated: first on line 1, again on line 3`,
     );
-    await importCommand(file, { workspace, skipInvalid: true });
+    await importCommand([file], { workspace, skipInvalid: true });
     expect(stdout).toContain('2 new, 0 already present, skipped 1 invalid line(s)');
     expect(stderr).toContain(`${file}:3: skipped: episode_id: episode_id "${record.episode_id}" is repeated: first on line 1, again on line 3`);
   });
@@ -185,18 +185,18 @@ describe('geolab episodes import', () => {
     const workspace = tempDir();
     const empty = join(tempDir(), 'empty.jsonl');
     writeFileSync(empty, '\n');
-    await importCommand(empty, { workspace });
+    await importCommand([empty], { workspace });
     expect(stderr).toBe(`${empty}: warning: no episodes in file\n`);
     expect(stdout).toBe(`${empty}: 0 new, 0 already present, in ${workspace}\n`);
     stdout = '';
     const bom = episodesFile(EPISODES);
     writeFileSync(bom, '\uFEFF' + readFileSync(bom, 'utf8'));
-    await importCommand(bom, { workspace });
+    await importCommand([bom], { workspace });
     expect(stdout).toBe(`${bom}: 3 new, 0 already present, in ${workspace}\n`);
   });
 
   it('refuses a file it cannot read with exit code 2', async () => {
     const missing = join(tempDir(), 'missing.jsonl');
-    await expect(importCommand(missing, { workspace: tempDir() })).rejects.toMatchObject({ exitCode: 2 });
+    await expect(importCommand([missing], { workspace: tempDir() })).rejects.toMatchObject({ exitCode: 2 });
   });
 });

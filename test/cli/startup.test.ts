@@ -46,7 +46,7 @@ describe('CLI start-up', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, audit, play, agent (\`geolab --help\` for more)\n`,
+        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, audit, play, agent, eval (\`geolab --help\` for more)\n`,
       );
     }
     // A subcommand still refuses a stray argument of its own.

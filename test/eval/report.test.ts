@@ -1,0 +1,321 @@
+/**
+ * `geolab eval report` through the real binary over harness-format run trees: a run, a sharded
+ * two-pass sweep and a contaminated run, with failed and no-guess episodes, a duplicated
+ * (task, sample), two prompt versions of one model and stored rewards that are deliberately wrong.
+ * Every expected number is computed here from the specs, not by the code under test.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { geolab } from '../helpers/cli.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+interface Spec {
+  model: string;
+  prompt: string;
+  task: number;
+  sample: number;
+  /** undefined: no guess; 'failed': the harness's error record. */
+  km?: number | 'failed';
+  cost?: number;
+  countryHit?: boolean;
+  forced?: boolean;
+  /** Model turns: finish reasons (null: missing). */
+  finish?: (string | null)[];
+  tokensOut?: number;
+  looks?: number;
+  country?: string;
+}
+
+const COUNTRIES = ['Austria', 'Chile', 'Japan', 'Kenya'];
+let serial = 0;
+
+function record(s: Spec): object {
+  const task = { split: 'eval', index: s.task, sample: s.sample, task_id: `t${s.task}`, country: s.country ?? COUNTRIES[s.task % 4] };
+  const head = { schema_version: 2, episode_id: `e${serial++}`, model_name: s.model, task, config: { prompt_version: s.prompt, mode: 'agentic' } };
+  if (s.km === 'failed') return { ...head, error: 'ConnectionError: endpoint down', traceback: 'Traceback (most recent call last): ...' };
+  const finish = s.finish ?? ['stop', 'stop'];
+  const turns = [
+    { turn: 0, status: 'ok', camera_before: { heading_deg: 0, pitch_deg: 0, fov_deg: 90 }, action: { action: 'reset' } },
+    ...finish.map((reason, i) => ({
+      turn: i + 1,
+      status: 'ok',
+      action: { action: 'look', heading_deg: 90 },
+      model: { reply: 'look', ...(reason === null ? {} : { finish_reason: reason }), tokens: { input: 100, output: 10 } },
+    })),
+  ];
+  const outcome: Record<string, unknown> = {
+    // Wrong on purpose: the report must recompute, never read these.
+    reward: 0.123,
+    train_reward: 0.456,
+    parsed_ok: s.km !== undefined,
+    action_cost: s.cost ?? 0,
+    forced_guess: s.forced ?? false,
+    turns_used: finish.length,
+    n_looks: s.looks ?? finish.length,
+    n_moves: 0,
+    n_pins: 1,
+    tokens_out: s.tokensOut ?? 10 * finish.length,
+  };
+  if (s.km !== undefined) {
+    outcome.distance_km = s.km;
+    outcome.country_hit = s.countryHit ?? s.km < 500;
+  }
+  return { ...head, turns, outcome };
+}
+
+function writeRun(dir: string, specs: Spec[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'episodes.jsonl'), specs.map((s) => JSON.stringify(record(s))).join('\n') + '\n');
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ run_id: dir, created_at: '2026-01-01T00:00:00Z' }));
+}
+
+// The reference curve as DESIGN §3 states it, written out again here.
+const reference = (km: number | undefined | 'failed', cost: number) =>
+  km === undefined || km === 'failed' ? 0 : Math.min(1, 0.5 * Math.exp(-km / 1492.7) + 0.5 * Math.exp(-km / 5000)) * (1 - Math.min(cost, 0.2));
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const med = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+// alpha@v1: 4 tasks x 2 samples; task 3 sample 1 failed, task 2 sample 0 no guess (forced).
+const ALPHA_V1: Spec[] = (
+  [
+  { task: 0, sample: 0, km: 10, cost: 0.05 },
+  { task: 0, sample: 1, km: 300, cost: 0.1 },
+  { task: 1, sample: 0, km: 1348.52, cost: 0.05 },
+  { task: 1, sample: 1, km: 4000, cost: 0.3, countryHit: false },
+  { task: 2, sample: 0, forced: true, cost: 0.02 },
+  { task: 2, sample: 1, km: 150, cost: 0 },
+  { task: 3, sample: 0, km: 720, cost: 0.04 },
+  { task: 3, sample: 1, km: 'failed' },
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'alpha', prompt: 'v1' }));
+// alpha@v2, a sharded two-pass sweep: pass p holds sample p.
+const ALPHA_V2: Spec[] = (
+  [
+  { task: 0, sample: 0, km: 5, cost: 0.01 },
+  { task: 0, sample: 1, km: 20, cost: 0.01 },
+  { task: 1, sample: 0, km: 900, cost: 0.02 },
+  { task: 1, sample: 1, km: 1100, cost: 0.02 },
+  { task: 2, sample: 0, km: 60, cost: 0.03 },
+  { task: 2, sample: 1, km: 3500, cost: 0.25, countryHit: false },
+  { task: 3, sample: 0, km: 400, cost: 0.05 },
+  { task: 3, sample: 1, km: 200, cost: 0.05 },
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'alpha', prompt: 'v2' }));
+// beta@v1: (task 1, sample 0) twice -> k = 9/4; 2 of 18 model turns without a finish_reason.
+const BETA_V1: Spec[] = (
+  [
+  { task: 0, sample: 0, km: 800, cost: 0.05, finish: ['stop', null] },
+  { task: 0, sample: 1, km: 50, cost: 0.05 },
+  { task: 1, sample: 0, km: 2000, cost: 0.1 },
+  { task: 1, sample: 0, km: 2500, cost: 0.1 },
+  { task: 1, sample: 1, km: 30, cost: 0.1, finish: ['length', null] },
+  { task: 2, sample: 0, km: 100, cost: 0 },
+  { task: 2, sample: 1, km: 12000, cost: 0, countryHit: false },
+  { task: 3, sample: 0, km: 700, cost: 0.2 },
+  { task: 3, sample: 1, km: 700, cost: 0.2 },
+  ] as Omit<Spec, 'model' | 'prompt'>[]
+).map((s) => ({ ...s, model: 'beta', prompt: 'v1' }));
+
+interface ArmJson {
+  arm: string;
+  tasks: number;
+  k: number;
+  mean_of_k: number;
+  best_of_k: number;
+  median_km: number;
+  within_25km: number;
+  within_200km: number;
+  within_750km: number;
+  country_pct: number;
+  turns: number;
+  cost: number;
+  env_floor_pct: number;
+  no_guess_pct: number;
+  forced_pct: number;
+  tokens_out: number;
+  flags: string[];
+}
+interface ComparisonJson {
+  arm: string;
+  baseline: string;
+  n: number;
+  delta: number;
+  se: number;
+  ci_low: number;
+  ci_high: number;
+  better: number;
+  significant: boolean;
+}
+
+function expectedArm(specs: Spec[]) {
+  const byTask = new Map<number, number[]>();
+  for (const s of specs) byTask.set(s.task, [...(byTask.get(s.task) ?? []), reference(s.km, s.cost ?? 0)]);
+  const guessed = specs.filter((s) => typeof s.km === 'number');
+  const km = guessed.map((s) => s.km as number);
+  const completed = specs.filter((s) => s.km !== 'failed');
+  const pct = (n: number, of: number) => (100 * n) / of;
+  const gameFloor = (s: Spec) => typeof s.km !== 'number' || Math.exp(-s.km / 1492.7) - (s.cost ?? 0) <= 0;
+  return {
+    tasks: byTask.size,
+    k: specs.length / byTask.size,
+    mean_of_k: avg([...byTask.values()].map(avg)),
+    best_of_k: avg([...byTask.values()].map((v) => Math.max(...v))),
+    median_km: med(km),
+    within_25km: pct(km.filter((d) => d <= 25).length, specs.length),
+    within_200km: pct(km.filter((d) => d <= 200).length, specs.length),
+    within_750km: pct(km.filter((d) => d <= 750).length, specs.length),
+    country_pct: pct(guessed.filter((s) => s.countryHit ?? (s.km as number) < 500).length, guessed.length),
+    turns: avg(completed.map((s) => (s.finish ?? ['stop', 'stop']).length)),
+    cost: avg(completed.map((s) => s.cost ?? 0)),
+    env_floor_pct: pct(specs.filter(gameFloor).length, specs.length),
+    no_guess_pct: pct(specs.length - guessed.length, specs.length),
+    forced_pct: pct(specs.filter((s) => s.forced).length, specs.length),
+    tokens_out: avg(completed.map((s) => s.tokensOut ?? 10 * (s.finish ?? ['stop', 'stop']).length)),
+  };
+}
+
+function expectedComparison(arm: Spec[], base: Spec[]) {
+  const perTask = (specs: Spec[]) => {
+    const m = new Map<number, number[]>();
+    for (const s of specs) m.set(s.task, [...(m.get(s.task) ?? []), reference(s.km, s.cost ?? 0)]);
+    return new Map([...m].map(([t, v]) => [t, avg(v)]));
+  };
+  const a = perTask(arm);
+  const b = perTask(base);
+  const diffs = [...a].filter(([t]) => b.has(t)).map(([t, v]) => v - b.get(t)!);
+  const delta = avg(diffs);
+  const sd = Math.sqrt(diffs.reduce((acc, d) => acc + (d - delta) ** 2, 0) / (diffs.length - 1));
+  const se = sd / Math.sqrt(diffs.length);
+  return { n: diffs.length, delta, se, ci_low: delta - 1.96 * se, ci_high: delta + 1.96 * se, better: diffs.filter((d) => d > 0).length };
+}
+
+let root = '';
+beforeAll(() => {
+  root = tempDir();
+  writeRun(join(root, 'run-a'), ALPHA_V1);
+  writeRun(join(root, 'sweep', 'pass-0', 'shard-0'), ALPHA_V2.filter((s) => s.sample === 0 && s.task < 2));
+  writeRun(join(root, 'sweep', 'pass-0', 'shard-1'), ALPHA_V2.filter((s) => s.sample === 0 && s.task >= 2));
+  writeRun(join(root, 'sweep', 'pass-1', 'shard-0'), ALPHA_V2.filter((s) => s.sample === 1));
+  writeRun(join(root, 'run-c'), BETA_V1);
+});
+
+describe('geolab eval report', () => {
+  it('checks its own reference curve against DESIGN §3', () => {
+    expect(reference(1348.52, 0.05)).toBeCloseTo(0.5552, 4);
+  });
+
+  it('reports every arm from a run tree, recomputing scores and flagging contamination', () => {
+    const r = geolab(['eval', 'report', root, '--json', '--baseline', 'alpha@v1']);
+    expect(r.stderr).toBe('');
+    // beta is flagged: the command worked and found a problem.
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { arms: ArmJson[]; comparisons: ComparisonJson[] };
+    expect(report.arms.map((a) => a.arm)).toEqual(['alpha@v1', 'alpha@v2', 'beta@v1']);
+    for (const [arm, specs] of [
+      ['alpha@v1', ALPHA_V1],
+      ['alpha@v2', ALPHA_V2],
+      ['beta@v1', BETA_V1],
+    ] as const) {
+      const got = report.arms.find((a) => a.arm === arm)!;
+      const want = expectedArm(specs);
+      for (const [key, value] of Object.entries(want)) expect([arm, key, got[key as keyof ArmJson]]).toEqual([arm, key, expect.closeTo(value, 9)]);
+    }
+    expect(report.arms.find((a) => a.arm === 'alpha@v1')!.flags).toEqual([]);
+    expect(report.arms.find((a) => a.arm === 'alpha@v2')!.flags).toEqual([]);
+    expect(report.arms.find((a) => a.arm === 'beta@v1')!.flags.sort()).toEqual(['duplicate_samples', 'no_finish_reason', 'non_integral_k']);
+    expect(report.arms.find((a) => a.arm === 'beta@v1')!.k).toBe(2.25);
+
+    expect(report.comparisons.map((c) => c.arm)).toEqual(['alpha@v2', 'beta@v1']);
+    for (const [arm, specs] of [
+      ['alpha@v2', ALPHA_V2],
+      ['beta@v1', BETA_V1],
+    ] as const) {
+      const got = report.comparisons.find((c) => c.arm === arm)!;
+      const want = expectedComparison(specs, ALPHA_V1);
+      expect(got.baseline).toBe('alpha@v1');
+      expect(got.n).toBe(want.n);
+      expect(got.better).toBe(want.better);
+      for (const key of ['delta', 'se', 'ci_low', 'ci_high'] as const) expect([arm, key, got[key]]).toEqual([arm, key, expect.closeTo(want[key], 9)]);
+      expect(got.significant).toBe(want.ci_low > 0 || want.ci_high < 0);
+    }
+  });
+
+  it('prints SE and the 95% CI under their own names, and Markdown on request', () => {
+    const r = geolab(['eval', 'report', join(root, 'run-a'), join(root, 'sweep'), '--baseline', 'alpha@v1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('95% CI = delta +/- 1.96 SE');
+    const want = expectedComparison(ALPHA_V2, ALPHA_V1);
+    const sign = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(4)}`;
+    expect(r.stdout).toContain(`[${sign(want.ci_low)}, ${sign(want.ci_high)}]`);
+    expect(r.stdout).toContain(`${want.better}/${want.n}`);
+    const md = geolab(['eval', 'report', join(root, 'sweep'), '--markdown']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain('| arm | tasks | k | mean@k |');
+    expect(md.stdout).toContain(`| alpha@v2 | 4 | 2.00 | ${expectedArm(ALPHA_V2).mean_of_k.toFixed(4)} |`);
+  });
+
+  it('adds a per-country breakdown with --by country', () => {
+    const r = geolab(['eval', 'report', join(root, 'sweep'), '--by', 'country', '--json']);
+    expect(r.code).toBe(0);
+    const by = (JSON.parse(r.stdout) as { by: { key: string; rows: { arm: string; group: string; tasks: number; mean_of_k: number }[] } }).by;
+    expect(by.key).toBe('country');
+    const chile = by.rows.find((row) => row.group === 'Chile')!;
+    expect(chile.tasks).toBe(1);
+    expect(chile.mean_of_k).toBeCloseTo(avg(ALPHA_V2.filter((s) => s.task === 1).map((s) => reference(s.km, s.cost ?? 0))), 9);
+  });
+
+  it('refuses bad input with exit 2 and the file:line of the bad record', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'episodes.jsonl'), JSON.stringify(record({ model: 'm', prompt: 'v1', task: 0, sample: 0, km: 5 })) + '\n{"schema_version": 2}\n');
+    const r = geolab(['eval', 'report', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(dir, 'episodes.jsonl')}:2`);
+    expect(r.stderr).not.toContain('    at ');
+    const unknown = geolab(['eval', 'report', root, '--baseline', 'gamma']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('alpha@v1, alpha@v2, beta@v1');
+    const ambiguous = geolab(['eval', 'report', root, '--baseline', 'alpha']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('names 2 arms');
+  });
+});
+
+describe('geolab episodes import of run trees, and the report over the workspace', () => {
+  it('imports a whole tree (failed episodes included) idempotently, each episode in its run', () => {
+    const home = tempDir();
+    const all = ALPHA_V1.length + ALPHA_V2.length + BETA_V1.length;
+    const first = geolab(['episodes', 'import', root, '--json'], { home });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const result = JSON.parse(first.stdout) as { files: { file: string }[]; new: number; already_present: number };
+    expect(result.files).toHaveLength(5);
+    expect([result.new, result.already_present]).toEqual([all, 0]);
+    const again = JSON.parse(geolab(['episodes', 'import', root, join(root, 'run-a', 'episodes.jsonl'), '--json'], { home }).stdout) as typeof result;
+    expect([again.new, again.already_present]).toEqual([0, all + ALPHA_V1.length]);
+
+    const runs = (run: string) => (JSON.parse(geolab(['episodes', 'list', '--run', run, '--limit', '0', '--json'], { home }).stdout) as unknown[]).length;
+    expect([runs('run-a'), runs('sweep'), runs('run-c')]).toEqual([ALPHA_V1.length, ALPHA_V2.length, BETA_V1.length]);
+    const failed = JSON.parse(geolab(['episodes', 'list', '--search', 'endpoint down', '--json'], { home }).stdout) as { state: string }[];
+    expect(failed).toHaveLength(1);
+    // Every completed record stores 0.123 as its reward; failed ones have none.
+    const rewarded = (run: string, min: string) =>
+      (JSON.parse(geolab(['episodes', 'list', '--run', run, '--min-reward', min, '--limit', '0', '--json'], { home }).stdout) as unknown[]).length;
+    expect([rewarded('run-a', '0.1'), rewarded('run-c', '0.1'), rewarded('run-a', '0.2')]).toEqual([ALPHA_V1.length - 1, BETA_V1.length, 0]);
+
+    const fromFiles = JSON.parse(geolab(['eval', 'report', join(root, 'run-a'), join(root, 'sweep'), '--json', '--baseline', 'alpha@v1']).stdout) as object;
+    const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', 'run-a', 'sweep', '--json', '--baseline', 'alpha@v1'], { home });
+    expect(fromWorkspace.code).toBe(0);
+    expect(JSON.parse(fromWorkspace.stdout)).toEqual(fromFiles);
+    const everything = geolab(['--workspace', home, 'eval', 'report', '--json'], { home: tempDir() });
+    expect(everything.code).toBe(1);
+    // The new workspace's seeded demo episode is an arm of its own.
+    expect((JSON.parse(everything.stdout) as { arms: { arm: string }[] }).arms.map((a) => a.arm)).toEqual(expect.arrayContaining(['alpha@v1', 'alpha@v2', 'beta@v1']));
+    const unknownRun = geolab(['eval', 'report', '--workspace', '--run', 'nope'], { home });
+    expect(unknownRun.code).toBe(2);
+    expect(unknownRun.stderr).toContain('run "nope" is not in the workspace');
+  });
+});
