@@ -5,12 +5,13 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
 import { auditPrompt } from './detect.js';
 import { emptyCounts, summarize, type AuditCounts, type AuditSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
-import { episodeFiles, readEpisodeFile } from './sources/episodes.js';
+import { readEpisodeFile } from './sources/episodes.js';
 import type { OnBytes } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
@@ -149,7 +150,7 @@ function promptKey(source: string, promptId: string): string {
 function fileSources(sources: AuditSources): FileSource[] {
   const found: FileSource[] = [];
   const add = (file: string, read: Reader) => found.push({ file, source: sourceName(file), read, bytes: sizeOf(file) });
-  for (const path of sources.episodes ?? []) for (const file of episodeFiles(path)) add(file, readEpisodeFile);
+  for (const path of sources.episodes ?? []) for (const file of runTreeFiles(path)) add(file, readEpisodeFile);
   for (const file of sources.prompts ?? []) add(file, readPromptFile);
   for (const file of sources.traces ?? []) add(file, readTraceFile);
   for (const file of sources.completions ?? []) add(file, readCompletionsFile);

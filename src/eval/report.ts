@@ -4,6 +4,7 @@
  * reference curve; the stored reward is never read, since runs disagree on which curve they stored.
  */
 import { gameScore, referenceReward, rewardAfterCost } from '../core/scoring.js';
+import { countryByName } from '../geo/countries.js';
 import { attemptsPerTask, bestOfK, mean, meanOfK, median, pairedComparison, type TaskValue } from '../core/stats.js';
 
 /** What the report needs of one episode; readers (files, workspace) build these at the edge. */
@@ -96,13 +97,21 @@ export interface GroupRow {
 export interface Report {
   arms: ArmRow[];
   comparisons: Comparison[];
-  by?: { key: 'country'; rows: GroupRow[] };
+  by?: { key: Breakdown; rows: GroupRow[] };
 }
 
 export interface ReportOptions {
   /** An arm label (`model@prompt`), or a model name that names one arm. */
   baseline?: string;
-  by?: 'country';
+  by?: Breakdown;
+}
+
+export type Breakdown = 'country' | 'continent';
+
+/** An episode's group: its task's country label, or that country's Natural Earth continent. */
+function groupOf(country: string | null, by: Breakdown): string {
+  if (country === null) return '(unknown)';
+  return by === 'country' ? country : (countryByName(country)?.continent ?? '(unknown)');
 }
 
 export function armLabel(model: string, promptVersion: string): string {
@@ -230,12 +239,13 @@ export function buildReport(arms: ReadonlyMap<string, readonly EpisodeFacts[]>, 
       });
     }
   }
-  if (options.by === 'country') {
+  if (options.by) {
+    const by = options.by;
     const rows: GroupRow[] = [];
     for (const [label, episodes] of arms) {
       const groups = new Map<string, EpisodeFacts[]>();
       for (const e of episodes) {
-        const group = e.country ?? '(unknown)';
+        const group = groupOf(e.country, by);
         const list = groups.get(group);
         if (list) list.push(e);
         else groups.set(group, [e]);
@@ -252,7 +262,7 @@ export function buildReport(arms: ReadonlyMap<string, readonly EpisodeFacts[]>, 
         });
       }
     }
-    report.by = { key: 'country', rows };
+    report.by = { key: by, rows };
   }
   return report;
 }

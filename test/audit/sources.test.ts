@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { imageOfDataUrl, metadataSegments } from '../../src/audit/images.js';
 import { NO_TASK, readCompletionsFile } from '../../src/audit/sources/completions.js';
-import { episodeFiles, readEpisodeFile } from '../../src/audit/sources/episodes.js';
+import { readEpisodeFile } from '../../src/audit/sources/episodes.js';
+import { runTreeFiles } from '../../src/files.js';
 import { readPromptFile } from '../../src/audit/sources/prompt-file.js';
 import { readTraceFile } from '../../src/audit/sources/traces.js';
 import { readWorkspaceEpisodes } from '../../src/audit/sources/workspace.js';
@@ -154,7 +155,7 @@ describe('episode files and run trees', () => {
     record.turns[2]!.prompt = 'Pin placed. What next?';
     record.turns[3]!.prompt = 'Guess now.';
     write(run, 'episodes.jsonl', [record]);
-    const [file] = episodeFiles(root);
+    const [file] = runTreeFiles(root);
     expect(file).toBe(join(run, 'episodes.jsonl'));
     const prompts = await all(readEpisodeFile(file!, 'x'));
     const pinTurn = prompts.find((p) => p.turn === 2)!;
@@ -168,7 +169,7 @@ describe('episode files and run trees', () => {
     const file = write(dir, 'episodes.jsonl', [{ schema_version: 2, episode_id: 'x', task: { split: 'eval' }, turns: [], outcome: {} }]);
     const err = await rejection(all(readEpisodeFile(file, 'e')));
     expect(err.message).toContain(`${file}:1, field task.index:`);
-    expect(() => episodeFiles(tempDir())).toThrow(/no episodes.jsonl under this folder/);
+    expect(() => runTreeFiles(tempDir())).toThrow(/no episodes.jsonl under this folder/);
   });
 });
 

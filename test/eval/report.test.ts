@@ -28,6 +28,8 @@ interface Spec {
 }
 
 const COUNTRIES = ['Austria', 'Chile', 'Japan', 'Kenya'];
+/** Of COUNTRIES, those Natural Earth puts in South America. */
+const SOUTH_AMERICA = new Set(['Chile']);
 let serial = 0;
 
 function record(s: Spec): object {
@@ -266,6 +268,19 @@ describe('geolab eval report', () => {
     const chile = by.rows.find((row) => row.group === 'Chile')!;
     expect(chile.tasks).toBe(1);
     expect(chile.mean_of_k).toBeCloseTo(avg(ALPHA_V2.filter((s) => s.task === 1).map((s) => reference(s.km, s.cost ?? 0))), 9);
+  });
+
+  it('groups by Natural Earth continent with --by continent', () => {
+    const r = geolab(['eval', 'report', join(root, 'sweep'), '--by', 'continent', '--json']);
+    expect(r.code).toBe(0);
+    const by = (JSON.parse(r.stdout) as { by: { key: string; rows: { arm: string; group: string; tasks: number; mean_of_k: number }[] } }).by;
+    expect(by.key).toBe('continent');
+    const southAmerica = by.rows.find((row) => row.group === 'South America')!;
+    const tasks = [...new Set(ALPHA_V2.filter((s) => SOUTH_AMERICA.has(s.country ?? COUNTRIES[s.task % 4]!)).map((s) => s.task))];
+    expect(southAmerica.tasks).toBe(tasks.length);
+    const perTask = tasks.map((t) => avg(ALPHA_V2.filter((s) => s.task === t).map((s) => reference(s.km, s.cost ?? 0))));
+    expect(southAmerica.mean_of_k).toBeCloseTo(avg(perTask), 9);
+    expect(geolab(['eval', 'report', join(root, 'sweep'), '--by', 'planet']).code).toBe(2);
   });
 
   it('refuses bad input with exit 2 and the file:line of the bad record', () => {

@@ -6,8 +6,6 @@
  * Files and run trees (`<root>/<run>/episodes.jsonl`, `pass-<p>/shard-<i>/episodes.jsonl`) are read
  * line by line; the workspace's episodes one at a time.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { isCompleted, parseEpisodeRecord, type EpisodeRecord, type Turn } from '../../core/episode.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { InputError } from '../../core/errors.js';
@@ -15,8 +13,6 @@ import { pointsOfAction } from '../../agent/protocols/common.js';
 import type { AuditMessage, AuditPrompt } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
 import { auditMessages, ImageFiles, type ImageStore } from './messages.js';
-
-export const EPISODE_FILE = 'episodes.jsonl';
 
 export interface EpisodeContext {
   source: string;
@@ -80,23 +76,6 @@ function imagesOfRecord(turns: readonly Turn[], files: ImageFiles | null): Image
     const path = paths.get(sha256);
     return path && files ? files.read(path) : null;
   };
-}
-
-/** The episode files a path names: itself, or every episodes.jsonl under a run tree, in path order. */
-export function episodeFiles(path: string): string[] {
-  let info;
-  try {
-    info = statSync(path);
-  } catch (err) {
-    throw new InputError(`cannot read episode file or run folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: path });
-  }
-  if (!info.isDirectory()) return [path];
-  const found = (readdirSync(path, { recursive: true }) as string[])
-    .filter((entry) => entry === EPISODE_FILE || entry.endsWith(`/${EPISODE_FILE}`))
-    .sort()
-    .map((entry) => join(path, entry));
-  if (found.length === 0) throw new InputError(`no ${EPISODE_FILE} under this folder: expected a run (<run>/${EPISODE_FILE}) or a sweep (pass-<p>/shard-<i>/${EPISODE_FILE})`, { file: path });
-  return found;
 }
 
 export async function* readEpisodeFile(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {

@@ -1,7 +1,7 @@
 /** `geolab eval report`: the board of a sweep, from run trees or the workspace. Draws no TUI. */
 import { EXIT, UsageError } from '../../core/errors.js';
 import { factsFromPaths } from '../../eval/episodes.js';
-import { buildReport, groupArms, resolveBaseline, type EpisodeFacts, type Report } from '../../eval/report.js';
+import { buildReport, groupArms, resolveBaseline, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
 
@@ -15,7 +15,7 @@ export interface ReportOptions extends GlobalOptions {
 }
 
 export async function reportCommand(roots: string[], opts: ReportOptions): Promise<void> {
-  if (opts.by !== undefined && opts.by !== 'country') throw new UsageError(`--by expects "country", got "${opts.by}"`);
+  if (opts.by !== undefined && opts.by !== 'country' && opts.by !== 'continent') throw new UsageError(`--by expects "country" or "continent", got "${opts.by}"`);
   if (opts.json && opts.markdown) throw new UsageError('--json and --markdown are alternatives: give one');
   if (opts.fromWorkspace && roots.length > 0) throw new UsageError('give run folders or --workspace, not both');
   if (!opts.fromWorkspace && roots.length === 0) throw new UsageError('expected run folders or episode files (or --workspace for the workspace\'s episodes)');
@@ -29,7 +29,7 @@ export async function reportCommand(roots: string[], opts: ReportOptions): Promi
     if (typeof resolved !== 'string') throw new UsageError(resolved.error);
     baseline = resolved;
   }
-  const report = buildReport(arms, baseline, { by: opts.by === 'country' ? 'country' : undefined });
+  const report = buildReport(arms, baseline, { by: opts.by as Breakdown | undefined });
   if (opts.json) printJson(report);
   else printLine(opts.markdown ? markdown(report) : text(report));
   const flagged = report.arms.filter((a) => a.flags.length > 0);
