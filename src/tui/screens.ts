@@ -1,22 +1,25 @@
 /**
  * Every screen by route, each loaded when first opened: Home's first frame imports none of the
  * Player's, Live's or the reveal's modules (images, maps, geography, the runner's policies).
+ * Home itself is imported up front: lazy, its module would load behind the workspace's (SQLite, zod,
+ * the store), which the app starts opening at mount, and the first frame would wait for both.
  * Adding a screen: a route variant (state/navigation.ts), its module under screens/, a line here
  * (the type below fails until there is one) and its entry on Home's menu.
  */
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { lazy, type ComponentType } from 'react';
+import { HomeScreen } from './screens/HomeScreen.js';
 import type { Route, RouteOf, ScreenName } from './state/navigation.js';
 
 export type ScreenProps<S extends ScreenName> = { route: RouteOf<S> };
 
-type LazyScreen<S extends ScreenName> = LazyExoticComponent<ComponentType<ScreenProps<S>>>;
+type Screen<S extends ScreenName> = ComponentType<ScreenProps<S>>;
 
-function screen<S extends ScreenName>(load: () => Promise<ComponentType<ScreenProps<S>>>): LazyScreen<S> {
+function screen<S extends ScreenName>(load: () => Promise<Screen<S>>): Screen<S> {
   return lazy(async () => ({ default: await load() }));
 }
 
-const SCREENS: { [S in ScreenName]: LazyScreen<S> } = {
-  home: screen(async () => (await import('./screens/HomeScreen.js')).HomeScreen),
+const SCREENS: { [S in ScreenName]: Screen<S> } = {
+  home: HomeScreen,
   episodes: screen(async () => (await import('./screens/EpisodesScreen.js')).EpisodesScreen),
   player: screen(async () => (await import('./screens/PlayerScreen.js')).PlayerScreen),
   watch: screen(async () => (await import('./screens/WatchScreen.js')).WatchScreen),
@@ -26,6 +29,6 @@ const SCREENS: { [S in ScreenName]: LazyScreen<S> } = {
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */
-export function screenOf(route: Route): LazyScreen<ScreenName> {
-  return SCREENS[route.screen] as LazyScreen<ScreenName>;
+export function screenOf(route: Route): Screen<ScreenName> {
+  return SCREENS[route.screen] as Screen<ScreenName>;
 }
