@@ -30,7 +30,7 @@ import { DEMO_TASKS_FILE, PACKAGE_ROOT } from '../src/paths.js';
 import { loadTasksStrict } from '../src/tasks/load.js';
 import { lcg, median, round, timeBatches, type Bench } from './harness.js';
 
-const CORPUS_PROMPTS = 2_000;
+const CORPUS_PROMPTS = 1_000;
 /** Tool calls in the longest conversation: each adds a view, and views are most of a prompt's bytes. */
 const MAX_CALLS = 5;
 const MAX_TURNS = 12;
@@ -163,7 +163,7 @@ function literalScanMs(corpus: Corpus, rg: boolean): number {
   const times: number[] = [];
   const patternFile = join(corpus.dir, 'patterns.txt');
   writeFileSync(patternFile, corpus.patterns.join('\n') + '\n');
-  for (let s = 0; s < 5; s++) {
+  for (let s = 0; s < 3; s++) {
     const start = process.hrtime.bigint();
     if (rg) {
       // -c counts matching lines; status 1 (no match) is fine.
@@ -259,7 +259,7 @@ export const auditBenches: Bench[] = [
 /** `geolab audit` on the corpus as a user runs it: a new process each time, start-up included. */
 function endToEnd(bin: string, corpus: Corpus) {
   const times: number[] = [];
-  for (let s = 0; s < 5; s++) {
+  for (let s = 0; s < 3; s++) {
     const start = process.hrtime.bigint();
     try {
       execFileSync(process.execPath, [bin, 'audit', '--prompts', corpus.prompts, '--tasks', corpus.tasks, '--json'], {

@@ -90,7 +90,7 @@ export const evalBenches: Bench[] = [
         const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
         const args = [bin, 'eval', 'report', sweep, '--baseline', 'bench-a@v1', '--json'];
         // A new process each time, start-up included, as a user runs it.
-        const r = await timeAsync(async () => execFileSync(process.execPath, args, { stdio: 'ignore', env: { ...process.env, GEOLAB_HOME: join(dir, 'home') } }), 5);
+        const r = await timeAsync(async () => execFileSync(process.execPath, args, { stdio: 'ignore', env: { ...process.env, GEOLAB_HOME: join(dir, 'home') } }), 3);
         return { ...r, per_s: Math.round((EPISODES * 1000) / r.median_ms), episodes: EPISODES, seconds: round(r.median_ms / 1000, 3) };
       } finally {
         rmSync(dir, { recursive: true, force: true });
