@@ -89,37 +89,46 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * The lines of a text file, numbered from 1, with a UTF-8 byte order mark at its start dropped (some
- * Windows editors write one; JSON.parse refuses it). A line ends at "\n", "\r\n" or a lone "\r".
- * Lines are cut in the bytes (no UTF-8 sequence holds a newline byte) and each decoded once:
- * readline's scan of long lines (a prompt or episode line with inline images runs to megabytes)
- * cost three times as much. Memory stays one chunk plus the longest line.
+ * The lines of a file as bytes, numbered from 1. A line ends at "\n", "\r\n" or a lone "\r". Lines
+ * are cut in the bytes (no UTF-8 sequence holds a newline byte): readline's scan of long lines (a
+ * prompt or episode line with inline images runs to megabytes) cost three times as much, and a
+ * reader may skip bytes it never decodes. Memory stays one chunk plus the longest line.
  */
-export async function* textLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+export async function* byteLines(file: string): AsyncGenerator<{ line: number; bytes: Buffer }> {
   let line = 0;
-  const lines = function* (bytes: Buffer) {
-    const text = bytes.toString('utf8');
-    const crlf = text.endsWith('\r') ? text.slice(0, -1) : text;
-    for (const piece of crlf.includes('\r') ? crlf.split('\r') : [crlf]) {
-      line++;
-      yield { line, text: line === 1 ? piece.replace(/^\uFEFF/, '') : piece };
+  const pieces = function* (bytes: Buffer) {
+    const end = bytes.length && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+    let from = 0;
+    for (let cr = bytes.indexOf(CR, from); cr !== -1 && cr < end; cr = bytes.indexOf(CR, from)) {
+      yield { line: ++line, bytes: bytes.subarray(from, cr) };
+      from = cr + 1;
     }
+    yield { line: ++line, bytes: bytes.subarray(from, end) };
   };
   let pending: Buffer[] = [];
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     let from = 0;
-    for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
+    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
       const piece = chunk.subarray(from, nl);
-      yield* lines(pending.length ? Buffer.concat([...pending, piece]) : piece);
+      yield* pieces(pending.length ? Buffer.concat([...pending, piece]) : piece);
       pending = [];
       from = nl + 1;
     }
     if (from < chunk.length) pending.push(chunk.subarray(from));
   }
-  if (pending.length) yield* lines(Buffer.concat(pending));
+  if (pending.length) yield* pieces(Buffer.concat(pending));
 }
 
-const NEWLINE = 0x0a;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** The lines of a text file (byteLines, decoded), with a UTF-8 byte order mark at its start dropped (JSON.parse refuses it). */
+export async function* textLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+  for await (const { line, bytes } of byteLines(file)) {
+    const text = bytes.toString('utf8');
+    yield { line, text: line === 1 ? text.replace(/^\uFEFF/, '') : text };
+  }
+}
 
 export type ContainedRead = { ok: true; bytes: Buffer } | { ok: false; missing: boolean; reason: string };
 

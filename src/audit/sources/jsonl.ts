@@ -1,8 +1,7 @@
 /** The JSON lines of an input file, parsed one at a time; a bad line is an InputError naming file:line. */
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { InputError } from '../../core/errors.js';
-import { assertReadableFile } from '../../files.js';
+import { assertReadableFile, byteLines } from '../../files.js';
 import { imageOfBase64 } from '../images.js';
 import type { AuditImage } from '../types.js';
 import { MessageError } from './messages.js';
@@ -67,37 +66,6 @@ function decode(bytes: Buffer, line: number): string {
   return line === 1 ? text.replace(/^\uFEFF/, '') : text;
 }
 
-/**
- * The lines of a file as bytes, numbered as files.ts's textLines numbers them: split at LF, a CR
- * before it dropped, and any other CR a line break too.
- */
-async function* byteLines(file: string): AsyncGenerator<{ line: number; bytes: Buffer }> {
-  let line = 0;
-  const pieces = function* (bytes: Buffer) {
-    const end = bytes.length && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-    let from = 0;
-    for (let cr = bytes.indexOf(CR, from); cr !== -1 && cr < end; cr = bytes.indexOf(CR, from)) {
-      yield { line: ++line, bytes: bytes.subarray(from, cr) };
-      from = cr + 1;
-    }
-    yield { line: ++line, bytes: bytes.subarray(from, end) };
-  };
-  let pending: Buffer[] = [];
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
-      const piece = chunk.subarray(from, nl);
-      yield* pieces(pending.length ? Buffer.concat([...pending, piece]) : piece);
-      pending = [];
-      from = nl + 1;
-    }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
-  }
-  if (pending.length) yield* pieces(Buffer.concat(pending));
-}
-
-const LF = 0x0a;
-const CR = 0x0d;
 const QUOTE = 0x22;
 const DATA_URL_START = Buffer.from('"data:');
 const HEADER = /^data:[^;,"\\]+(?:;[^;,"\\]*)*?;base64,/;
