@@ -3,8 +3,7 @@
  * shared/bench/numpy_remap.py), a whole look warm and cold, and 8 sessions looking at once.
  * Every call looks at a new heading; only decoded panoramas are cached, never views.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PanoramaRenderer } from '../src/env/render/panorama.js';
@@ -12,9 +11,9 @@ import { PanoramaSource } from '../src/env/render/panorama-source.js';
 import { packRgb, reprojectRows } from '../src/env/render/reproject.js';
 import { sharedViewBuffer, toShared, ViewPool } from '../src/env/render/view-pool.js';
 import type { PanoramaRef } from '../src/env/types.js';
-import { DEMO_TASKS_FILE, PACKAGE_ROOT } from '../src/paths.js';
+import { DEMO_TASKS_FILE } from '../src/paths.js';
 import { loadTasksStrict } from '../src/tasks/load.js';
-import { round, timeAsync, timeBatches, type Bench, type BenchResult } from './harness.js';
+import { pythonAnchorMs, round, timeAsync, timeBatches, type Bench, type BenchResult } from './harness.js';
 
 const VIEW_PX = 640;
 const CAMERA = { pitchDeg: 5, fovDeg: 90 } as const;
@@ -32,27 +31,6 @@ function noisePanorama(): { data: Uint8Array; width: number; height: number } {
     data[i] = s >>> 24;
   }
   return { data, width, height };
-}
-
-/**
- * The numpy nearest-neighbour remap's "X ms per view", or undefined (said on stderr) when the anchor
- * is not there: it lives in the `shared` folder beside a development checkout, never in the repository.
- */
-function numpyMs(): number | undefined {
-  const script = join(PACKAGE_ROOT, '..', 'shared', 'bench', 'numpy_remap.py');
-  if (!existsSync(script)) {
-    process.stderr.write(`env.reproject_640: no numpy baseline: ${script} is absent (no shared/ beside this checkout)\n`);
-    return undefined;
-  }
-  try {
-    const out = execFileSync('python3', [script, String(VIEW_PX)], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ms = /([\d.]+) ms per view/.exec(out)?.[1];
-    if (ms === undefined) throw new Error(`unexpected output: ${out.trim()}`);
-    return Number(ms);
-  } catch (error) {
-    process.stderr.write(`env.reproject_640: no numpy baseline (${script} did not run: ${(error as Error).message.split('\n')[0]})\n`);
-    return undefined;
-  }
 }
 
 let demoCache: Promise<{ source: PanoramaSource; refs: PanoramaRef[] }> | undefined;
@@ -100,7 +78,7 @@ export const envRenderBenches: Bench[] = [
       const r = await timeAsync(() => pool.run(job(k++), sharedView), 31);
       await pool.close();
       const result = { ...r, single_thread_ms: single.median_ms };
-      const numpy = numpyMs();
+      const numpy = pythonAnchorMs('env.reproject_640', 'numpy_remap.py', [String(VIEW_PX)], /([\d.]+) ms per view/);
       return numpy === undefined
         ? result
         : { ...result, numpy_ms: numpy, speedup: round(numpy / r.median_ms, 2), single_thread_speedup: round(numpy / single.median_ms, 2) };

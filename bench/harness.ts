@@ -1,4 +1,8 @@
 /** A tiny benchmark harness: medians over repeated runs, progress on stderr, results as data. */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../src/paths.js';
 
 export interface BenchResult {
   median_ms: number;
@@ -58,4 +62,26 @@ export async function timeAsync(fn: () => Promise<unknown>, samples = 7): Promis
 export function round(x: number, digits = 4): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
+}
+
+/**
+ * A Python anchor's figure in milliseconds (DESIGN §11 names them), or undefined, said on stderr,
+ * when it cannot run: the scripts live in the `shared` folder beside a development checkout, never
+ * in the repository. `figure` reads the script's output; `toMs` scales what it captured.
+ */
+export function pythonAnchorMs(bench: string, script: string, args: string[], figure: RegExp, toMs = 1): number | undefined {
+  const path = join(PACKAGE_ROOT, '..', 'shared', 'bench', script);
+  if (!existsSync(path)) {
+    process.stderr.write(`${bench}: no anchor: ${path} is absent (no shared/ beside this checkout)\n`);
+    return undefined;
+  }
+  try {
+    const out = execFileSync('python3', [path, ...args], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const value = figure.exec(out.trim())?.[1];
+    if (value === undefined) throw new Error(`unexpected output: ${out.trim()}`);
+    return Number(value) * toMs;
+  } catch (error) {
+    process.stderr.write(`${bench}: no anchor (${path} did not run: ${(error as Error).message.split('\n')[0]})\n`);
+    return undefined;
+  }
 }

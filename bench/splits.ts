@@ -3,13 +3,9 @@
  * a 1 km buffer, through the builder's own nearestInsideBuffer, beside scipy's cKDTree doing the same
  * check (shared/bench/scipy_buffer.py) in the same run.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../src/paths.js';
 import { nearestInsideBuffer, unitVectors } from '../src/splits/spatial.js';
 import { seededRandom } from '../src/demo/random.js';
-import { round, type Bench } from './harness.js';
+import { pythonAnchorMs, round, type Bench } from './harness.js';
 
 const N_POOL = 1_000_000;
 const N_EVAL = 50_000;
@@ -24,24 +20,6 @@ function spherePoints(n: number, rand: () => number): { lat: Float64Array; lon: 
     lon[i] = rand() * 360 - 180;
   }
   return { lat, lon };
-}
-
-/** scipy's seconds for the same check, or undefined (said on stderr) when the anchor cannot run. */
-function scipyMs(): number | undefined {
-  const script = join(PACKAGE_ROOT, '..', 'shared', 'bench', 'scipy_buffer.py');
-  if (!existsSync(script)) {
-    process.stderr.write(`splits.buffer_1m: no scipy anchor: ${script} is absent (no shared/ beside this checkout)\n`);
-    return undefined;
-  }
-  try {
-    const out = execFileSync('python3', [script, String(N_POOL), String(N_EVAL)], { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const s = /([\d.]+) s\s*$/.exec(out.trim())?.[1];
-    if (s === undefined) throw new Error(`unexpected output: ${out.trim()}`);
-    return Number(s) * 1000;
-  } catch (error) {
-    process.stderr.write(`splits.buffer_1m: no scipy anchor (${script} did not run: ${(error as Error).message.split('\n')[0]})\n`);
-    return undefined;
-  }
 }
 
 export const splitsBenches: Bench[] = [
@@ -62,7 +40,7 @@ export const splitsBenches: Bench[] = [
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const inside = index.reduce((n, j) => n + (j >= 0 ? 1 : 0), 0);
       const result = { median_ms: round(ms), per_s: round(1000 / ms), pool_points: N_POOL, eval_points: N_EVAL, inside_buffer: inside };
-      const scipy = scipyMs();
+      const scipy = pythonAnchorMs('splits.buffer_1m', 'scipy_buffer.py', [String(N_POOL), String(N_EVAL)], /([\d.]+) s$/, 1000);
       return scipy === undefined ? result : { ...result, scipy_ms: round(scipy), ratio_to_scipy: round(ms / scipy, 2) };
     },
   },
