@@ -10,7 +10,7 @@ import { PLAY_RUN_ID } from '../store/eval-runs.js';
 import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
-import { splitsService } from './splits-service.js';
+import { splitsService } from './splits/service.js';
 import { auditService } from './audit/service.js';
 import { watchService } from './watch/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';

@@ -9,7 +9,7 @@ import { cleanup } from 'ink-testing-library';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/store/index.js';
 import { importTaskFile, readTasks } from '../../src/store/task-sets.js';
-import { splitsService } from '../../src/tui/splits-service.js';
+import { splitsService } from '../../src/tui/splits/service.js';
 import { workspaceSession, type WorkspaceSession } from '../../src/tui/workspace-session.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { poolRecord, spreadPool } from '../splits/pools.js';
