@@ -1,0 +1,1 @@
+raise ImportError("accelerate was imported, which --dry-run must never do")

@@ -1,0 +1,1 @@
+raise ImportError("datasets was imported, which --dry-run must never do")

@@ -1,0 +1,1 @@
+raise ImportError("peft was imported, which --dry-run must never do")

@@ -1,0 +1,1 @@
+raise ImportError("torch was imported, which --dry-run must never do")

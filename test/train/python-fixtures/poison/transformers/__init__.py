@@ -1,0 +1,1 @@
+raise ImportError("transformers was imported, which --dry-run must never do")

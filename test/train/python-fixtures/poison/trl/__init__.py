@@ -1,0 +1,1 @@
+raise ImportError("trl was imported, which --dry-run must never do")

@@ -1,0 +1,1 @@
+raise ImportError("vllm was imported, which --dry-run must never do")

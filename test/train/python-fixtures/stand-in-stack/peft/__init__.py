@@ -1,0 +1,3 @@
+class LoraConfig:
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
