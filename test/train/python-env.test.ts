@@ -16,6 +16,7 @@ interface Call {
   images: string[];
 }
 interface Driven {
+  tools: Record<string, { params: string[]; typed: string[]; documented: string[]; summary: string }>;
   errors: string[];
   episodes: { index: number; calls: Call[]; distance_km: number; cost: number; reward: number; reward_again: number }[];
   capacity: { retries_while_full: number; opened: boolean; reward: number };
@@ -60,6 +61,17 @@ afterAll(() => live?.close());
 describe('the trainer environment class (geolab_env.py) in a real python3 against the real server', () => {
   it('ships beside the trainer, where the TS side finds it', () => {
     expect(readFileSync(TRAINER_ENV_MODULE, 'utf8')).toContain('class GeolabEnv');
+  });
+
+  it('offers the five trained tools, each parameter typed and described under Args: as TRL requires', () => {
+    expect(Object.keys(driven.tools).sort()).toEqual(['guess', 'look', 'move', 'pin', 'zoom']);
+    expect(driven.tools.look!.params).toEqual(['heading_deg', 'fov_deg', 'pitch_deg']);
+    expect(driven.tools.pin!.params).toEqual(['lat', 'lon']);
+    for (const tool of Object.values(driven.tools)) {
+      expect(tool.typed).toEqual(tool.params);
+      expect(tool.documented).toEqual(tool.params);
+      expect(tool.summary.length).toBeGreaterThan(20);
+    }
   });
 
   it('plays 8 full episodes with 8 sessions open at once, each rewarded on the TS reference curve', () => {

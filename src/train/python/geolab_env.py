@@ -198,7 +198,7 @@ def image_block(image_base64: str, kind: str, view_px: int) -> dict:
 
     image = Image.open(io.BytesIO(raw)).convert("RGB")
     if max(image.size) > view_px:
-        image.thumbnail((view_px, view_px), Image.LANCZOS)
+        image.thumbnail((view_px, view_px), Image.Resampling.LANCZOS)
     return {"type": "image", "image": image}
 
 
@@ -339,7 +339,7 @@ class GeolabEnv:
         """Walk along the captured road and see the view there; costs 0.05, even at a dead end.
 
         Args:
-            direction: "forward" or "backward".
+            direction: Along the road or back the way it came. (choices: ["forward", "backward"])
             meters: How far to walk, up to 500. The result says how far you really moved.
         """
         way = "backward" if str(direction).strip().lower().startswith("b") else "forward"

@@ -97,7 +97,28 @@ for heading in range(ng["max_turns"] + 1):
     calls.append(summary(env.look(heading_deg=heading * 90)))
 no_guess = {"calls": calls, "reward": env.get_reward(), "turns": env._episode.turns}
 
+
+
+def tool_schemas():
+    """What TRL needs of each tool (transformers builds the schema from them): typed parameters, each under Args:."""
+    import inspect
+    import re
+    import typing
+
+    out = {}
+    for name, method in inspect.getmembers(geolab_env.GeolabEnv(), inspect.ismethod):
+        if name in ("reset", "get_reward") or name.startswith("_"):
+            continue
+        params = [p for p in inspect.signature(method).parameters]
+        hints = typing.get_type_hints(method)
+        doc = inspect.getdoc(method) or ""
+        documented = re.findall(r"^\s+(\w+): ", doc.split("Args:", 1)[1], re.M) if "Args:" in doc else []
+        out[name] = {"params": params, "typed": [p for p in params if p in hints], "documented": documented, "summary": doc.split("\n", 1)[0]}
+    return out
+
+
 print(json.dumps({
+    "tools": tool_schemas(),
     "errors": errors,
     "episodes": results,
     "capacity": capacity,
