@@ -20,6 +20,7 @@ interface Driven {
   errors: string[];
   episodes: { index: number; calls: Call[]; distance_km: number; cost: number; reward: number; reward_again: number }[];
   capacity: { retries_while_full: number; opened: boolean; reward: number };
+  lost: { texts: string[]; reward: number; ended_by: string };
   no_guess: { calls: Call[]; reward: number; turns: number };
   check_value: number;
   no_guess_value: number;
@@ -144,9 +145,16 @@ describe('the trainer environment class (geolab_env.py) in a real python3 agains
     expect(live.server.sessions()).toBe(0);
   });
 
+  it('ends a rollout unscored, and says so, when the server has lost its session', () => {
+    expect(driven.lost.texts[0]).toBe('The environment could not take that action. The episode is over, and without a guess it scores 0.');
+    expect(driven.lost.texts[1]).toBe('The episode is over.');
+    expect(driven.lost.reward).toBe(0);
+    expect(driven.lost.ended_by).toMatch(/^EXECUTION_ERROR: no such session/);
+  });
+
   it('writes one trace line per rollout in the layout the audit reads, and the audit finds them clean', async () => {
     const lines = jsonLines(readFileSync(traceFile, 'utf8')) as { task: { index: number }; outcome: Record<string, unknown>; turns: { turn: number; action: { op: string } }[] }[];
-    expect(lines).toHaveLength(10);
+    expect(lines).toHaveLength(11);
     const first = lines.find((l) => l.task.index === 0)!;
     expect(first).toMatchObject({ run: 'drive', step: 0, model: 'scripted', task: { split: 'train', index: 0 }, outcome: { max_turns: 12, guessed: true, turns_used: 5 } });
     expect(first.turns.map((t) => [t.turn, t.action.op])).toEqual([[0, 'reset'], [1, 'look'], [2, 'zoom'], [3, 'pin'], [4, 'move'], [5, 'guess']]);
@@ -155,10 +163,10 @@ describe('the trainer environment class (geolab_env.py) in a real python3 agains
       expect(prompt.task).toMatchObject({ split: 'train' });
       prompts += 1;
     }
-    expect(prompts).toBe(8 * 6 + 1 + 4);
+    expect(prompts).toBe(8 * 6 + 1 + 2 + 4);
     // The real audit, budget checks included, over the demo splits the server played.
     const audit = geolab(['audit', '--traces', traceFile, '--fail-on', 'low'], { home: tempDir('geolab-trainer-ws-') });
-    expect(audit.stdout + audit.stderr).toContain('clean: no findings in 53 prompt(s)');
+    expect(audit.stdout + audit.stderr).toContain('clean: no findings in 55 prompt(s)');
     expect(audit.code).toBe(0);
   });
 });

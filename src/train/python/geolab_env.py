@@ -147,6 +147,7 @@ _ENV_BUDGET = re.compile(r"\s*\b\d+ actions? left\.")
 
 _GUESS_NOTE = "Guess submitted. The episode is over."
 _OVER_NOTE = "The episode is over."
+_UNSCORED_NOTE = "The episode is over, and without a guess it scores 0."
 
 
 def without_env_budget(feedback: str) -> str:
@@ -395,7 +396,8 @@ class GeolabEnv:
             episode.distance_km = observation.get("distance_km")
             episode.guessed = action["op"] == "guess" and episode.distance_km is not None
             # The terminal feedback and map reveal the truth: the model gets neither.
-            text = _GUESS_NOTE if action["op"] == "guess" else f"{_OVER_NOTE} {budget_sentence(0)}"
+            # A budget sentence here would contradict the count the model was given: it just ended.
+            text = _GUESS_NOTE if action["op"] == "guess" else _UNSCORED_NOTE
             self._record(action, observation, text)
             self._close()
             return [{"type": "text", "text": text}]
@@ -413,7 +415,7 @@ class GeolabEnv:
         assert episode is not None
         episode.done = True
         episode.ended_by = reason
-        text = f"The environment could not take that action, so the episode is over. {budget_sentence(0)}"
+        text = f"The environment could not take that action. {_UNSCORED_NOTE}"
         self._record(action, None, text)
         self._close()
         return [{"type": "text", "text": text}]

@@ -32,7 +32,7 @@ def play(episode, barrier, out, slot):
     env = geolab_env.GeolabEnv()
     # TRL passes the whole dataset row, prompt included.
     calls = [summary(env.reset(split=episode["split"], index=episode["index"], prompt=[{"role": "user", "content": ""}]))]
-    barrier.wait(timeout=60)  # all sessions open at once
+    barrier.wait(timeout=180)  # all sessions open at once
     lat, lon = plan["pin"]
     calls.append(summary(env.look(heading_deg=90)))
     calls.append(summary(env.zoom(fov_deg="60")))  # models quote numbers
@@ -88,6 +88,16 @@ for sid in fillers:
     geolab_env.request("DELETE", f"{url}/sessions/{sid}")
 capacity = {"retries_while_full": retries_while_full, "opened": "blocks" in opened, "reward": waiting.get_reward()}
 
+# The server loses the session mid-episode (ended from outside, as an idle timeout would).
+lost_env = geolab_env.GeolabEnv()
+lost_env.reset(split=cap["split"], index=cap["index"])
+geolab_env.request("DELETE", f"{url}/sessions/{lost_env._episode.session}")
+lost = {
+    "texts": summary(lost_env.look(heading_deg=45))["texts"] + summary(lost_env.look(heading_deg=90))["texts"],
+    "reward": lost_env.get_reward(),
+    "ended_by": lost_env._episode.ended_by,
+}
+
 # A rollout that never guesses, on a smaller budget.
 ng = plan["no_guess"]
 geolab_env.configure(max_turns=ng["max_turns"])
@@ -122,6 +132,7 @@ print(json.dumps({
     "errors": errors,
     "episodes": results,
     "capacity": capacity,
+    "lost": lost,
     "no_guess": no_guess,
     "check_value": geolab_env.reference_reward(1348.52, 0.05),
     "no_guess_value": geolab_env.reference_reward(None, 0.0),
