@@ -170,3 +170,20 @@ describe('the trainer environment class (geolab_env.py) in a real python3 agains
     expect(audit.code).toBe(0);
   });
 });
+
+describe('views for the model with Pillow present (a stand-in that reads image headers)', () => {
+  it('downscales views and maps to the configured view_px, keeping their shape', async () => {
+    const script = join(FIXTURES, 'drive_pillow.py');
+    const r = await runPython([script, TRAINER_DIR, live.server.url, 'train', '3', '448'], { env: { PYTHONPATH: join(FIXTURES, 'stand-in-pil') } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('Pillow is not installed');
+    const images = JSON.parse(r.stdout) as { kind: string; served: [number, number]; size: [number, number]; mode: string; resample: string }[];
+    expect(images.map((i) => i.kind)).toEqual(['jpeg', 'png', 'jpeg']);
+    for (const image of images) {
+      expect(Math.max(...image.served)).toBeGreaterThan(448);
+      expect(Math.max(...image.size)).toBe(448);
+      expect(image.size[0] / image.size[1]).toBeCloseTo(image.served[0] / image.served[1], 2);
+      expect(image).toMatchObject({ mode: 'RGB', resample: 'lanczos' });
+    }
+  }, 120_000);
+});
