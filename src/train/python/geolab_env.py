@@ -82,17 +82,9 @@ def configure(**changes: Any) -> Settings:
     return _settings
 
 
-def settings() -> Settings:
-    return _settings
-
-
 def set_train_step(step: int) -> None:
     global _train_step
     _train_step = int(step)
-
-
-def train_step() -> int:
-    return _train_step
 
 
 class EnvUnreachable(RuntimeError):

@@ -114,7 +114,8 @@ def matching(pattern: re.Pattern[str], message: str) -> Callable[[Any], str | No
     def validate(value: Any) -> str | None:
         if not isinstance(value, str):
             return f"expected a string, got {_kind(value)}"
-        return None if pattern.match(value) else message
+        # fullmatch: `$` would let a trailing newline through, which the TS schema refuses.
+        return None if pattern.fullmatch(value) else message
 
     return validate
 
@@ -150,7 +151,7 @@ def list_of(item: Callable[[Any], str | None], min_items: int = 0) -> Callable[[
 
 # Every key of the resolved config: (validator, required). Nested objects are dicts of the same.
 SCHEMA: dict[str, Any] = {
-    "version": (lambda v: None if v == CONFIG_VERSION else f"expected {CONFIG_VERSION}", True),
+    "version": (lambda v: None if _number(v) and v == CONFIG_VERSION else f"expected {CONFIG_VERSION}", True),
     "name": (matching(NAME, 'expected letters, digits, "_", "-", "." (at most 64)'), True),
     "output_dir": (text(1, "expected a directory"), True),
     "model": (text(1, "expected a model id or path"), True),
