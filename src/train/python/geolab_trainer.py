@@ -214,7 +214,7 @@ def check_shape(value: Any, schema: dict[str, Any], path: str = "") -> list[Prob
                 problems += check_shape(item, spec, field)
             continue
         validate, required = spec
-        if item is MISSING or (item is None and not required):
+        if item is MISSING:  # null is a value, and a wrong one, as in the TS schema
             if required:
                 problems.append((field, f"missing: {RESOLVED_HINT}"))
             continue
