@@ -285,6 +285,14 @@ export function buildProgram(): Command {
     .action(async (roots: string[], opts, cmd: Command) =>
       (await import('./commands/eval.js')).reportCommand(roots, { ...withGlobals(opts, cmd), fromWorkspace: cmd.optsWithGlobals().workspace !== undefined }),
     );
+  const train = program.command('train').description('local GRPO training: write a config, pre-flight, serve the adapter');
+  train
+    .command('preflight')
+    .description('check GPU, Python packages, disk, environment, panoramas and secrets before a run; exit 1 on any fail')
+    .argument('<config>', "the run's config.json")
+    .option('--json', 'the report as JSON')
+    .addHelpText('after', '\nAn environment that cannot be reached is a failed check (exit 1), like any other.')
+    .action(async (file: string, opts, cmd: Command) => (await import('./commands/train.js')).preflightCommand(file, withGlobals(opts, cmd)));
   // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
   program.allowExcessArguments(true);
   return program;
