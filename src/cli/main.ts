@@ -293,6 +293,15 @@ export function buildProgram(): Command {
     .option('--json', 'the report as JSON')
     .addHelpText('after', '\nAn environment that cannot be reached is a failed check (exit 1), like any other.')
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/train.js')).preflightCommand(file, withGlobals(opts, cmd)));
+  train
+    .command('serve')
+    .description("print (with --exec run) the vLLM command serving a run's adapter, and the `eval run` line that scores it")
+    .argument('<run>', 'a run folder (holding config.json) or its config file')
+    .option('--checkpoint <step>', 'serve checkpoint-STEP (default: the final adapter, else the last checkpoint)', integer('--checkpoint'))
+    .option('--port <port>', 'port of the vLLM server', integer('--port'), 8000)
+    .option('--exec', 'run the command in the foreground (Ctrl-C stops it)')
+    .option('--json', 'the plan as JSON')
+    .action(async (run: string, opts, cmd: Command) => (await import('./commands/train.js')).serveCommand(run, withGlobals(opts, cmd)));
   // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
   program.allowExcessArguments(true);
   return program;

@@ -155,7 +155,7 @@ describe('geolab train preflight', () => {
     expect(text.stdout).toMatch(/^pass {2}secret\.HF_TOKEN +HF_TOKEN set$/m);
     expect(text.stdout).toMatch(/^fail {2}secret\.WANDB_API_KEY +WANDB_API_KEY missing\n +fix: export WANDB_API_KEY in the shell/m);
     expect(text.stdout).toMatch(/^fail {2}env\.reachable +cannot reach the environment/m);
-    expect(text.stdout).toMatch(/^pre-flight: \d+ pass, 0 warn, 2 fail: not ready: fix what failed first$/m);
+    expect(text.stdout).toMatch(/^pre-flight: \d+ pass, \d+ warn, 2 fail: not ready: fix what failed first$/m);
     const json = geolab(['train', 'preflight', file, '--json'], { env, home: tempDir() });
     expect(json.code).toBe(1);
     const report = JSON.parse(json.stdout) as { ok: boolean; checks: PreflightCheck[] };
