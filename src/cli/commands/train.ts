@@ -2,7 +2,10 @@
  * `geolab train init | preflight | serve`: write a run's config, check the machine before GPU time
  * is spent, and serve the trained adapter with vLLM. No TUI here: nothing imports ink or React.
  */
-import { EXIT, GeolabError } from '../../core/errors.js';
+import { join, resolve } from 'node:path';
+import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
+import { derive } from '../../train/config.js';
+import type { InitAnswers, SplitChoice } from '../../train/init.js';
 import type { PreflightReport } from '../../train/types.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -60,5 +63,95 @@ async function runForeground(argv: readonly string[]): Promise<number> {
   } finally {
     process.off('SIGINT', hold);
     process.off('SIGTERM', forward);
+  }
+}
+
+export interface InitOptions extends GlobalOptions {
+  out?: string;
+  name?: string;
+  model?: string;
+  split?: string;
+  tasks?: string;
+  panos?: string;
+  maxSteps?: number;
+  envUrl?: string;
+  gpus?: number;
+  yes?: boolean;
+  force?: boolean;
+}
+
+export async function initCommand(opts: InitOptions): Promise<void> {
+  const [init, { openWorkspace }, { canDrawTui }, { shellLine }] = await Promise.all([
+    import('../../train/init.js'),
+    import('../../store/index.js'),
+    import('../tty.js'),
+    import('../../train/serve.js'),
+  ]);
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    const interactive = canDrawTui() && !opts.yes;
+    // The workspace's splits are read only when something needs them: the wizard, or a local split to check.
+    const choices = interactive || !(opts.envUrl || opts.tasks) ? await init.splitChoices(ws) : [];
+    const split = opts.split ?? (choices.some((c) => c.name === init.RECIPE.split) || !choices[0] ? init.RECIPE.split : choices[0].name);
+    let answers: InitAnswers = {
+      name: opts.name ?? (opts.out ? init.nameFromDir(opts.out) : undefined) ?? init.freeRunName(ws.paths.train),
+      model: opts.model ?? init.RECIPE.model,
+      split,
+      tasks: opts.tasks,
+      envUrl: opts.envUrl,
+      panos: opts.panos ?? choices.find((c) => c.name === split)?.panos,
+      maxSteps: opts.maxSteps ?? init.RECIPE.maxSteps,
+      gpus: opts.gpus ?? init.RECIPE.gpus,
+    };
+    if (interactive) {
+      const { askInit } = await import('./train-init.js');
+      const given = {
+        name: opts.name !== undefined,
+        model: opts.model !== undefined,
+        environment: Boolean(opts.split ?? opts.tasks ?? opts.envUrl),
+        panos: opts.panos !== undefined,
+        maxSteps: opts.maxSteps !== undefined,
+        gpus: opts.gpus !== undefined,
+      };
+      answers = await askInit(answers, choices, given, opts.json);
+    }
+    await checkEnvironment(answers, choices);
+    const outDir = opts.out ?? join(ws.paths.train, answers.name);
+    const made = init.initConfig(answers, outDir);
+    if ('problems' in made) throw new UsageError(`that config would not validate: ${made.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+    const { config } = made;
+    const file = join(resolve(outDir), 'config.json');
+    if (interactive) {
+      const say = opts.json ? warn : printLine;
+      for (const line of init.describeDerived(config)) say(line);
+      const { confirmWrite } = await import('./train-init.js');
+      if (!(await confirmWrite(file, opts.json))) {
+        say('nothing written');
+        return;
+      }
+    }
+    init.writeRunConfig(outDir, config, opts.force ?? false);
+    const next = shellLine(['geolab', 'train', 'preflight', file]);
+    if (opts.json) printJson({ config_file: file, config, derived: derive(config), next });
+    else {
+      printLine(`wrote ${file}`);
+      if (!interactive) for (const line of init.describeDerived(config)) printLine(line);
+      printLine(`next: ${next}`);
+    }
+  } finally {
+    ws.close();
+  }
+}
+
+/** The split must be served by the embedded server (a remote one is pre-flight's to check); a task file must load. */
+async function checkEnvironment(answers: InitAnswers, choices: readonly SplitChoice[]): Promise<void> {
+  if (answers.envUrl) return;
+  if (answers.tasks) {
+    const { loadTasksStrict } = await import('../../tasks/load.js');
+    await loadTasksStrict(answers.tasks);
+    return;
+  }
+  if (!choices.some((c) => c.name === answers.split)) {
+    throw new UsageError(`--split ${answers.split} is not a task set of this workspace; it has ${choices.map((c) => c.name).join(', ') || 'none'} (or pass --tasks FILE, or --env-url for a remote server)`);
   }
 }
