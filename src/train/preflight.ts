@@ -301,7 +301,6 @@ async function localChecks(config: TrainConfig, options: PreflightOptions): Prom
     splits: new Map([[config.env.split, served.tasks]]),
     panoramasDir: served.panos,
     demo: served.demo,
-    config: { viewSizePx: config.episode.view_px },
   });
   try {
     const server = await startServer(env, { host: '127.0.0.1', port: 0, maxSessions: Math.max(DEFAULT_MAX_SESSIONS, config.grpo.generation_batch_size) });
