@@ -275,11 +275,13 @@ async function sessionsCheck(url: string, split: string, size: number, count: nu
   const ok = count - failed.length;
   if (failed.length === 0) return check('env.sessions', 'pass', `${count} concurrent sessions each played a step (grpo.generation_batch_size ${count})`);
   const first = (failed[0]!.reason as Error).message;
+  // The cap comes as an error code, or as the reason a connection was dropped before its reset.
+  const capped = failed.some(({ reason }) => (reason as { code?: string }).code === 'CAPACITY_REACHED' || /cap of \d+ sessions/.test((reason as Error).message));
   return check(
     'env.sessions',
     'fail',
     `${ok} of ${count} concurrent sessions played a step; first error: ${first}`,
-    /CAPACITY/.test(first) ? `raise the server's --max-sessions to at least ${count}` : 'fix what the first error names on the environment server',
+    capped ? `raise the server's --max-sessions to at least ${count}` : 'fix what the first error names on the environment server',
   );
 }
 

@@ -110,6 +110,26 @@ describe('pre-flight: the environment', () => {
     expect(found.has('env.sessions')).toBe(false);
   });
 
+  it('remote: a server capped below generation_batch_size fails the sessions check with the fix; an unserved split fails', async () => {
+    const { createEnvironment } = await import('../../src/env/environment.js');
+    const { startServer } = await import('../../src/env/server.js');
+    const { demoSplits } = await import('../../src/env/task-splits.js');
+    const env = createEnvironment({ splits: await demoSplits(), panoramasDir: tempDir(), demo: true });
+    const server = await startServer(env, { port: 0, maxSessions: 5 });
+    try {
+      const found = await checks(config({ env: { mode: 'remote', url: server.url, split: 'eval' } }));
+      expect(found.get('env.reachable')).toEqual({ id: 'env.reachable', status: 'pass', message: `${server.url} answers` });
+      expect(found.get('env.split')).toMatchObject({ status: 'pass', message: expect.stringMatching(/^split eval: \d+ tasks$/) });
+      expect(found.get('env.sessions')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^5 of 8 concurrent sessions played a step; first error: .*cap of 5 sessions/), fix: "raise the server's --max-sessions to at least 8" });
+      const other = await checks(config({ env: { mode: 'remote', url: server.url, split: 'world' } }));
+      expect(other.get('env.split')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^split world is not served; served: train \(\d+\), eval \(\d+\)$/) });
+      expect(other.has('env.sessions')).toBe(false);
+    } finally {
+      await server.close();
+      await env.close();
+    }
+  });
+
   it('local: starts the embedded server and plays one step in 8 sessions at once on the demo tasks', async () => {
     const home = tempDir();
     (await openWorkspace(home)).close();
