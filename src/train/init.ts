@@ -105,5 +105,7 @@ export function describeDerived(config: TrainConfig, d: Derived = derive(config)
     `${g.max_steps} steps x ${per} (${g.num_generations} completions each, ${d.completionsPerStep} per step) = ${d.tasksTotal} tasks drawn`,
     `${d.stepsPerGeneration} optimizer steps per generation batch of ${g.generation_batch_size}; ${config.gpus} GPU${config.gpus === 1 ? '' : 's'}`,
     `${d.checkpoints} checkpoints (every ${g.save_steps} steps) under ${config.output_dir}`,
+    `recipe: LoRA r=${config.lora.r} alpha=${config.lora.alpha} on ${config.lora.target_modules.join(',')}, lr ${g.learning_rate}, temperature ${g.temperature}, ` +
+      `beta ${g.beta}, ${config.episode.max_turns} turns, ${config.episode.view_px} px views, completions up to ${g.max_completion_length} tokens (the rest is in the config)`,
   ];
 }

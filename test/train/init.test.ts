@@ -17,6 +17,7 @@ describe('geolab train init (flags, no terminal)', () => {
         '250 steps x 1 task (8 completions each, 8 per step) = 250 tasks drawn',
         '8 optimizer steps per generation batch of 8; 1 GPU',
         `10 checkpoints (every 25 steps) under ${join(home, 'train', 'run1')}`,
+        'recipe: LoRA r=16 alpha=32 on q_proj,k_proj,v_proj,o_proj, lr 0.00003, temperature 1, beta 0, 12 turns, 448 px views, completions up to 6144 tokens (the rest is in the config)',
         `next: geolab train preflight ${file}`,
         '',
       ].join('\n'),
