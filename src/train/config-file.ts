@@ -70,14 +70,16 @@ export function formatProblems(file: string, problems: readonly LocatedProblem[]
 }
 
 /**
- * The config with output_dir, env.panos and the files of env.tasks (`SPLIT=FILE`) made absolute
- * against `baseDir` (the config file's folder).
+ * The config with output_dir, env.panos, the files of env.tasks (`SPLIT=FILE`) and a python given
+ * as a path (`venv/bin/python`, not a bare `python3` looked up on PATH) made absolute against
+ * `baseDir` (the config file's folder).
  */
 export function resolveConfigPaths(config: TrainConfig, baseDir: string): TrainConfig {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   return {
     ...config,
     output_dir: abs(config.output_dir),
+    python: config.python.includes('/') ? abs(config.python) : config.python,
     env: {
       ...config.env,
       panos: config.env.panos === undefined ? undefined : abs(config.env.panos),

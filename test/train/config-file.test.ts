@@ -16,8 +16,10 @@ const minimal = { version: 1, name: 'run1', output_dir: 'out' };
 describe('training config files', () => {
   it('fills in the recipe and resolves relative paths against the file\'s folder', async () => {
     const dir = tempDir();
-    const file = configFile({ ...minimal, env: { tasks: ['train=tasks/train.jsonl', '/abs/eval.jsonl'], panos: '../panos' } }, dir);
+    const file = configFile({ ...minimal, env: { tasks: ['train=tasks/train.jsonl', '/abs/eval.jsonl'], panos: '../panos' }, python: 'venv/bin/python' }, dir);
     const { config } = await loadTrainConfig(file);
+    expect(config.python).toBe(join(dir, 'venv/bin/python'));
+    expect((await loadTrainConfig(configFile(minimal))).config.python).toBe('python3');
     expect(config.output_dir).toBe(join(dir, 'out'));
     expect(config.env.panos).toBe(join(dir, '..', 'panos'));
     expect(config.env.tasks).toEqual([`train=${join(dir, 'tasks/train.jsonl')}`, '/abs/eval.jsonl']);
