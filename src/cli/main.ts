@@ -285,6 +285,39 @@ export function buildProgram(): Command {
     .action(async (roots: string[], opts, cmd: Command) =>
       (await import('./commands/eval.js')).reportCommand(roots, { ...withGlobals(opts, cmd), fromWorkspace: cmd.optsWithGlobals().workspace !== undefined }),
     );
+  const train = program.command('train').description('local GRPO training: write a config, pre-flight, serve the adapter');
+  train
+    .command('init')
+    .description("write a run's config.json: the recipe, your task set and panorama cache; a wizard on a terminal, flags otherwise")
+    .option('--out <dir>', "the run's folder (default: the workspace's train/NAME/)")
+    .option('--name <name>', 'run name, also the served LoRA module name (default: the first free runN)')
+    .option('--model <id>', 'base model (default: the recipe\'s Qwen/Qwen3.5-4B)')
+    .option('--split <name>', 'task set to train on (default: train)')
+    .option('--tasks <file>', 'serve this task file as the split instead of a workspace task set')
+    .option('--panos <dir>', "panorama cache of the local environment (default: the task set's)")
+    .option('--max-steps <n>', 'optimizer steps (default 250: the published run plateaued by 200-250)', integer('--max-steps'))
+    .option('--env-url <url>', 'train against this remote environment server instead of a local one')
+    .option('--gpus <n>', 'GPUs to train on (default 1; more launch through accelerate)', integer('--gpus'))
+    .option('--yes', 'ask nothing, even on a terminal: flags and the recipe')
+    .option('--force', 'overwrite an existing config.json')
+    .option('--json', 'the written config and derived numbers as JSON')
+    .action(async (opts, cmd: Command) => (await import('./commands/train.js')).initCommand(withGlobals(opts, cmd)));
+  train
+    .command('preflight')
+    .description('check GPU, Python packages, disk, environment, panoramas and secrets before a run; exit 1 on any fail')
+    .argument('<config>', "the run's config.json")
+    .option('--json', 'the report as JSON')
+    .addHelpText('after', '\nAn environment that cannot be reached is a failed check (exit 1), like any other.')
+    .action(async (file: string, opts, cmd: Command) => (await import('./commands/train.js')).preflightCommand(file, withGlobals(opts, cmd)));
+  train
+    .command('serve')
+    .description("print (with --exec run) the vLLM command serving a run's adapter, and the `eval run` line that scores it")
+    .argument('<run>', 'a run folder (holding config.json) or its config file')
+    .option('--checkpoint <step>', 'serve checkpoint-STEP (default: the final adapter, else the last checkpoint)', integer('--checkpoint'))
+    .option('--port <port>', 'port of the vLLM server', integer('--port'), 8000)
+    .option('--exec', 'run the command in the foreground (Ctrl-C stops it)')
+    .option('--json', 'the plan as JSON')
+    .action(async (run: string, opts, cmd: Command) => (await import('./commands/train.js')).serveCommand(run, withGlobals(opts, cmd)));
   // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
   program.allowExcessArguments(true);
   return program;

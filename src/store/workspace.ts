@@ -32,6 +32,8 @@ export function workspacePaths(dir: string) {
     images: join(dir, 'images'),
     panoramas: join(dir, 'panos'),
     runs: join(dir, 'runs'),
+    /** Training runs, one folder each (config.json, checkpoints, logs), as `geolab train init` makes them. */
+    train: join(dir, 'train'),
     /** The TUI's last "Watch a model" form (model, endpoint, key variable NAME; never a key). */
     watchSettings: join(dir, 'watch.json'),
     /** Findings of this workspace's audit accepted on purpose (the TUI's and `geolab audit --workspace`'s). */

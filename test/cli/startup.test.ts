@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ describe('CLI start-up', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, audit, play, agent, eval (\`geolab --help\` for more)\n`,
+        `geolab: unknown command "${word}"; the commands are geo, score, env, tasks, splits, config, panos, episodes, audit, play, agent, eval, train (\`geolab --help\` for more)\n`,
       );
     }
     // A subcommand still refuses a stray argument of its own.
@@ -62,5 +62,18 @@ describe('CLI start-up', () => {
       expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
       expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
     }
+  });
+
+  it('train commands draw no TUI: never ink or React; serving an adapter needs no SQLite either', () => {
+    const run = tempDir();
+    mkdirSync(join(run, 'out', 'checkpoint-25'), { recursive: true });
+    writeFileSync(join(run, 'out', 'checkpoint-25', 'adapter_config.json'), '{}');
+    writeFileSync(join(run, 'config.json'), JSON.stringify({ version: 1, name: 'r', output_dir: 'out' }));
+    const serve = loadedModules(['train', 'serve', run]);
+    expect(serve.some((m) => m.includes('/dist/cli/commands/train.js'))).toBe(true);
+    expect(serve.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
+    const init = loadedModules(['train', 'init', '--yes', '--out', join(run, 'again')]);
+    expect(init.some((m) => m.includes('/dist/train/init.js'))).toBe(true);
+    expect(init.filter((m) => /node_modules\/(ink|react|@inkjs)\//.test(m))).toEqual([]);
   });
 });

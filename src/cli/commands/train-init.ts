@@ -1,0 +1,84 @@
+/**
+ * `train init`'s wizard on a terminal: the answers a run's config is made of, prefilled with the
+ * recipe, the environment chosen from the workspace's task sets (or a remote server). A choice
+ * made with its flag is not asked again. Nothing is written until the user confirms.
+ */
+import { confirm, input, number, select } from '@inquirer/prompts';
+import { EXIT, GeolabError } from '../../core/errors.js';
+import type { InitAnswers, SplitChoice } from '../../train/init.js';
+
+/** Which answers came with flags (and are therefore not asked). */
+export interface InitGiven {
+  name: boolean;
+  model: boolean;
+  /** --split, --tasks or --env-url. */
+  environment: boolean;
+  panos: boolean;
+  maxSteps: boolean;
+  gpus: boolean;
+}
+
+const REMOTE = '\0remote';
+
+/** With `json`, prompts go to stderr so stdout carries only the result. */
+export async function askInit(start: InitAnswers, choices: readonly SplitChoice[], given: InitGiven, json = false): Promise<InitAnswers> {
+  return interruptible(() => ask(start, choices, given, json));
+}
+
+export async function confirmWrite(file: string, json = false): Promise<boolean> {
+  return interruptible(() => confirm({ message: `Write ${file}?`, default: true }, json ? { output: process.stderr } : undefined));
+}
+
+async function interruptible<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    // Ctrl-C inside a prompt: the user interrupted, which is not an error of theirs.
+    if ((err as Error).name === 'ExitPromptError') throw new GeolabError('interrupted; nothing written', EXIT.interrupted);
+    throw err;
+  }
+}
+
+async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: InitGiven, json: boolean): Promise<InitAnswers> {
+  const context = json ? { output: process.stderr } : undefined;
+  const answers = { ...start };
+  if (!given.name) {
+    answers.name = await input(
+      { message: 'Run name (--name)', default: answers.name, validate: (v) => /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(v) || 'letters, digits, "_", "-", "." (at most 64)' },
+      context,
+    );
+  }
+  if (!given.model) answers.model = await input({ message: 'Base model (--model)', default: answers.model, validate: (v) => v.trim() !== '' || 'a model id or path' }, context);
+  if (!given.environment) {
+    const picked = await select(
+      {
+        message: 'Tasks to train on (--split, or --env-url for a remote server)',
+        choices: [
+          ...choices.map((c) => ({ name: `${c.name}  ${c.tasks} tasks, ${c.countries} countries${c.demo ? ' (demo)' : ''}`, value: c.name })),
+          { name: 'a remote environment server (--env-url)', value: REMOTE },
+        ],
+        default: choices.some((c) => c.name === answers.split) ? answers.split : undefined,
+        pageSize: 12,
+      },
+      context,
+    );
+    if (picked === REMOTE) {
+      answers.envUrl = await input({ message: 'Environment URL (--env-url)', default: 'http://127.0.0.1:8000', validate: (v) => /^https?:\/\/\S+$/.test(v) || 'an http(s) URL' }, context);
+      answers.split = await input({ message: 'Split it serves to train on (--split)', default: answers.split, validate: (v) => v.trim() !== '' || 'a split name' }, context);
+    } else {
+      answers.split = picked;
+      answers.envUrl = undefined;
+      if (!given.panos) answers.panos = choices.find((c) => c.name === picked)?.panos;
+    }
+  }
+  if (!given.panos && !answers.envUrl && !answers.tasks) {
+    const chosen = choices.find((c) => c.name === answers.split);
+    const note = chosen?.demo ? ', demo panoramas are drawn there' : '';
+    answers.panos = await input({ message: `Panorama cache (--panos${note})`, default: answers.panos ?? chosen?.panos }, context);
+  }
+  if (!given.maxSteps) {
+    answers.maxSteps = await number({ message: 'Optimizer steps (--max-steps; the published run plateaued by 200-250)', default: answers.maxSteps, min: 1, step: 1, required: true }, context);
+  }
+  if (!given.gpus) answers.gpus = await number({ message: 'GPUs on this machine to train on (--gpus)', default: answers.gpus, min: 1, step: 1, required: true }, context);
+  return answers;
+}
