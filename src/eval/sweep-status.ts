@@ -49,7 +49,7 @@ export function parseSweepStatus(text: string, file: string): SweepStatus {
     throw new InputError(`expected ${expected}, got ${got(actual)}`, { file, field });
   };
   if (!isRecord(value)) return fail('', 'a JSON object', value);
-  const text_ = (v: unknown, field: string) => (typeof v === 'string' ? v : fail(field, 'a string', v));
+  const string = (v: unknown, field: string) => (typeof v === 'string' ? v : fail(field, 'a string', v));
   const count = (v: unknown, field: string) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : fail(field, 'a whole number >= 0', v));
   const rate = (v: unknown, field: string) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fail(field, 'a number >= 0', v));
   const status = value.status;
@@ -59,7 +59,7 @@ export function parseSweepStatus(text: string, file: string): SweepStatus {
     const at = `models[${i}]`;
     if (!isRecord(m)) return fail(at, 'an object', m);
     return {
-      name: text_(m.name, `${at}.name`),
+      name: string(m.name, `${at}.name`),
       done: count(m.done, `${at}.done`),
       failed: count(m.failed, `${at}.failed`),
       total: count(m.total, `${at}.total`),
@@ -70,11 +70,11 @@ export function parseSweepStatus(text: string, file: string): SweepStatus {
   const pid = value.pid;
   if (!Number.isInteger(pid) || (pid as number) <= 0) fail('pid', 'a process id (a whole number > 0)', pid);
   return {
-    run_id: text_(value.run_id, 'run_id'),
+    run_id: string(value.run_id, 'run_id'),
     pid: pid as number,
     status: status as SweepState,
-    started_at: text_(value.started_at, 'started_at'),
-    updated_at: text_(value.updated_at, 'updated_at'),
+    started_at: string(value.started_at, 'started_at'),
+    updated_at: string(value.updated_at, 'updated_at'),
     models,
   };
 }
