@@ -1,8 +1,8 @@
 /**
  * The Eval board's port filled from the workspace. Episodes are read into the report's facts once
  * and kept; each read after that takes only the rows added since (a sweep records episodes while the
- * board is open), found by rowid, which SQLite gives new rows in increasing order and an upsert
- * leaves alone. The store and the report core load on the first read, never with Home.
+ * board is open), by rowid (store/episodes.ts episodesAfter). The store and the report core load
+ * on the first read, never with Home.
  */
 import { isRecord } from '../../core/values.js';
 import type { Db } from '../../store/db.js';
@@ -10,8 +10,10 @@ import type { EvalBoardService, EvalRunRow, SweepRow } from '../services.js';
 import type { WorkspaceSession } from '../workspace-session.js';
 import { NO_RUN, type BoardEpisode } from './board.js';
 
-/** How long a slice of reading runs before the keys waiting get their turn. */
-const SLICE_MS = 15;
+/** Episodes read at a time (a few ms) before the keys waiting get their turn. */
+const PAGE = 200;
+/** How often a long read lets the screen draw how far it got. */
+const PROGRESS_MS = 100;
 
 export function evalBoardService(session: WorkspaceSession): EvalBoardService {
   let episodes: readonly BoardEpisode[] = [];
@@ -20,7 +22,7 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
   // before the next starts, so the two never both add what they read.
   let reading: Promise<unknown> = Promise.resolve();
   const read: EvalBoardService['read'] = async (onProgress, reload = false) => {
-    const [ws, { loadEpisode }, { episodeFacts }, sweeps] = await Promise.all([
+    const [ws, { episodesAfter }, { episodeFacts }, sweeps] = await Promise.all([
       session.open(),
       import('../../store/episodes.js'),
       import('../../eval/episodes.js'),
@@ -33,26 +35,22 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       episodes = [];
       lastRowid = 0;
     }
-    const added = db.prepare('SELECT rowid, episode_id, run_id FROM episodes WHERE rowid > ? ORDER BY rowid').all(lastRowid) as {
-      rowid: number;
-      episode_id: string;
-      run_id: string | null;
-    }[];
-    if (added.length > 0) {
-      const fresh: BoardEpisode[] = [];
-      let slice = performance.now();
-      for (const [i, row] of added.entries()) {
-        const record = loadEpisode(db, row.episode_id);
-        if (record) fresh.push({ facts: episodeFacts(record), runId: row.run_id ?? NO_RUN });
-        lastRowid = row.rowid;
-        if (performance.now() - slice > SLICE_MS) {
-          onProgress(i + 1, added.length);
-          await new Promise((resolve) => setImmediate(resolve));
-          slice = performance.now();
-        }
+    const of = db.prepare('SELECT COUNT(*) FROM episodes WHERE rowid > ?').pluck().get(lastRowid) as number;
+    const fresh: BoardEpisode[] = [];
+    let shown = performance.now();
+    for (let page = episodesAfter(db, lastRowid, PAGE); page.length > 0; page = episodesAfter(db, lastRowid, PAGE)) {
+      for (const { rowid, runId, record } of page) {
+        fresh.push({ facts: episodeFacts(record), runId: runId ?? NO_RUN });
+        lastRowid = rowid;
       }
-      episodes = [...episodes, ...fresh];
+      // Between pages the keys waiting get their turn, and now and then the count a frame.
+      if (performance.now() - shown > PROGRESS_MS) {
+        onProgress(fresh.length, Math.max(of, fresh.length));
+        shown = performance.now();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    if (fresh.length > 0) episodes = [...episodes, ...fresh];
     const runs = runRows(db);
     return { episodes, runs: runs.rows, sweeps: sweepRows(runs.sweeps, sweeps) };
   };
