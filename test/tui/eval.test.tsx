@@ -95,6 +95,23 @@ describe('Eval board', () => {
     expect(rowOf(frame.slice(frame.indexOf('Paired vs')), 'beta@v2')[6]).toBe('4/6');
   });
 
+  it('flags an arm whose numbers are not to be trusted, and says why', async () => {
+    // gamma's task 0, sample 0 recorded twice: duplicated (task, sample), and 7 episodes over 6 tasks.
+    const duplicate = { record: evalEpisode('gamma', 0, 0, 1000), runId: 'run-c' };
+    duplicate.record.episode_id = 'gamma-t0-s0-again';
+    workspace = await evalWorkspace([...threeArms(), duplicate]);
+    const app = await renderApp({ route: { screen: 'eval' }, services: workspace.services, columns: WIDE, rows: 40 });
+    await app.waitFor((fr) => fr.includes('Paired vs'));
+    const expected = await workspace.report({ baseline: 'alpha@v2' });
+    expect(expected.arms[2]!.flags).toEqual(['duplicate_samples', 'non_integral_k']);
+    expectBoard(app.frame(), expected);
+    expect(app.frame()).toMatch(/^ {3}!gamma@v2 /m);
+    expect(app.frame()).toContain(
+      '! gamma@v2: duplicate_samples (a (task, sample) is recorded more than once); non_integral_k (its tasks have unequal numbers of attempts)',
+    );
+    expect(app.frame()).not.toMatch(/!(alpha|beta)@v2/);
+  });
+
   it('keeps the most wanted columns on a narrow terminal', async () => {
     const { app, ws } = await openBoard({ columns: 80, rows: 24 });
     const [alpha] = (await ws.report()).arms;
