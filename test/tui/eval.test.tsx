@@ -213,6 +213,28 @@ describe('Eval board', () => {
     expect(rowOf(app.frame(), 'beta@v2')[1]).toBe('7');
   });
 
+  it('puts sweeps still going first and leaves out what does not fit', async () => {
+    const { app, ws } = await openBoard({ columns: 100, rows: 24 });
+    const models = [
+      { name: 'beta', done: 10, failed: 0, total: 100, per_min: 5, eta_s: 1080 },
+      { name: 'gamma', done: 10, failed: 0, total: 100, per_min: 5, eta_s: 1080 },
+    ];
+    for (const [run, status, pid] of [
+      ['sweep-old', 'done', 1],
+      ['sweep-live', 'running', process.pid],
+      ['sweep-older', 'done', 1],
+    ] as const) {
+      const out = tempDir();
+      writeFileSync(join(out, 'sweep.json'), JSON.stringify({ run_id: run, pid, status, started_at: '', updated_at: '', models }));
+      await ws.addSweepRun(run, out);
+    }
+    await app.waitFor((fr) => fr.includes('sweep-live · running'));
+    expect(app.frame()).toContain('… 2 more sweeps');
+    expect(app.frame()).not.toContain('sweep-old');
+    expect(app.frame()).toContain('gamma@v2');
+    expect(app.frame().split('\n').length).toBeLessThanOrEqual(24);
+  });
+
   it("says what is wrong with a sweep's progress file", async () => {
     const { app, ws } = await openBoard();
     const out = tempDir();

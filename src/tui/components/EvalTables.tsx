@@ -182,7 +182,8 @@ const PHASE_NOTE: Partial<Record<SweepPhase, string>> = {
 
 const BAR_CELLS = 20;
 
-export function SweepsPanel({ sweeps }: { sweeps: readonly SweepRow[] }) {
+/** `more`: sweeps left out for want of room. */
+export function SweepsPanel({ sweeps, more }: { sweeps: readonly SweepRow[]; more: number }) {
   const theme = useTheme();
   return (
     <Box flexDirection="column">
@@ -219,6 +220,7 @@ export function SweepsPanel({ sweeps }: { sweeps: readonly SweepRow[] }) {
           </Box>
         );
       })}
+      {more > 0 ? <Text color={theme.muted}>{`  … ${more} more sweep${more === 1 ? '' : 's'}`}</Text> : null}
     </Box>
   );
 }

@@ -14,7 +14,7 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { matches, type HintItem } from '../keys.js';
 import type { GroupRow } from '../../eval/report.js';
-import type { EvalBoardSnapshot } from '../services.js';
+import type { EvalBoardSnapshot, SweepRow } from '../services.js';
 
 /** Rows the body cannot use: header, blank line, notice and key hints, the spare last row. */
 const EVAL_CHROME_ROWS = 5;
@@ -161,14 +161,15 @@ function Body({ state, snapshot, board, selection, width, height }: BodyProps) {
     case 'board':
       break;
   }
-  const sweeps = snapshot.sweeps;
-  const sweepRows = sweeps.length ? 2 + sweeps.reduce((n, s) => n + 1 + Math.max(1, s.status?.models.length ?? 0), 0) : 0;
   if (!board) return <Text color={theme.muted}>computing the report…</Text>;
   const { arms, comparisons } = board.report;
   const flagged = arms.filter((a) => a.flags.length > 0).length;
   const comparisonRows = board.baseline ? Math.min(comparisons.length, Math.max(1, Math.floor(height / 4))) : 0;
   const comparisonBlock = board.baseline ? 4 + comparisonRows : 0;
-  const armRows = Math.max(2, listHeight - flagged - comparisonBlock - sweepRows);
+  // The arms first (at least a few rows), the sweeps in what is left.
+  const armsWanted = Math.min(Math.max(2, arms.length), Math.max(2, listHeight - flagged - comparisonBlock));
+  const { shown: sweeps, lines: sweepLines } = sweepsThatFit(snapshot.sweeps, listHeight - flagged - comparisonBlock - armsWanted);
+  const armRows = Math.max(2, listHeight - flagged - comparisonBlock - sweepLines);
   return (
     <Box flexDirection="column">
       {arms.length === 0 ? (
@@ -190,11 +191,26 @@ function Body({ state, snapshot, board, selection, width, height }: BodyProps) {
       ) : null}
       {sweeps.length ? (
         <Box marginTop={1}>
-          <SweepsPanel sweeps={sweeps} />
+          <SweepsPanel sweeps={sweeps} more={snapshot.sweeps.length - sweeps.length} />
         </Box>
       ) : null}
     </Box>
   );
+}
+
+/** Sweeps still going (or stopped) before finished ones, as many as fit in `room` lines with the panel's title and margin. */
+function sweepsThatFit(sweeps: readonly SweepRow[], room: number): { shown: SweepRow[]; lines: number } {
+  const ordered = [...sweeps].sort((a, b) => Number(a.phase === 'done') - Number(b.phase === 'done'));
+  const shown: SweepRow[] = [];
+  // The margin, the title, and the "more" line.
+  let lines = 3;
+  for (const sweep of ordered) {
+    const needs = 1 + Math.max(1, sweep.status?.models.length ?? 0);
+    if (lines + needs > room && shown.length > 0) break;
+    shown.push(sweep);
+    lines += needs;
+  }
+  return { shown, lines: shown.length ? lines : 0 };
 }
 
 function onKey(
