@@ -158,7 +158,7 @@ describe('Eval board', () => {
     const lines = app.frame().split('\n');
     const at = order.map((id) => lines.findIndex((l) => l.includes(id)));
     expect(at.every((line, i) => line > 0 && (i === 0 || line > at[i - 1]!))).toBe(true);
-    expect(rowOf(app.frame(), 'beta-t0-s1')).toEqual(['beta-t0-s1', 'eval/0', '1', '2610.0', f(reference(2610, 0.03), 4)]);
+    expect(rowOf(app.frame(), 'beta-t0-s1')).toEqual(['beta-t0-s1', 'eval/0', '1', '2610.0', f(reference(2610, 0.03), 4), 'Wrong', 'continent']);
     await app.press(KEY.enter);
     await app.waitFor((fr) => fr.includes('episode beta-t0-'));
     // Back from the Player lands on the same list.
@@ -179,7 +179,7 @@ describe('Eval board', () => {
     expect(['Close', 'Right region', 'Wrong continent', 'failed'].map((v) => lines.findIndex((l) => l.includes(` ${v} `)))).toEqual([3, 4, 5, 6]);
     await app.press(KEY.down, KEY.enter);
     await app.waitFor((fr) => fr.includes('Right region: worst first'));
-    expect(rowOf(app.frame(), 'beta-t5-s0')[3]).toBe('260.0');
+    expect(rowOf(app.frame(), 'beta-t5-s0')).toEqual(['beta-t5-s0', 'eval/5', '0', '260.0', f(reference(260, 0.03), 4), 'Japan']);
   });
 
   it('shows a sweep found through its runs: bars per model, "stopped" when its writer is gone', async () => {

@@ -7,7 +7,7 @@ import { Box, Text } from 'ink';
 import type { ArmRow, Comparison, GroupRow } from '../../eval/report.js';
 import type { SweepPhase } from '../../eval/sweep-status.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { ARM_FLAG_REASONS, type RankedEpisode } from '../eval/board.js';
+import { ARM_FLAG_REASONS, groupKey, type GroupBy, type RankedEpisode } from '../eval/board.js';
 import { bar, truncate } from '../format.js';
 import type { EvalRunRow, SweepRow } from '../services.js';
 import type { Theme } from '../theme.js';
@@ -253,7 +253,8 @@ export function GroupTable({ rows, by, selected, height }: { rows: readonly Grou
   );
 }
 
-export function WorstTable({ episodes, selected, height }: { episodes: readonly RankedEpisode[]; selected: number; height: number }) {
+/** `by`: what the list was opened from; the other grouping is shown as the last column. */
+export function WorstTable({ episodes, by, selected, height }: { episodes: readonly RankedEpisode[]; by: GroupBy; selected: number; height: number }) {
   const theme = useTheme();
   const id = labelWidth(
     episodes.map((e) => e.facts.episodeId),
@@ -262,7 +263,7 @@ export function WorstTable({ episodes, selected, height }: { episodes: readonly 
   const { top, visible } = windowOf(selected, episodes.length, height);
   return (
     <Box flexDirection="column">
-      <Text color={theme.muted}>{`  ${'episode'.padEnd(id)}${'task'.padEnd(14)}${'sample'.padStart(6)}${'km'.padStart(10)}${'reward'.padStart(9)}`}</Text>
+      <Text color={theme.muted}>{`  ${'episode'.padEnd(id)}${'task'.padEnd(14)}${'sample'.padStart(6)}${'km'.padStart(10)}${'reward'.padStart(9)}  ${by === 'country' ? 'verdict' : 'country'}`}</Text>
       {episodes.slice(top, top + visible).map(({ facts, reward }, i) => {
         const current = top + i === selected;
         const km = facts.failed ? 'failed' : facts.distanceKm === null ? 'no guess' : fixed(facts.distanceKm, 1);
@@ -274,6 +275,7 @@ export function WorstTable({ episodes, selected, height }: { episodes: readonly 
             {(facts.sample === null ? '-' : String(facts.sample)).padStart(6)}
             {km.padStart(10)}
             {fixed(reward, 4).padStart(9)}
+            {`  ${groupKey(by === 'country' ? 'verdict' : 'country')(facts)}`}
           </Text>
         );
       })}

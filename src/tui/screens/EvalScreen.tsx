@@ -157,7 +157,7 @@ function Body({ state, snapshot, board, selection, width, height }: BodyProps) {
     case 'groups':
       return <GroupTable rows={selection.groups} by={state.by} selected={cursorIn(state.group, selection.groups.length)} height={listHeight} />;
     case 'episodes':
-      return <WorstTable episodes={selection.worst} selected={cursorIn(state.episode, selection.worst.length)} height={listHeight} />;
+      return <WorstTable episodes={selection.worst} by={state.by} selected={cursorIn(state.episode, selection.worst.length)} height={listHeight} />;
     case 'board':
       break;
   }
