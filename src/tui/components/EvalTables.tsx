@@ -12,8 +12,8 @@ import { bar, truncate } from '../format.js';
 import type { EvalRunRow, SweepRow } from '../services.js';
 import type { Theme } from '../theme.js';
 
-export const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
-export const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-');
+const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-');
 
 /** The rows of a list that fit in `height`, scrolled so that the selected one is in view. */
 function windowOf(selected: number, total: number, height: number): { top: number; visible: number } {
@@ -155,7 +155,7 @@ export function ComparisonsTable({ comparisons, baseline, height }: { comparison
 }
 
 /** "4m 05s", "1h 02m": how long a sweep still needs at its rate. */
-export function formatEta(seconds: number): string {
+function formatEta(seconds: number): string {
   const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;

@@ -8,7 +8,7 @@ import type { EvalBoardService, EvalBoardSnapshot } from '../services.js';
 import { boardReport, type BoardEpisode, type BoardReport } from './board.js';
 
 /** A sweep's writer rewrites sweep.json at most this often. */
-export const POLL_MS = 1000;
+const POLL_MS = 1000;
 
 export interface EvalBoardData {
   snapshot: EvalBoardSnapshot | null;
