@@ -15,6 +15,7 @@ import { auditBenches } from './audit.js';
 import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { evalBenches } from './eval.js';
+import { evalBoardBenches } from './eval-board.js';
 import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
@@ -163,6 +164,7 @@ export const benches: Bench[] = [
   ...envServerBenches,
   ...episodeBenches,
   ...evalBenches,
+  ...evalBoardBenches,
   ...tuiBenches,
   ...splitsBenches,
   ...auditBenches,

@@ -19,7 +19,7 @@ const ARMS = [
 const TASKS = 1000;
 const PASSES = 4;
 const SHARDS = 2;
-const EPISODES = ARMS.length * TASKS * PASSES;
+export const EPISODES = ARMS.length * TASKS * PASSES;
 
 /** A harness-shaped record: reset, three model turns with replies and tokens, and an outcome. */
 function episodeLine(arm: number, task: number, pass: number, rand: () => number): string {
@@ -63,7 +63,8 @@ function episodeLine(arm: number, task: number, pass: number, rand: () => number
   });
 }
 
-function writeSweep(root: string): void {
+/** A sharded pass@4 sweep of EPISODES harness records under `root` (also the Eval board bench's workspace). */
+export function writeSweep(root: string): void {
   const rand = lcg(7);
   for (let pass = 0; pass < PASSES; pass++) {
     for (let shard = 0; shard < SHARDS; shard++) {

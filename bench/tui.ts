@@ -19,7 +19,7 @@ const BIN = join(PACKAGE_ROOT, 'bin', 'geolab.js');
  * lay out for zero columns): keys in, the text it draws (escapes removed) out. Waiting is driven by
  * the output itself, so the bench takes no CPU from the program it times.
  */
-class Pty {
+export class Pty {
   private readonly child: ChildProcess;
   private screen = '';
   private waiting: { text: string; found: () => void } | undefined;
@@ -85,7 +85,7 @@ async function timeToText(command: string, marker: string, env: NodeJS.ProcessEn
   }
 }
 
-function withoutCi(): NodeJS.ProcessEnv {
+export function withoutCi(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.CI;
   return env;

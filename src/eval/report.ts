@@ -109,7 +109,7 @@ export interface ReportOptions {
 export type Breakdown = 'country' | 'continent';
 
 /** An episode's group: its task's country label, or that country's Natural Earth continent. */
-function groupOf(country: string | null, by: Breakdown): string {
+export function groupOf(country: string | null, by: Breakdown): string {
   if (country === null) return '(unknown)';
   return by === 'country' ? country : (countryByName(country)?.continent ?? '(unknown)');
 }
@@ -241,28 +241,28 @@ export function buildReport(arms: ReadonlyMap<string, readonly EpisodeFacts[]>, 
   }
   if (options.by) {
     const by = options.by;
-    const rows: GroupRow[] = [];
-    for (const [label, episodes] of arms) {
-      const groups = new Map<string, EpisodeFacts[]>();
-      for (const e of episodes) {
-        const group = groupOf(e.country, by);
-        const list = groups.get(group);
-        if (list) list.push(e);
-        else groups.set(group, [e]);
-      }
-      for (const [group, list] of [...groups].sort(([a], [b]) => compare(a, b))) {
-        const values = rewards(list);
-        rows.push({
-          arm: label,
-          group,
-          tasks: new Set(list.map((e) => e.taskKey)).size,
-          episodes: list.length,
-          mean_of_k: meanOfK(values),
-          median_km: median(list.flatMap((e) => (e.failed || e.distanceKm === null ? [] : [e.distanceKm]))),
-        });
-      }
-    }
-    report.by = { key: by, rows };
+    report.by = { key: by, rows: [...arms].flatMap(([label, episodes]) => groupRows(label, episodes, (e) => groupOf(e.country, by))) };
   }
   return report;
+}
+
+/** One arm's episodes in groups (a country, a verdict...), in group order. */
+export function groupRows(label: string, episodes: readonly EpisodeFacts[], groupOfEpisode: (e: EpisodeFacts) => string): GroupRow[] {
+  const groups = new Map<string, EpisodeFacts[]>();
+  for (const e of episodes) {
+    const group = groupOfEpisode(e);
+    const list = groups.get(group);
+    if (list) list.push(e);
+    else groups.set(group, [e]);
+  }
+  return [...groups]
+    .sort(([a], [b]) => compare(a, b))
+    .map(([group, list]) => ({
+      arm: label,
+      group,
+      tasks: new Set(list.map((e) => e.taskKey)).size,
+      episodes: list.length,
+      mean_of_k: meanOfK(rewards(list)),
+      median_km: median(list.flatMap((e) => (e.failed || e.distanceKm === null ? [] : [e.distanceKm]))),
+    }));
 }

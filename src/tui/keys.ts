@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -24,6 +24,7 @@ export const KEYMAP = {
   'home.open': { keys: ['enter'], description: 'open' },
   'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
   'home.audit': { keys: ['a'], description: 'open Audit' },
+  'home.eval': { keys: ['v'], description: 'open the Eval board' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 
@@ -128,6 +129,19 @@ export const KEYMAP = {
   'audit.rerun': { keys: ['R'], description: 'run the audit again' },
   'audit.help': { keys: ['?'], description: 'help' },
   'audit.back': { keys: ['q', 'escape'], description: 'back' },
+
+  // The Eval board: the arms table, its pickers, an arm by country or verdict, a group's worst episodes.
+  'eval.up': { keys: ['up', 'k'], description: 'previous row' },
+  'eval.down': { keys: ['down', 'j'], description: 'next row' },
+  'eval.open': { keys: ['enter'], description: 'open (by country, worst episodes, the Player); done in a picker' },
+  'eval.country': { keys: ['c'], description: 'the selected arm by country' },
+  'eval.verdict': { keys: ['v'], description: 'the selected arm by verdict' },
+  'eval.runs': { keys: ['r'], description: 'choose the runs the report includes' },
+  'eval.toggle': { keys: ['space'], description: 'include/exclude the run (run list)' },
+  'eval.baseline': { keys: ['b'], description: 'choose the baseline arm of the paired comparisons' },
+  'eval.reload': { keys: ['R'], description: "read the workspace's episodes again" },
+  'eval.help': { keys: ['?'], description: 'help' },
+  'eval.back': { keys: ['q', 'escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

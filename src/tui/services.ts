@@ -11,6 +11,8 @@ import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
 import type { RunKinds } from '../store/eval-runs.js';
+import type { SweepPhase, SweepStatus } from '../eval/sweep-status.js';
+import type { BoardEpisode } from './eval/board.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
 import type { FormError, WatchRequest, WatchSettings } from './state/watch-form.js';
@@ -75,6 +77,8 @@ export interface TuiServices {
   splits?: SplitsService;
   /** "Audit" on Home: the workspace's episodes through the audit core, against its baseline. */
   audit?: AuditService;
+  /** "Eval board" on Home: the workspace's episodes as a report, and the sweeps recording them. */
+  evalBoard?: EvalBoardService;
 }
 
 export interface SplitsService {
@@ -108,4 +112,38 @@ export interface WatchService {
    * time, and gives the Live screen's source; or says what is wrong, for the form to show.
    */
   start(request: WatchRequest): Promise<{ ok: true; source: LiveSource; notice?: string } | ({ ok: false } & FormError)>;
+}
+
+/** A run of the workspace, for the Eval board's run filter. */
+export interface EvalRunRow {
+  /** NO_RUN (src/tui/eval/board.ts) for the episodes recorded outside any run. */
+  id: string;
+  name: string;
+  episodes: number;
+}
+
+/** A sweep found through its runs' config (`sweep`: its output folder), with what its sweep.json says. */
+export interface SweepRow {
+  dir: string;
+  runIds: string[];
+  /** null: no sweep.json yet (or it could not be read: `error`). */
+  status: SweepStatus | null;
+  phase: SweepPhase | null;
+  error: string | null;
+}
+
+export interface EvalBoardSnapshot {
+  /** The same array as the last read's while no episode was added. */
+  episodes: readonly BoardEpisode[];
+  runs: EvalRunRow[];
+  sweeps: SweepRow[];
+}
+
+export interface EvalBoardService {
+  /**
+   * The workspace's episodes, runs and sweeps. Episodes are read once and kept: a read adds those
+   * recorded since the last (all of them on the first read or with `reload`), a slice at a time
+   * with keys handled in between; `onProgress` gets how many of the new ones are read.
+   */
+  read(onProgress: (read: number, of: number) => void, reload?: boolean): Promise<EvalBoardSnapshot>;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CompletedEpisode } from '../../src/core/episode.js';
 import { GeolabError, UsageError } from '../../src/core/errors.js';
-import { countEpisodes, EpisodeFieldError, listEpisodes, loadEpisode, saveEpisode, type EpisodeQuery } from '../../src/store/episodes.js';
+import { countEpisodes, EpisodeFieldError, episodesAfter, listEpisodes, loadEpisode, saveEpisode, type EpisodeQuery } from '../../src/store/episodes.js';
 import { ensureEvalRun } from '../../src/store/eval-runs.js';
 import { storeImage } from '../../src/store/images.js';
 import { type Workspace } from '../../src/store/index.js';
@@ -307,5 +307,32 @@ describe('loadEpisode by prefix', () => {
     expect(loadEpisode(ws.db, 'zz')).toBeUndefined();
     expect(loadEpisode(ws.db, '3f9c')).toBeUndefined();
     expect(() => loadEpisode(ws.db, '')).toThrow(UsageError);
+  });
+});
+
+describe('episodesAfter', () => {
+  it('gives the episodes stored after a row, in table order with their run, each as loadEpisode does without the messages', async () => {
+    const ws = await workspace();
+    ensureEvalRun(ws.db, { id: 'r1', root: '/tmp/r1' });
+    const first = completedRecord({ id: 'zz-first', index: 1 });
+    const failed = failedRecord({ id: 'aa-failed', index: 2 });
+    saveEpisode(ws.db, first, { runId: 'r1' });
+    saveEpisode(ws.db, failed);
+    const all = episodesAfter(ws.db, 0, 10);
+    expect(all.map((e) => [e.record.episode_id, e.runId])).toEqual([
+      ['zz-first', 'r1'],
+      ['aa-failed', null],
+    ]);
+    const withoutMessages = { ...first, turns: first.turns!.map(({ messages: _, ...turn }) => turn) };
+    expect(all[0]!.record).toEqual(withoutMessages);
+    expect(all[1]!.record).toEqual(loadEpisode(ws.db, 'aa-failed'));
+    expect(episodesAfter(ws.db, all[0]!.rowid, 10).map((e) => e.record.episode_id)).toEqual(['aa-failed']);
+    expect(episodesAfter(ws.db, 0, 1)).toHaveLength(1);
+
+    // Saved again, an episode keeps its row: nothing new after the last one read.
+    saveEpisode(ws.db, { ...first, model_name: 'renamed' });
+    expect(episodesAfter(ws.db, all[1]!.rowid, 10)).toEqual([]);
+    saveEpisode(ws.db, completedRecord({ id: 'mm-new', index: 3 }));
+    expect(episodesAfter(ws.db, all[1]!.rowid, 10).map((e) => e.record.episode_id)).toEqual(['mm-new']);
   });
 });

@@ -55,16 +55,16 @@ describe('Home', () => {
     const { app } = await openHome();
     await app.press(KEY.down, KEY.down, KEY.down);
     expect(app.frame()).toContain('› Eval board');
-    expect(app.frame()).toContain('compare models (coming)');
+    expect(app.frame()).toContain('compare models (no workspace)');
     await app.press(KEY.enter);
-    expect(app.frame()).toContain('Eval board: coming.');
+    expect(app.frame()).toContain('Eval board: no workspace.');
     expect(app.frame()).toContain('› Eval board');
   });
 
   it('plays keys that arrive in one write in turn: enter opens the item the arrows moved to', async () => {
     const { app } = await openHome();
     await app.press(KEY.down + KEY.down + KEY.down + KEY.enter);
-    await app.waitFor((f) => f.includes('Eval board: coming.'));
+    await app.waitFor((f) => f.includes('Eval board: no workspace.'));
     expect(app.frame()).toContain('› Eval board');
   });
 

@@ -23,12 +23,12 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu({ open }: NavigationActions, { newPlay, watch, splits, audit }: TuiServices): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch, splits, audit, evalBoard }: TuiServices): Entry[] {
   return [
     { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
     { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
     { label: 'Watch a model', hint: 'run a served model live', ...optional(watch && (() => open({ screen: 'watch' })), 'needs a model endpoint') },
-    { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
+    { label: 'Eval board', hint: 'compare models', ...optional(evalBoard && (() => open({ screen: 'eval' })), 'no workspace') },
     { label: 'Audit', hint: 'identity-leak findings', ...optional(audit && (() => open({ screen: 'audit' })), 'no workspace') },
     { label: 'Splits', hint: 'build or check task splits', ...optional(splits && (() => open({ screen: 'splits' })), 'no workspace') },
     { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
@@ -53,6 +53,7 @@ export function HomeScreen() {
     else if (matches('home.quit', input, key)) actions.back();
     else if (matches('home.audit', input, key)) choose(entries.find((e) => e.label === 'Audit')!, actions);
     else if (matches('home.splits', input, key)) choose(entries.find((e) => e.label === 'Splits')!, actions);
+    else if (matches('home.eval', input, key)) choose(entries.find((e) => e.label === 'Eval board')!, actions);
     else if (matches('home.open', input, key)) choose(entries[selected]!, actions);
   });
 

@@ -15,7 +15,8 @@ export type Route =
   | { screen: 'watch' }
   | { screen: 'live'; source: LiveSource }
   | { screen: 'splits' }
-  | { screen: 'audit' };
+  | { screen: 'audit' }
+  | { screen: 'eval' };
 
 export type ScreenName = Route['screen'];
 

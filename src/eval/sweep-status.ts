@@ -1,0 +1,107 @@
+/**
+ * A sweep's live progress: `geolab eval run` rewrites `<out>/sweep.json` atomically (at most once a
+ * second) while it runs. The file is replaced whole, never appended to, so one that does not parse
+ * is a real problem to show rather than a write caught half-way.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../core/errors.js';
+import { isRecord } from '../core/values.js';
+
+export const SWEEP_FILE = 'sweep.json';
+
+export const SWEEP_STATES = ['running', 'done', 'failed', 'interrupted'] as const;
+export type SweepState = (typeof SWEEP_STATES)[number];
+
+export interface SweepModelProgress {
+  name: string;
+  /** Episodes recorded, failures among them. */
+  done: number;
+  failed: number;
+  total: number;
+  per_min: number;
+  /** null: no rate yet to tell. */
+  eta_s: number | null;
+}
+
+export interface SweepStatus {
+  run_id: string;
+  pid: number;
+  status: SweepState;
+  started_at: string;
+  updated_at: string;
+  models: SweepModelProgress[];
+}
+
+/** What a reader shows: the writer's own status, or `stopped` when it says running but its process is gone. */
+export type SweepPhase = SweepState | 'stopped';
+
+const got = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 60));
+
+export function parseSweepStatus(text: string, file: string): SweepStatus {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`not valid JSON: ${(err as Error).message} (the writer replaces it whole, so this is not a write in progress)`, { file });
+  }
+  const fail = (field: string, expected: string, actual: unknown): never => {
+    throw new InputError(`expected ${expected}, got ${got(actual)}`, { file, field });
+  };
+  if (!isRecord(value)) return fail('', 'a JSON object', value);
+  const string = (v: unknown, field: string) => (typeof v === 'string' ? v : fail(field, 'a string', v));
+  const count = (v: unknown, field: string) => (Number.isInteger(v) && (v as number) >= 0 ? (v as number) : fail(field, 'a whole number >= 0', v));
+  const rate = (v: unknown, field: string) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fail(field, 'a number >= 0', v));
+  const status = value.status;
+  if (!SWEEP_STATES.includes(status as SweepState)) fail('status', SWEEP_STATES.map((s) => `"${s}"`).join(', '), status);
+  if (!Array.isArray(value.models)) fail('models', 'an array', value.models);
+  const models = (value.models as unknown[]).map((m, i): SweepModelProgress => {
+    const at = `models[${i}]`;
+    if (!isRecord(m)) return fail(at, 'an object', m);
+    return {
+      name: string(m.name, `${at}.name`),
+      done: count(m.done, `${at}.done`),
+      failed: count(m.failed, `${at}.failed`),
+      total: count(m.total, `${at}.total`),
+      per_min: rate(m.per_min, `${at}.per_min`),
+      eta_s: m.eta_s === null || m.eta_s === undefined ? null : rate(m.eta_s, `${at}.eta_s`),
+    };
+  });
+  const pid = value.pid;
+  if (!Number.isInteger(pid) || (pid as number) <= 0) fail('pid', 'a process id (a whole number > 0)', pid);
+  return {
+    run_id: string(value.run_id, 'run_id'),
+    pid: pid as number,
+    status: status as SweepState,
+    started_at: string(value.started_at, 'started_at'),
+    updated_at: string(value.updated_at, 'updated_at'),
+    models,
+  };
+}
+
+/** The sweep's status in its output folder; null while the sweep has not written one yet. */
+export function readSweepStatus(dir: string): SweepStatus | null {
+  const file = join(dir, SWEEP_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new InputError(`cannot read: ${(err as Error).message}`, { file });
+  }
+  return parseSweepStatus(text, file);
+}
+
+/** Whether a process with this id exists (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function sweepPhase(status: SweepStatus, alive: (pid: number) => boolean = processAlive): SweepPhase {
+  return status.status === 'running' && !alive(status.pid) ? 'stopped' : status.status;
+}

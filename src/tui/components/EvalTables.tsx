@@ -1,0 +1,333 @@
+/**
+ * The Eval board's tables: arms, paired comparisons, a sweep's progress, an arm's groups, a group's
+ * worst episodes, and the run and baseline pickers. Numbers are printed with the digits of
+ * `geolab eval report`'s text table, so the board and the command read the same.
+ */
+import { Box, Text } from 'ink';
+import type { ArmRow, Comparison, GroupRow } from '../../eval/report.js';
+import type { SweepPhase } from '../../eval/sweep-status.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { ARM_FLAG_REASONS, groupKey, type GroupBy, type RankedEpisode } from '../eval/board.js';
+import { bar, truncate } from '../format.js';
+import type { EvalRunRow, SweepRow } from '../services.js';
+import type { Theme } from '../theme.js';
+
+const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-');
+
+/** The rows of a list that fit in `height`, scrolled so that the selected one is in view. */
+function windowOf(selected: number, total: number, height: number): { top: number; visible: number } {
+  const visible = Math.max(1, height);
+  const top = Math.max(0, Math.min(selected - Math.floor(visible / 2), total - visible));
+  return { top, visible };
+}
+
+function More({ top, visible, total, what }: { top: number; visible: number; total: number; what: string }) {
+  const theme = useTheme();
+  return total > visible ? <Text color={theme.muted}>{`  ${top + 1}-${Math.min(total, top + visible)} of ${total} ${what}`}</Text> : null;
+}
+
+interface Column<T> {
+  title: string;
+  width: number;
+  /** Lower is kept longer when the terminal is narrow. */
+  keep: number;
+  cell: (row: T) => string;
+}
+
+/** The columns that fit in `width` (the most wanted ones), in their own order. */
+function fitting<T>(columns: readonly Column<T>[], width: number): Column<T>[] {
+  const kept = new Set<Column<T>>();
+  let used = 0;
+  for (const column of [...columns].sort((a, b) => a.keep - b.keep)) {
+    if (used + column.width > width) continue;
+    kept.add(column);
+    used += column.width;
+  }
+  return columns.filter((c) => kept.has(c));
+}
+
+const cells = <T,>(columns: readonly Column<T>[], row: T) => columns.map((c) => c.cell(row).padStart(c.width)).join('');
+const titles = <T,>(columns: readonly Column<T>[]) => columns.map((c) => c.title.padStart(c.width)).join('');
+
+const ARM_COLUMNS: Column<ArmRow>[] = [
+  { title: 'tasks', width: 7, keep: 0, cell: (a) => String(a.tasks) },
+  { title: 'k', width: 6, keep: 1, cell: (a) => fixed(a.k, 2) },
+  { title: 'mean@k', width: 9, keep: 0, cell: (a) => fixed(a.mean_of_k, 4) },
+  { title: 'best@k', width: 9, keep: 2, cell: (a) => fixed(a.best_of_k, 4) },
+  { title: 'median km', width: 11, keep: 1, cell: (a) => fixed(a.median_km, 1) },
+  { title: '<=25km%', width: 9, keep: 5, cell: (a) => fixed(a.within_25km, 1) },
+  { title: '<=200km%', width: 10, keep: 5, cell: (a) => fixed(a.within_200km, 1) },
+  { title: '<=750km%', width: 10, keep: 5, cell: (a) => fixed(a.within_750km, 1) },
+  { title: 'country%', width: 10, keep: 3, cell: (a) => fixed(a.country_pct, 1) },
+  { title: 'floor%', width: 8, keep: 3, cell: (a) => fixed(a.env_floor_pct, 1) },
+  { title: 'no-guess%', width: 11, keep: 3, cell: (a) => fixed(a.no_guess_pct, 1) },
+  { title: 'forced%', width: 9, keep: 4, cell: (a) => fixed(a.forced_pct, 1) },
+  { title: 'turns', width: 7, keep: 4, cell: (a) => fixed(a.turns, 2) },
+  { title: 'looks', width: 7, keep: 6, cell: (a) => fixed(a.looks, 2) },
+  { title: 'moves', width: 7, keep: 6, cell: (a) => fixed(a.moves, 2) },
+  { title: 'pins', width: 7, keep: 6, cell: (a) => fixed(a.pins, 2) },
+  { title: 'cost', width: 7, keep: 4, cell: (a) => fixed(a.cost, 3) },
+  { title: 'tok out', width: 9, keep: 6, cell: (a) => fixed(a.tokens_out, 0) },
+];
+
+/** Room for the arm's label: the longest, within reason (a label past it is cut with …). */
+function labelWidth(labels: readonly string[], most: number): number {
+  return Math.min(most, Math.max(8, ...labels.map((l) => l.length))) + 1;
+}
+
+export function ArmsTable({ arms, selected, width, height }: { arms: readonly ArmRow[]; selected: number; width: number; height: number }) {
+  const theme = useTheme();
+  const label = labelWidth(
+    arms.map((a) => a.arm),
+    32,
+  );
+  // Two for the cursor, one for the flag mark.
+  const columns = fitting(ARM_COLUMNS, width - label - 3);
+  const { top, visible } = windowOf(selected, arms.length, height);
+  return (
+    <Box flexDirection="column">
+      <Text color={theme.muted}>{`   ${'arm'.padEnd(label)}${titles(columns)}`}</Text>
+      {arms.slice(top, top + visible).map((a, i) => {
+        const current = top + i === selected;
+        const flagged = a.flags.length > 0;
+        return (
+          <Text key={a.arm} color={current ? theme.accent : flagged ? theme.status.warn : undefined} bold={current} wrap="truncate-end">
+            {current ? '› ' : '  '}
+            {flagged ? '!' : ' '}
+            {truncate(a.arm, label - 1).padEnd(label)}
+            {cells(columns, a)}
+          </Text>
+        );
+      })}
+      <More top={top} visible={visible} total={arms.length} what="arms" />
+    </Box>
+  );
+}
+
+/** Each flagged arm with what its flags mean: its numbers are not to be trusted as they are. */
+export function ArmFlags({ arms }: { arms: readonly ArmRow[] }) {
+  const theme = useTheme();
+  const flagged = arms.filter((a) => a.flags.length > 0);
+  if (flagged.length === 0) return null;
+  return (
+    <Box flexDirection="column">
+      {flagged.map((a) => (
+        <Text key={a.arm} color={theme.status.warn} wrap="truncate-end">
+          {`! ${a.arm}: ${a.flags.map((f) => `${f} (${ARM_FLAG_REASONS[f]})`).join('; ')}`}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+export function ComparisonsTable({ comparisons, baseline, height }: { comparisons: readonly Comparison[]; baseline: string; height: number }) {
+  const theme = useTheme();
+  const label = labelWidth(
+    comparisons.map((c) => c.arm),
+    32,
+  );
+  const shown = comparisons.slice(0, Math.max(1, height));
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate-end">
+        {`Paired vs ${baseline} on shared tasks`}
+        <Text color={theme.muted}> · SE = standard error · 95% CI = delta ± 1.96 SE</Text>
+      </Text>
+      <Text color={theme.muted} wrap="truncate-end">{`  ${'arm'.padEnd(label)}${'n'.padStart(6)}${'delta'.padStart(10)}${'SE'.padStart(9)}  ${'95% CI'.padEnd(21)}${'better'.padStart(12)}  significant`}</Text>
+      {shown.map((c) => (
+        <Text key={c.arm} wrap="truncate-end">
+          {'  '}
+          {truncate(c.arm, label - 1).padEnd(label)}
+          {String(c.n).padStart(6)}
+          {signed(c.delta, 4).padStart(10)}
+          {fixed(c.se, 4).padStart(9)}
+          {'  '}
+          {`[${signed(c.ci_low, 4)}, ${signed(c.ci_high, 4)}]`.padEnd(21)}
+          {`${c.better}/${c.n}`.padStart(12)}
+          {'  '}
+          <Text color={c.significant ? theme.status.ok : theme.muted}>{c.significant ? 'yes' : 'no'}</Text>
+        </Text>
+      ))}
+      {comparisons.length > shown.length ? <Text color={theme.muted}>{`  … ${comparisons.length - shown.length} more`}</Text> : null}
+    </Box>
+  );
+}
+
+/** "4m 05s", "1h 02m": how long a sweep still needs at its rate. */
+function formatEta(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+function phaseColour(phase: SweepPhase, theme: Theme) {
+  switch (phase) {
+    case 'running':
+      return theme.accent;
+    case 'done':
+      return theme.status.ok;
+    case 'failed':
+      return theme.status.error;
+    default:
+      return theme.status.warn;
+  }
+}
+
+const PHASE_NOTE: Partial<Record<SweepPhase, string>> = {
+  stopped: 'its process is gone: run the same command again to resume',
+  interrupted: 'run the same command again to resume',
+};
+
+const BAR_CELLS = 20;
+
+/** `more`: sweeps left out for want of room. */
+export function SweepsPanel({ sweeps, more }: { sweeps: readonly SweepRow[]; more: number }) {
+  const theme = useTheme();
+  return (
+    <Box flexDirection="column">
+      <Text bold>Sweeps</Text>
+      {sweeps.map((sweep) => {
+        const { status, phase } = sweep;
+        const nameWidth = Math.max(8, ...(status?.models.map((m) => m.name.length) ?? [])) + 1;
+        return (
+          <Box key={sweep.dir} flexDirection="column">
+            <Text wrap="truncate-end">
+              {'  '}
+              {status ? `${status.run_id} · ` : ''}
+              {phase ? <Text color={phaseColour(phase, theme)}>{phase}</Text> : null}
+              {phase && PHASE_NOTE[phase] ? <Text color={theme.muted}>{` (${PHASE_NOTE[phase]})`}</Text> : null}
+              <Text color={theme.muted}>{`${phase ? ' · ' : ''}${sweep.dir}${status ? ` · updated ${status.updated_at}` : ''}`}</Text>
+            </Text>
+            {sweep.error ? (
+              <Text color={theme.status.error} wrap="truncate-end">{`    cannot read its progress: ${sweep.error}`}</Text>
+            ) : !status ? (
+              <Text color={theme.muted}>{'    no progress written yet'}</Text>
+            ) : (
+              status.models.map((m) => (
+                <Text key={m.name} wrap="truncate-end">
+                  {'    '}
+                  {truncate(m.name, nameWidth - 1).padEnd(nameWidth)}
+                  <Text color={phaseColour(phase ?? 'running', theme)}>{bar(m.total ? m.done / m.total : 0, BAR_CELLS)}</Text>
+                  {` ${m.done}/${m.total}`}
+                  {m.failed ? <Text color={theme.status.warn}>{` · ${m.failed} failed`}</Text> : null}
+                  {` · ${m.per_min.toFixed(1)}/min`}
+                  {phase === 'running' && m.done < m.total ? ` · ETA ${m.eta_s === null ? '?' : formatEta(m.eta_s)}` : ''}
+                </Text>
+              ))
+            )}
+          </Box>
+        );
+      })}
+      {more > 0 ? <Text color={theme.muted}>{`  … ${more} more sweep${more === 1 ? '' : 's'}`}</Text> : null}
+    </Box>
+  );
+}
+
+export function GroupTable({ rows, by, selected, height }: { rows: readonly GroupRow[]; by: string; selected: number; height: number }) {
+  const theme = useTheme();
+  const label = labelWidth(
+    rows.map((r) => r.group),
+    36,
+  );
+  const { top, visible } = windowOf(selected, rows.length, height);
+  return (
+    <Box flexDirection="column">
+      <Text color={theme.muted}>{`  ${by.padEnd(label)}${'tasks'.padStart(7)}${'episodes'.padStart(10)}${'mean@k'.padStart(9)}${'median km'.padStart(11)}`}</Text>
+      {rows.slice(top, top + visible).map((r, i) => {
+        const current = top + i === selected;
+        return (
+          <Text key={r.group} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
+            {current ? '› ' : '  '}
+            {truncate(r.group, label - 1).padEnd(label)}
+            {String(r.tasks).padStart(7)}
+            {String(r.episodes).padStart(10)}
+            {fixed(r.mean_of_k, 4).padStart(9)}
+            {fixed(r.median_km, 1).padStart(11)}
+          </Text>
+        );
+      })}
+      <More top={top} visible={visible} total={rows.length} what="groups" />
+    </Box>
+  );
+}
+
+/** `by`: what the list was opened from; the other grouping is shown as the last column. */
+export function WorstTable({ episodes, by, selected, height }: { episodes: readonly RankedEpisode[]; by: GroupBy; selected: number; height: number }) {
+  const theme = useTheme();
+  const id = labelWidth(
+    episodes.map((e) => e.facts.episodeId),
+    40,
+  );
+  const { top, visible } = windowOf(selected, episodes.length, height);
+  return (
+    <Box flexDirection="column">
+      <Text color={theme.muted}>{`  ${'episode'.padEnd(id)}${'task'.padEnd(14)}${'sample'.padStart(6)}${'km'.padStart(10)}${'reward'.padStart(9)}  ${by === 'country' ? 'verdict' : 'country'}`}</Text>
+      {episodes.slice(top, top + visible).map(({ facts, reward }, i) => {
+        const current = top + i === selected;
+        const km = facts.failed ? 'failed' : facts.distanceKm === null ? 'no guess' : fixed(facts.distanceKm, 1);
+        return (
+          <Text key={facts.episodeId} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
+            {current ? '› ' : '  '}
+            {truncate(facts.episodeId, id - 1).padEnd(id)}
+            {truncate(facts.taskKey, 13).padEnd(14)}
+            {(facts.sample === null ? '-' : String(facts.sample)).padStart(6)}
+            {km.padStart(10)}
+            {fixed(reward, 4).padStart(9)}
+            {`  ${groupKey(by === 'country' ? 'verdict' : 'country')(facts)}`}
+          </Text>
+        );
+      })}
+      <More top={top} visible={visible} total={episodes.length} what="episodes" />
+    </Box>
+  );
+}
+
+export function RunPicker({ runs, excluded, selected, height }: { runs: readonly EvalRunRow[]; excluded: ReadonlySet<string>; selected: number; height: number }) {
+  const theme = useTheme();
+  const { top, visible } = windowOf(selected, runs.length, height);
+  const name = labelWidth(
+    runs.map((r) => (r.name === r.id ? r.id : `${r.name} (${r.id})`)),
+    60,
+  );
+  return (
+    <Box flexDirection="column">
+      <Text bold>Runs in the report</Text>
+      {runs.slice(top, top + visible).map((r, i) => {
+        const current = top + i === selected;
+        const out = excluded.has(r.id);
+        return (
+          <Text key={r.id} color={current ? theme.accent : out ? theme.muted : undefined} bold={current} wrap="truncate-end">
+            {current ? '› ' : '  '}
+            {out ? '[ ] ' : '[x] '}
+            {truncate(r.name === r.id ? r.id : `${r.name} (${r.id})`, name - 1).padEnd(name)}
+            {`${r.episodes} episode${r.episodes === 1 ? '' : 's'}`}
+          </Text>
+        );
+      })}
+      <More top={top} visible={visible} total={runs.length} what="runs" />
+    </Box>
+  );
+}
+
+export function BaselinePicker({ arms, baseline, selected, height }: { arms: readonly string[]; baseline: string | null; selected: number; height: number }) {
+  const theme = useTheme();
+  const { top, visible } = windowOf(selected, arms.length, height);
+  return (
+    <Box flexDirection="column">
+      <Text bold>Baseline arm of the paired comparisons</Text>
+      {arms.slice(top, top + visible).map((arm, i) => {
+        const current = top + i === selected;
+        return (
+          <Text key={arm} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
+            {current ? '› ' : '  '}
+            {arm === baseline ? '(•) ' : '( ) '}
+            {arm}
+          </Text>
+        );
+      })}
+      <More top={top} visible={visible} total={arms.length} what="arms" />
+    </Box>
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The Eval board's port filled from the workspace. Episodes are read into the report's facts once
+ * and kept; each read after that takes only the rows added since (a sweep records episodes while the
+ * board is open), by rowid (store/episodes.ts episodesAfter). The store and the report core load
+ * on the first read, never with Home.
+ */
+import { isRecord } from '../../core/values.js';
+import type { Db } from '../../store/db.js';
+import type { EvalBoardService, EvalRunRow, SweepRow } from '../services.js';
+import type { WorkspaceSession } from '../workspace-session.js';
+import { NO_RUN, type BoardEpisode } from './board.js';
+
+/** Episodes read at a time (a few ms) before the keys waiting get their turn. */
+const PAGE = 200;
+/** How often a long read lets the screen draw how far it got. */
+const PROGRESS_MS = 100;
+
+export function evalBoardService(session: WorkspaceSession): EvalBoardService {
+  let episodes: readonly BoardEpisode[] = [];
+  let lastRowid = 0;
+  // One read at a time: a read the screen gave up on (it left, or asked for a reload) still finishes
+  // before the next starts, so the two never both add what they read.
+  let reading: Promise<unknown> = Promise.resolve();
+  const read: EvalBoardService['read'] = async (onProgress, reload = false) => {
+    const [ws, { episodesAfter }, { episodeFacts }, sweeps] = await Promise.all([
+      session.open(),
+      import('../../store/episodes.js'),
+      import('../../eval/episodes.js'),
+      import('../../eval/sweep-status.js'),
+    ]);
+    const db = ws.db;
+    // Fewer rows up to the last one read than were read: episodes were deleted, so read all again.
+    const kept = db.prepare('SELECT COUNT(*) FROM episodes WHERE rowid <= ?').pluck().get(lastRowid) as number;
+    if (reload || kept !== episodes.length) {
+      episodes = [];
+      lastRowid = 0;
+    }
+    const of = db.prepare('SELECT COUNT(*) FROM episodes WHERE rowid > ?').pluck().get(lastRowid) as number;
+    const fresh: BoardEpisode[] = [];
+    let shown = performance.now();
+    for (let page = episodesAfter(db, lastRowid, PAGE); page.length > 0; page = episodesAfter(db, lastRowid, PAGE)) {
+      for (const { rowid, runId, record } of page) {
+        fresh.push({ facts: episodeFacts(record), runId: runId ?? NO_RUN });
+        lastRowid = rowid;
+      }
+      // Between pages the keys waiting get their turn, and now and then the count a frame.
+      if (performance.now() - shown > PROGRESS_MS) {
+        onProgress(fresh.length, Math.max(of, fresh.length));
+        shown = performance.now();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (fresh.length > 0) episodes = [...episodes, ...fresh];
+    const runs = runRows(db);
+    return { episodes, runs: runs.rows, sweeps: sweepRows(runs.sweeps, sweeps) };
+  };
+  return {
+    read(onProgress, reload) {
+      const next = reading.then(() => read(onProgress, reload));
+      reading = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
+function runRows(db: Db): { rows: EvalRunRow[]; sweeps: Map<string, string[]> } {
+  const runs = db
+    .prepare(
+      `SELECT r.id, r.name, r.config_json, (SELECT COUNT(*) FROM episodes e WHERE e.run_id = r.id) AS episodes
+       FROM eval_runs r ORDER BY r.created_at, r.id`,
+    )
+    .all() as { id: string; name: string; config_json: string; episodes: number }[];
+  const rows: EvalRunRow[] = runs.map((r) => ({ id: r.id, name: r.name, episodes: r.episodes }));
+  const outside = db.prepare('SELECT COUNT(*) FROM episodes WHERE run_id IS NULL').pluck().get() as number;
+  if (outside > 0) rows.push({ id: NO_RUN, name: '(recorded outside any run)', episodes: outside });
+  const sweeps = new Map<string, string[]>();
+  for (const run of runs) {
+    const dir = sweepDir(run.config_json);
+    if (dir === null) continue;
+    const ids = sweeps.get(dir);
+    if (ids) ids.push(run.id);
+    else sweeps.set(dir, [run.id]);
+  }
+  return { rows, sweeps };
+}
+
+/** The `sweep` folder `geolab eval run` puts in its runs' config; runs of other kinds have none. */
+function sweepDir(configJson: string): string | null {
+  try {
+    const config: unknown = JSON.parse(configJson);
+    return isRecord(config) && typeof config.sweep === 'string' && config.sweep !== '' ? config.sweep : null;
+  } catch {
+    return null;
+  }
+}
+
+function sweepRows(sweeps: Map<string, string[]>, reader: typeof import('../../eval/sweep-status.js')): SweepRow[] {
+  return [...sweeps].map(([dir, runIds]) => {
+    try {
+      const status = reader.readSweepStatus(dir);
+      return { dir, runIds, status, phase: status && reader.sweepPhase(status), error: null };
+    } catch (err) {
+      return { dir, runIds, status: null, phase: null, error: (err as Error).message };
+    }
+  });
+}
