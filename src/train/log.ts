@@ -65,7 +65,7 @@ export interface SnapshotOptions {
 // "  5%|▌     | 12/250 [05:01<1:39:10, 25.0s/it]": the description before the bar (none for the
 // Trainer's own), done/total, elapsed<remaining, and the rate either way round.
 const TQDM = /^(.*?)(?:\d+%\|[^|]*\|\s*)?(\d+)\/(\d+) \[([\d:]+)<([\d:]+|\?),\s*(\?|[\d.]+)\s*(s\/it|it\/s)/;
-const RESUME_TEXT = /resum\w*\b.*?\b(\S*checkpoint[-_](\d+))/i;
+const RESUME_TEXT = /resum\w*\b.*?\s(\S*checkpoint[-_](\d+))/i;
 const SAVE_TEXT = /saving model checkpoint to (\S*checkpoint-(\d+))/i;
 const TRACEBACK = /^Traceback \(most recent call last\):/;
 // 'name': 0.5 | 'name': np.float64(0.5) | 'name': tensor(0.5) — TRL's dict repr, value kinds it prints.

@@ -13,6 +13,7 @@ import type { LiveSource } from './live/types.js';
 import { splitsService } from './splits/service.js';
 import { auditService } from './audit/service.js';
 import { watchService } from './watch/service.js';
+import { trainService } from './train/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
 
 export { NoTerminalError } from './errors.js';
@@ -59,6 +60,7 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         watch: watchService(session, workspacePaths(workspaceDir(options.workspace)).watchSettings),
         splits: splitsService(session),
         audit: auditService(session, workspaceDir(options.workspace)),
+        train: trainService(session),
       },
     });
   } finally {

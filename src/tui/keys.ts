@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'train';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -24,6 +24,7 @@ export const KEYMAP = {
   'home.open': { keys: ['enter'], description: 'open' },
   'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
   'home.audit': { keys: ['a'], description: 'open Audit' },
+  'home.train': { keys: ['t'], description: 'open Train: the training runs' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 
@@ -128,6 +129,13 @@ export const KEYMAP = {
   'audit.rerun': { keys: ['R'], description: 'run the audit again' },
   'audit.help': { keys: ['?'], description: 'help' },
   'audit.back': { keys: ['q', 'escape'], description: 'back' },
+
+  // The Train screen: a run's progress and its recent rollouts (or, without a run, the runs).
+  'train.up': { keys: ['up', 'k'], description: 'previous run or rollout' },
+  'train.down': { keys: ['down', 'j'], description: 'next run or rollout' },
+  'train.open': { keys: ['enter'], description: "open the run; on a rollout, its turns (traces keep no images, so they are not a Player episode)" },
+  'train.help': { keys: ['?'], description: 'help' },
+  'train.back': { keys: ['q', 'escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

@@ -10,6 +10,9 @@ import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
+import type { TrainRunStatus } from '../store/train-runs.js';
+import type { TraceRollout } from '../train/rollouts.js';
+import type { RunState } from '../train/watch.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
@@ -42,6 +45,15 @@ export interface HomeSummary {
   runs: RunKinds;
   /** The last audit of the workspace's episodes (null: none ran yet). */
   audit?: LastAudit | null;
+  /** Training runs, newest first, each as derived when the summary was read. */
+  trainRuns?: TrainRunLine[];
+}
+
+export interface TrainRunLine {
+  name: string;
+  status: TrainRunStatus;
+  step: number | null;
+  maxSteps: number | null;
 }
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
@@ -75,6 +87,14 @@ export interface TuiServices {
   splits?: SplitsService;
   /** "Audit" on Home: the workspace's episodes through the audit core, against its baseline. */
   audit?: AuditService;
+  /** "Train" on Home and `geolab train watch`: the workspace's training runs as they go. */
+  train?: TrainService;
+}
+
+export interface TrainService {
+  runs(): Promise<TrainRunLine[]>;
+  /** The run as it is now (each call reads what its log gained) and its newest rollouts, newest first. */
+  view(name: string): Promise<{ state: RunState; rollouts: TraceRollout[] }>;
 }
 
 export interface SplitsService {

@@ -90,6 +90,11 @@ describe('training log parser', () => {
     expect(parser.snapshot({ nowMs: at, exited: { code: 1 } }).warnings).toEqual([]);
   });
 
+  it('takes the checkpoint path a resume line names, absolute or not', () => {
+    expect(RunLogParser.parse('Resuming from checkpoint /abs/run/checkpoint-50\n').snapshot().resumed_from).toEqual({ step: 50, checkpoint: '/abs/run/checkpoint-50' });
+    expect(RunLogParser.parse('resuming from checkpoint-7\n').snapshot().resumed_from).toEqual({ step: 7, checkpoint: 'checkpoint-7' });
+  });
+
   it('formats durations', () => {
     expect([formatDuration(40), formatDuration(720), formatDuration(11_100)]).toEqual(['40 s', '12 min', '3 h 05 min']);
   });

@@ -14,7 +14,7 @@ import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
 import { keyHint, matches } from '../keys.js';
-import type { HomeSummary, TuiServices } from '../services.js';
+import type { HomeSummary, TrainRunLine, TuiServices } from '../services.js';
 
 type Entry = MenuItem & { run?: () => void };
 
@@ -23,7 +23,7 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu({ open }: NavigationActions, { newPlay, watch, splits, audit }: TuiServices): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch, splits, audit, train }: TuiServices): Entry[] {
   return [
     { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
     { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
@@ -31,7 +31,7 @@ function menu({ open }: NavigationActions, { newPlay, watch, splits, audit }: Tu
     { label: 'Eval board', hint: 'compare models', disabled: 'coming' },
     { label: 'Audit', hint: 'identity-leak findings', ...optional(audit && (() => open({ screen: 'audit' })), 'no workspace') },
     { label: 'Splits', hint: 'build or check task splits', ...optional(splits && (() => open({ screen: 'splits' })), 'no workspace') },
-    { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
+    { label: 'Train', hint: 'local GRPO training runs', ...optional(train && (() => open({ screen: 'train' })), 'no workspace') },
   ];
 }
 
@@ -53,6 +53,7 @@ export function HomeScreen() {
     else if (matches('home.quit', input, key)) actions.back();
     else if (matches('home.audit', input, key)) choose(entries.find((e) => e.label === 'Audit')!, actions);
     else if (matches('home.splits', input, key)) choose(entries.find((e) => e.label === 'Splits')!, actions);
+    else if (matches('home.train', input, key)) choose(entries.find((e) => e.label === 'Train')!, actions);
     else if (matches('home.open', input, key)) choose(entries[selected]!, actions);
   });
 
@@ -99,6 +100,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
     ],
     ['Runs', describeRuns(summary.runs)],
+    ['Training', describeTraining(summary.trainRuns ?? [])],
     ['Audit', describeAudit(summary.audit)],
   ];
   return (
@@ -120,4 +122,10 @@ function describeAudit(last: LastAudit | null | undefined): string {
   const bySeverity = [high && `${high} high`, medium && `${medium} medium`, low && `${low} low`].filter(Boolean).join(', ');
   const open = `${last.open} open finding${last.open === 1 ? '' : 's'}${bySeverity ? `: ${bySeverity}` : ''}`;
   return `${open} (last run ${last.prompts.toLocaleString('en-US')} prompts, ${last.seconds.toFixed(2)} s)`;
+}
+
+/** Each training run on one line's worth: name, status, step/max; the newest first. */
+function describeTraining(runs: TrainRunLine[]): string {
+  if (runs.length === 0) return 'none (geolab train launch CONFIG)';
+  return runs.map((r) => `${r.name} ${r.status} ${r.step ?? '-'}/${r.maxSteps ?? '?'}`).join(' · ');
 }

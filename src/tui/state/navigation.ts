@@ -15,7 +15,9 @@ export type Route =
   | { screen: 'watch' }
   | { screen: 'live'; source: LiveSource }
   | { screen: 'splits' }
-  | { screen: 'audit' };
+  | { screen: 'audit' }
+  /** Without a run: the workspace's training runs to choose from. */
+  | { screen: 'train'; run?: string };
 
 export type ScreenName = Route['screen'];
 
