@@ -101,7 +101,8 @@ export function envServerCommand(config: TrainConfig, workspace: string | undefi
     String(sessions),
     ...(config.env.tasks.length ? ['--tasks', ...config.env.tasks] : []),
     ...(config.env.panos ? ['--panos', config.env.panos] : []),
-    ...(workspace ? ['--workspace', workspace] : []),
+    // The server runs in the config's folder (its task and panorama paths are relative to it), the workspace where the user meant it.
+    ...(workspace ? ['--workspace', resolve(workspace)] : []),
   ];
 }
 
@@ -176,16 +177,17 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
   const env = { ...(options.env ?? process.env), PYTHONUNBUFFERED: '1' };
   mkdirSync(plan.outputDir, { recursive: true });
   let server: LaunchRecord['env_server'] = null;
+  let trainerPid: number | undefined;
   try {
     let config = options.config;
     if (plan.envServer) {
       const logPath = join(plan.outputDir, ENV_LOG_FILE);
-      const started = await startEnvServer(plan.envServer, logPath, env);
+      const started = await startEnvServer(plan.envServer, logPath, env, dirname(options.configPath));
       server = { ...started, command: plan.envServer, log_path: logPath };
       config = { ...config, env: { ...config.env, url: started.url } };
     }
     writeFileAtomic(plan.resolvedConfigPath, JSON.stringify(config, null, 2) + '\n');
-    const pid = await spawnDetached(plan.trainer, plan.logPath, env, dirname(options.configPath));
+    const pid = (trainerPid = await spawnDetached(plan.trainer, plan.logPath, env, dirname(options.configPath)));
     const record: LaunchRecord = {
       name: config.name,
       config_path: options.configPath,
@@ -202,6 +204,8 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
     writeFileAtomic(join(plan.outputDir, LAUNCH_FILE), JSON.stringify(redactDeep(record), null, 2) + '\n');
     return record;
   } catch (err) {
+    // Nothing runs that launch.json does not record.
+    if (trainerPid !== undefined) signalGroup(trainerPid, 'SIGTERM');
     if (server) signalGroup(server.pid, 'SIGTERM');
     throw err;
   }
@@ -251,9 +255,9 @@ async function spawnDetached(argv: string[], logPath: string, env: NodeJS.Proces
 }
 
 /** Starts `geolab env serve --json` and reads the address it bound from the first line of its output. */
-async function startEnvServer(argv: string[], logPath: string, env: NodeJS.ProcessEnv): Promise<{ pid: number; url: string }> {
+async function startEnvServer(argv: string[], logPath: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ pid: number; url: string }> {
   const start = statSizeOr0(logPath);
-  const pid = await spawnDetached(argv, logPath, env, process.cwd());
+  const pid = await spawnDetached(argv, logPath, env, cwd);
   const deadline = Date.now() + ENV_START_TIMEOUT_MS;
   for (;;) {
     const text = readFileSync(logPath).subarray(start).toString('utf8');

@@ -196,9 +196,12 @@ describe('train launch, watch, stop, resume', () => {
     expect(await gone(record.env_server.pid)).toBe(true);
   });
 
-  it('names an unknown run with the ones there are', () => {
+  it('names an unknown run with the ones there are; the plain workspace summary lists the runs', () => {
     const r = run(['train', 'watch', 'nope', '--once']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no training run "nope" in this workspace \(runs: .*r1/);
+    const summary = run([]);
+    expect(summary.stdout).toMatch(/\ntraining +r2 crashed 2\/8 · r1 done 30\/30\n/);
+    expect(JSON.parse(run(['--json']).stdout)).toMatchObject({ train_runs: [{ name: 'r2', status: 'crashed' }, { name: 'r1', status: 'done', step: 30, max_steps: 30 }] });
   });
 });
