@@ -9,6 +9,7 @@ import { UsageError } from '../core/errors.js';
 import type { Db } from '../store/db.js';
 import { getTrainRun, listTrainRuns, updateTrainRun, type TrainRunRow } from '../store/train-runs.js';
 import { LAUNCH_FILE, readLaunchRecord, type LaunchRecord } from './launch.js';
+import { stopRun, type StopResult } from './stop.js';
 import { RunFollower, stopOrphanedEnvServer, type RunState } from './watch.js';
 
 export interface ResolvedRun {
@@ -64,4 +65,17 @@ export function runStates(db: Db): RunState[] {
     recordState(db, run, state);
     return [state];
   });
+}
+
+/** `train stop` for the CLI and the Train screen: the signals, then the run recorded as stopped. */
+export async function stopTrainRun(
+  db: Db,
+  run: ResolvedRun,
+  options: { graceMs: number; onSignal?: (signal: NodeJS.Signals) => void },
+): Promise<StopResult & { state: RunState }> {
+  const result = await stopRun(run.launch, options);
+  if (result.endedBy && run.row) updateTrainRun(db, run.row.name, { status: 'stopped' });
+  const state = followRun(db, run).poll();
+  recordState(db, run, state);
+  return { ...result, state };
 }

@@ -95,6 +95,8 @@ export interface TrainService {
   runs(): Promise<TrainRunLine[]>;
   /** The run as it is now (each call reads what its log gained) and its newest rollouts, newest first. */
   view(name: string): Promise<{ state: RunState; rollouts: TraceRollout[] }>;
+  /** Stops the run as `geolab train stop` does; says how it ended. */
+  stop(name: string): Promise<string>;
 }
 
 export interface SplitsService {

@@ -19,7 +19,14 @@ import { KEY, renderApp } from './render.js';
 
 const fixture = (name: string) => new URL(`../fixtures/train/${name}`, import.meta.url);
 let session: WorkspaceSession;
-let trainer: ChildProcess;
+const trainers: ChildProcess[] = [];
+
+/** A live stand-in in a process group of its own, its argv naming the run's resolved config, as launch starts the trainer. */
+function liveTrainer(resolved: string): number {
+  const child = spawn('python3', ['-c', 'import time; time.sleep(120)', resolved], { stdio: 'ignore', detached: true });
+  trainers.push(child);
+  return child.pid!;
+}
 
 function rollout(step: number, index: number, reward: number) {
   return {
@@ -64,15 +71,14 @@ function recordRun(root: string, name: string, log: string, pid: (resolvedConfig
 beforeAll(async () => {
   const dir = tempDir();
   const ws = await openWorkspace(dir, { seedDemo: false });
-  const running = recordRun(dir, 'r1', 'trl-run.log', (resolved) => {
-    trainer = spawn('python3', ['-c', 'import time; time.sleep(120)', resolved], { stdio: 'ignore' });
-    return trainer.pid!;
-  });
+  const running = recordRun(dir, 'r1', 'trl-run.log', liveTrainer);
+  const toStop = recordRun(dir, 'r3', 'trl-run.log', liveTrainer);
   // A finished process's pid: nothing runs under it any more.
   const crashed = recordRun(dir, 'r2', 'trl-crash.log', () => spawnSync('true').pid);
   for (const [record, startedAt] of [
     [running, '2026-12-01T10:00:00Z'],
     [crashed, '2026-12-01T09:00:00Z'],
+    [toStop, '2026-12-01T08:00:00Z'],
   ] as const) {
     saveTrainRun(ws.db, {
       name: record.name,
@@ -94,12 +100,12 @@ beforeAll(async () => {
 
 afterEach(() => cleanup());
 afterAll(async () => {
-  trainer.kill('SIGKILL');
+  for (const child of trainers) child.kill('SIGKILL');
   await session.close();
 });
 
-function open(route: Parameters<typeof renderApp>[0]['route']) {
-  return renderApp({ route, services: { openWorkspace: session.view, train: trainService(session) } });
+function open(route: Parameters<typeof renderApp>[0]['route'], size: { columns?: number; rows?: number } = {}) {
+  return renderApp({ route, services: { openWorkspace: session.view, train: trainService(session) }, ...size });
 }
 
 describe('Train screen', () => {
@@ -131,10 +137,35 @@ describe('Train screen', () => {
     expect(frame).not.toContain('ETA');
   });
 
+  it('fits a crashed run into 80x24: the tail of the traceback, the rollouts, the keys', async () => {
+    const app = await open({ screen: 'train', run: 'r2' }, { columns: 80, rows: 24 });
+    const frame = await app.waitFor((f) => f.includes('crashed'));
+    expect(frame).toContain('CUDA out of memory');
+    expect(frame).not.toContain('Traceback (most recent call last)');
+    expect(frame).toContain('› step 3  train/2');
+    expect(frame).toContain('S stop');
+    expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+  });
+
+  it('stops a running run after asking: SIGINT to its process group, then recorded as stopped', async () => {
+    const app = await open({ screen: 'train', run: 'r3' });
+    await app.waitFor((f) => f.includes('TRAIN · r3 · running'));
+    await app.press('S');
+    expect(app.frame()).toContain('Stop r3? SIGINT, SIGTERM after 30 s. y stops · n/esc keeps it running');
+    await app.press('n');
+    expect(app.frame()).not.toContain('Stop r3?');
+    await app.press('S', 'y');
+    await app.waitFor((f) => f.includes('r3 stopped (SIGINT) at step 3'));
+    await app.waitFor((f) => f.includes('TRAIN · r3 · stopped'), 5000);
+    await app.press('S');
+    expect(app.frame()).toContain('r3 is not running');
+  });
+
   it('is reached from Home, which lists the runs with status and step', async () => {
     const app = await renderApp({ route: { screen: 'home' }, services: { openWorkspace: session.view, train: trainService(session) } });
     await app.waitFor((f) => f.includes('Training'));
-    expect(app.frame()).toContain('Training   r1 running 3/250 · r2 crashed 2/250');
+    // r3 is stopped or not depending on whether the test stopping it ran first.
+    expect(app.frame()).toMatch(/Training {3}r1 running 3\/250 · r2 crashed 2\/250 · r3 (running|stopped) 3\/250/);
     await app.press('t');
     await app.waitFor((f) => /› r1 +running +3\/250/.test(f));
     expect(app.frame()).toMatch(/ {2}r2 +crashed +2\/250/);

@@ -6,12 +6,12 @@
  */
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import type { Workspace } from '../../store/index.js';
-import { saveTrainRun, updateTrainRun } from '../../store/train-runs.js';
+import { saveTrainRun } from '../../store/train-runs.js';
 import type { TrainConfig } from '../../train/config.js';
 import { checkpointSteps, launch, planLaunch, readTrainConfigFile, type LaunchRecord } from '../../train/launch.js';
 import { formatDuration, KEY_METRICS, type RunSnapshot } from '../../train/log.js';
-import { followRun, recordState, resolveRun, type ResolvedRun } from '../../train/runs.js';
-import { DEFAULT_GRACE_S, stopRun } from '../../train/stop.js';
+import { followRun, recordState, resolveRun, stopTrainRun, type ResolvedRun } from '../../train/runs.js';
+import { DEFAULT_GRACE_S } from '../../train/stop.js';
 import type { PreflightReport } from '../../train/types.js';
 import { trainerRunning, type RunState } from '../../train/watch.js';
 import type { GlobalOptions } from '../main.js';
@@ -98,17 +98,14 @@ export async function stopCommand(ref: string, opts: StopCommandOptions): Promis
   if (!(graceS >= 0)) throw new UsageError(`--grace expects seconds >= 0, got ${graceS}`);
   await withWorkspace(opts, async (ws) => {
     const run = resolveRun(ws.db, ref);
-    const result = await stopRun(run.launch, {
+    const { endedBy, state } = await stopTrainRun(ws.db, run, {
       graceMs: graceS * 1000,
       onSignal: (signal) => opts.json || warn(`geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`),
     });
-    const state = followRun(ws.db, run).poll();
-    if (result.endedBy && run.row) updateTrainRun(ws.db, run.row.name, { status: 'stopped', ended_at: new Date().toISOString(), last_step: state.snapshot.step });
-    recordState(ws.db, run, { ...state, status: result.endedBy ? 'stopped' : state.status });
-    const status = result.endedBy ? 'stopped' : state.status;
-    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: result.endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints });
-    if (!result.endedBy) printLine(`run "${run.launch.name}" was not running (${status})`);
-    else printLine(`run "${run.launch.name}" stopped (${result.endedBy}) at step ${state.snapshot.step ?? '?'}; last checkpoint: ${lastCheckpoint(state.snapshot)}`);
+    const { status } = state;
+    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints });
+    if (!endedBy) printLine(`run "${run.launch.name}" was not running (${status})`);
+    else printLine(`run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'}; last checkpoint: ${lastCheckpoint(state.snapshot)}`);
   });
 }
 

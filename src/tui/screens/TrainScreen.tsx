@@ -8,7 +8,7 @@ import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
-import { matches, type HintItem } from '../keys.js';
+import { keyLabel, matches, type HintItem } from '../keys.js';
 import type { ScreenProps } from '../screens.js';
 import type { TrainRunLine, TrainService } from '../services.js';
 import { sparkline } from '../train/sparkline.js';
@@ -27,6 +27,7 @@ const CURVES = [
 ] as const;
 
 const HINTS: HintItem[] = [{ commands: ['train.up', 'train.down'], label: 'choose' }, 'train.open', 'train.help', 'train.back'];
+const RUN_HINTS: HintItem[] = [{ commands: ['train.up', 'train.down'], label: 'choose' }, { commands: ['train.open'], label: 'turns' }, { commands: ['train.stop'], label: 'stop' }, 'train.help', 'train.back'];
 
 type Loaded<T> = { status: 'loading' } | { status: 'ready'; value: T } | { status: 'failed'; message: string };
 
@@ -113,17 +114,32 @@ function RunList({ service }: { service: TrainService }) {
 
 function RunView({ service, name }: { service: TrainService; name: string }) {
   const theme = useTheme();
-  const { columns } = useTerminalSize();
+  const { columns, rows } = useTerminalSize();
   const { notice } = useNavigation();
   const actions = useNavigationActions();
   const [load] = useState(() => () => service.view(name));
   const view = usePolled(load, useScreenActive());
   const [selected, setSelected] = useState(0);
   const [opened, setOpened] = useState(false);
+  const [stop, setStop] = useState<'confirm' | 'stopping' | null>(null);
   const rollouts = view.status === 'ready' ? view.value.rollouts : [];
+  const running = view.status === 'ready' && view.value.state.status === 'running';
 
   useScreenKeys('train.help', (input, key) => {
-    if (matches('train.back', input, key)) {
+    if (stop === 'confirm') {
+      if (matches('confirm.yes', input, key)) {
+        setStop('stopping');
+        service.stop(name).then(
+          (message) => (setStop(null), actions.notify(message)),
+          (err: Error) => (setStop(null), actions.notify(`cannot stop ${name}: ${err.message}`)),
+        );
+      } else if (matches('confirm.no', input, key)) setStop(null);
+      return;
+    }
+    if (matches('train.stop', input, key)) {
+      if (running && stop === null) setStop('confirm');
+      else if (!running) actions.notify(`${name} is not running`);
+    } else if (matches('train.back', input, key)) {
       if (opened) setOpened(false);
       else actions.back();
     } else if (matches('train.up', input, key)) setSelected((s) => Math.max(0, s - 1));
@@ -143,6 +159,12 @@ function RunView({ service, name }: { service: TrainService; name: string }) {
   }
   const { state } = view.value;
   const rollout = rollouts[Math.min(selected, rollouts.length - 1)];
+  const crash = state.snapshot.crashed;
+  const crashLines = rows >= 40 ? 10 : 4;
+  // What is left for the rollouts below the title, curves, warnings, crash box and footer.
+  const chrome = 1 + 1 + CURVES.length + state.snapshot.warnings.length + (crash ? Math.min(crashLines, crash.last_lines.length) + 3 : 0) + 2 + 2;
+  const listRows = Math.max(2, rows - chrome);
+  const first = Math.max(0, selected - listRows + 1);
   return (
     <>
       <Header title={<Text bold>{title(state)}</Text>} right={state.snapshot.resumed_from ? `resumed from ${state.snapshot.resumed_from.checkpoint}` : ''} />
@@ -154,21 +176,32 @@ function RunView({ service, name }: { service: TrainService; name: string }) {
           {`! ${w.message}`}
         </Text>
       ))}
-      {state.snapshot.crashed ? <Crash lines={state.snapshot.crashed.last_lines} /> : null}
+      {crash ? <Crash lines={crash.last_lines.slice(-crashLines)} /> : null}
       <Box marginTop={1} flexDirection="column" flexGrow={1}>
         <Text color={theme.accent}>recent rollouts (traces/rollouts.jsonl)</Text>
         {rollouts.length === 0 ? <Text color={theme.muted}>none traced yet</Text> : null}
         {opened && rollout ? (
-          <RolloutTurns rollout={rollout} />
+          <RolloutTurns rollout={rollout} rows={listRows} />
         ) : (
-          rollouts.map((r, i) => (
-            <Text key={`${r.step}-${i}`} inverse={i === selected} wrap="truncate-end">
-              {`${i === selected ? '›' : ' '} ${rolloutLine(r)}`}
-            </Text>
-          ))
+          rollouts.slice(first, first + listRows).map((r, at) => {
+            const i = first + at;
+            return (
+              <Text key={`${r.step}-${i}`} inverse={i === selected} wrap="truncate-end">
+                {`${i === selected ? '›' : ' '} ${rolloutLine(r)}`}
+              </Text>
+            );
+          })
         )}
       </Box>
-      <Footer notice={notice} hints={HINTS} />
+      {stop ? (
+        <Text color={theme.status.warn}>
+          {stop === 'stopping'
+            ? `stopping ${name}: SIGINT, the trainer saves a checkpoint…`
+            : `Stop ${name}? SIGINT, SIGTERM after 30 s. ${keyLabel('confirm.yes')} stops · ${keyLabel('confirm.no')} keeps it running`}
+        </Text>
+      ) : (
+        <Footer notice={notice} hints={RUN_HINTS} />
+      )}
     </>
   );
 }
@@ -198,7 +231,7 @@ function Crash({ lines }: { lines: string[] }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.status.error} flexShrink={0}>
       <Text color={theme.status.error}>crashed: the last lines of the log</Text>
-      {lines.slice(-10).map((line, i) => (
+      {lines.map((line, i) => (
         <Text key={i} wrap="truncate-end">
           {line}
         </Text>
@@ -207,13 +240,13 @@ function Crash({ lines }: { lines: string[] }) {
   );
 }
 
-function RolloutTurns({ rollout }: { rollout: TraceRollout }) {
+function RolloutTurns({ rollout, rows }: { rollout: TraceRollout; rows: number }) {
   const theme = useTheme();
   return (
     <Box flexDirection="column">
       <Text>{rolloutLine(rollout)}</Text>
       <Text color={theme.muted}>traces keep no images: the turns as the trainer recorded them (esc: back to the list)</Text>
-      {rollout.turns.map((t) => (
+      {rollout.turns.slice(0, Math.max(1, rows - 2)).map((t) => (
         <Text key={t.turn} wrap="truncate-end">
           {`${String(t.turn).padStart(2)} ${t.action}  `}
           <Text color={theme.muted}>{t.feedback}</Text>
