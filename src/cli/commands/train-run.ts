@@ -149,7 +149,8 @@ async function follow(ws: Workspace, run: ResolvedRun, follower: ReturnType<type
       recordState(ws.db, run, state);
       const line = progressLine(state);
       if (line !== last) {
-        if (json) printJson(state);
+        // Each line carries the newest metrics only; `--once --json` has the whole history.
+        if (json) printJson({ ...state, snapshot: { ...state.snapshot, metrics: state.snapshot.metrics.slice(-1) } });
         else printLine(line);
         last = line;
       }
