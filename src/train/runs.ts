@@ -10,6 +10,7 @@ import type { Db } from '../store/db.js';
 import { getTrainRun, listTrainRuns, updateTrainRun, type TrainRunRow } from '../store/train-runs.js';
 import { LAUNCH_FILE, readLaunchRecord, type LaunchRecord } from './launch.js';
 import { stopRun, type StopResult } from './stop.js';
+import type { RunLine } from './run-line.js';
 import { RunFollower, stopOrphanedEnvServer, type RunState } from './watch.js';
 
 export interface ResolvedRun {
@@ -78,4 +79,9 @@ export async function stopTrainRun(
   const state = followRun(db, run).poll();
   recordState(db, run, state);
   return { ...result, state };
+}
+
+/** Every run of the workspace as lists show it, status derived now. */
+export function runLines(db: Db): RunLine[] {
+  return runStates(db).map((s) => ({ name: s.name, status: s.status, step: s.snapshot.step, max_steps: s.snapshot.max_steps }));
 }

@@ -10,8 +10,8 @@ import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
-import type { TrainRunStatus } from '../store/train-runs.js';
 import type { TraceRollout } from '../train/rollouts.js';
+import type { RunLine } from '../train/run-line.js';
 import type { RunState } from '../train/watch.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
@@ -49,12 +49,7 @@ export interface HomeSummary {
   trainRuns?: TrainRunLine[];
 }
 
-export interface TrainRunLine {
-  name: string;
-  status: TrainRunStatus;
-  step: number | null;
-  maxSteps: number | null;
-}
+export type TrainRunLine = RunLine;
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
 export interface EpisodeListQuery {

@@ -52,5 +52,5 @@ describe('the Train screen in a real terminal', () => {
     await menu.waitFor(/› e2e +done +12\/12/);
     menu.send(['Enter']);
     await menu.waitFor('TRAIN · e2e · done');
-  });
+  }, 120_000);
 });

@@ -13,8 +13,8 @@ export async function home(opts: GlobalOptions): Promise<void> {
   const { openWorkspace, summarize } = await import('../../store/index.js');
   const ws = await openWorkspace(opts.workspace);
   try {
-    const { runStates } = await import('../../train/runs.js');
-    const train = runStates(ws.db).map((s) => ({ name: s.name, status: s.status, step: s.snapshot.step, max_steps: s.snapshot.max_steps }));
+    const [{ runLines }, { describeRunLines }] = await Promise.all([import('../../train/runs.js'), import('../../train/run-line.js')]);
+    const train = runLines(ws.db);
     const summary = { ...summarize(ws), train_runs: train };
     if (opts.json) return printJson(summary);
     printLine(`geolab workspace ${summary.dir}${ws.created ? ' (new, demo tasks loaded)' : ''}`);
@@ -26,7 +26,7 @@ export async function home(opts: GlobalOptions): Promise<void> {
         ['episodes', summary.episodes],
         ['runs', describeRuns(summary.runs)],
         // Training shows once there is a run to show.
-        ...(train.length ? [['training', train.map((r) => `${r.name} ${r.status} ${r.step ?? '-'}/${r.max_steps ?? '?'}`).join(' · ')]] : []),
+        ...(train.length ? [['training', describeRunLines(train)]] : []),
       ]),
     );
     printLine('\nRun `geolab --help` for the commands.');

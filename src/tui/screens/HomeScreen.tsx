@@ -14,7 +14,8 @@ import { formatAgo } from '../format.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
 import { keyHint, matches } from '../keys.js';
-import type { HomeSummary, TrainRunLine, TuiServices } from '../services.js';
+import type { HomeSummary, TuiServices } from '../services.js';
+import { describeRunLines } from '../../train/run-line.js';
 
 type Entry = MenuItem & { run?: () => void };
 
@@ -100,7 +101,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
     ],
     ['Runs', describeRuns(summary.runs)],
-    ['Training', describeTraining(summary.trainRuns ?? [])],
+    ['Training', describeRunLines(summary.trainRuns ?? [])],
     ['Audit', describeAudit(summary.audit)],
   ];
   return (
@@ -124,8 +125,3 @@ function describeAudit(last: LastAudit | null | undefined): string {
   return `${open} (last run ${last.prompts.toLocaleString('en-US')} prompts, ${last.seconds.toFixed(2)} s)`;
 }
 
-/** Each training run on one line's worth: name, status, step/max; the newest first. */
-function describeTraining(runs: TrainRunLine[]): string {
-  if (runs.length === 0) return 'none (geolab train launch CONFIG)';
-  return runs.map((r) => `${r.name} ${r.status} ${r.step ?? '-'}/${r.maxSteps ?? '?'}`).join(' · ');
-}

@@ -270,7 +270,7 @@ function rolloutLine(r: TraceRollout): string {
 }
 
 function stepOf(run: TrainRunLine): string {
-  return `${run.step ?? '-'}/${run.maxSteps ?? '?'}`;
+  return `${run.step ?? '-'}/${run.max_steps ?? '?'}`;
 }
 
 function formatValue(metric: string, value: number): string {

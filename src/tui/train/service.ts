@@ -17,8 +17,8 @@ export function trainService(session: WorkspaceSession): TrainService {
   const modules = () => Promise.all([session.open(), import('../../train/runs.js'), import('../../train/rollouts.js'), import('../../train/launch.js')]);
   return {
     async runs() {
-      const [ws, { runStates }] = await modules();
-      return runStates(ws.db).map((s) => ({ name: s.name, status: s.status, step: s.snapshot.step, maxSteps: s.snapshot.max_steps }));
+      const [ws, { runLines }] = await modules();
+      return runLines(ws.db);
     },
     async view(name) {
       const [ws, { followRun, recordState, resolveRun }, { recentRollouts }, { TRACES_FILE }] = await modules();
