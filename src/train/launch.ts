@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { GeolabError, InputError, ServiceError } from '../core/errors.js';
+import { EXIT, GeolabError, InputError, ServiceError } from '../core/errors.js';
 import { REDACTED, isSecretName, redactDeep, registerSecret } from '../core/secrets.js';
 import { isRecord } from '../core/values.js';
 import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
@@ -178,11 +178,15 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
   mkdirSync(plan.outputDir, { recursive: true });
   let server: LaunchRecord['env_server'] = null;
   let trainerPid: number | undefined;
+  // Ctrl-C while the server starts: what was started is stopped, not left running unrecorded.
+  const interrupt = { requested: false };
+  const onSigint = () => (interrupt.requested = true);
+  process.on('SIGINT', onSigint);
   try {
     let config = options.config;
     if (plan.envServer) {
       const logPath = join(plan.outputDir, ENV_LOG_FILE);
-      const started = await startEnvServer(plan.envServer, logPath, env, dirname(options.configPath));
+      const started = await startEnvServer(plan.envServer, logPath, env, dirname(options.configPath), interrupt);
       server = { ...started, command: plan.envServer, log_path: logPath };
       config = { ...config, env: { ...config.env, url: started.url } };
     }
@@ -208,6 +212,8 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
     if (trainerPid !== undefined) signalGroup(trainerPid, 'SIGTERM');
     if (server) signalGroup(server.pid, 'SIGTERM');
     throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
 }
 
@@ -255,7 +261,13 @@ async function spawnDetached(argv: string[], logPath: string, env: NodeJS.Proces
 }
 
 /** Starts `geolab env serve --json` and reads the address it bound from the first line of its output. */
-async function startEnvServer(argv: string[], logPath: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ pid: number; url: string }> {
+async function startEnvServer(
+  argv: string[],
+  logPath: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  interrupt: { requested: boolean },
+): Promise<{ pid: number; url: string }> {
   const start = statSizeOr0(logPath);
   const pid = await spawnDetached(argv, logPath, env, cwd);
   const deadline = Date.now() + ENV_START_TIMEOUT_MS;
@@ -264,6 +276,10 @@ async function startEnvServer(argv: string[], logPath: string, env: NodeJS.Proce
     const line = text.split('\n').find((l) => l.startsWith('{"url"'));
     if (line) return { pid, url: (JSON.parse(line) as { url: string }).url };
     const alive = signalGroup(pid, 0);
+    if (interrupt.requested) {
+      signalGroup(pid, 'SIGTERM');
+      throw new GeolabError('interrupted while the environment server started: nothing launched', EXIT.interrupted);
+    }
     if (!alive || Date.now() > deadline) {
       if (alive) signalGroup(pid, 'SIGTERM');
       const tail = text.trim().split('\n').slice(-5).join('\n');
