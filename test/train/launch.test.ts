@@ -34,10 +34,13 @@ describe('launch commands', () => {
 
   it('records the environment with keys replaced, also where a key sits inside another value', () => {
     const token = 'hf_T0kenValue123456';
-    const recorded = recordedEnvironment({ HF_TOKEN: token, HUB_URL: `https://u:${token}@hub.example`, RUN_PASSCODE: 'custom-secret-value', HOME: '/home/x' }, ['RUN_PASSCODE']);
-    expect(recorded).toMatchObject({ HF_TOKEN: '[redacted]', RUN_PASSCODE: '[redacted]', HOME: '/home/x' });
+    const recorded = recordedEnvironment(
+      { HF_TOKEN: token, HUB_URL: `https://u:${token}@hub.example`, RUN_PASSCODE: 'custom-secret-value', HOME: '/home/x', OPENAI_API_KEY: 'sk-test-0123456789', PGPASSWORD: 'pg-password-value', GIT_AUTHOR_NAME: 'Ada' },
+      ['RUN_PASSCODE'],
+    );
+    expect(recorded).toMatchObject({ HF_TOKEN: '[redacted]', RUN_PASSCODE: '[redacted]', OPENAI_API_KEY: '[redacted]', PGPASSWORD: '[redacted]', HOME: '/home/x', GIT_AUTHOR_NAME: 'Ada' });
     expect(recorded.HUB_URL).toBe('https://u:[redacted]@hub.example');
-    expect(JSON.stringify(recorded)).not.toMatch(/T0kenValue|custom-secret/);
+    expect(JSON.stringify(recorded)).not.toMatch(/T0kenValue|custom-secret|0123456789|pg-password/);
   });
 
   it('finds the checkpoint-N folders, newest last, and nothing else', () => {
