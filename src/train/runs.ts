@@ -56,16 +56,14 @@ export function recordState(db: Db, run: ResolvedRun, state: RunState): void {
   });
 }
 
-/** Every run of the workspace with its status derived now (Home's list). */
-export function runStates(db: Db): RunState[] {
-  return listTrainRuns(db).flatMap((row) => {
-    const launch = readLaunchRecord(row.output_dir);
-    if (!launch) return [];
-    const run = { launch, row, outputDir: row.output_dir };
-    const state = followRun(db, run).poll();
-    recordState(db, run, state);
-    return [state];
-  });
+/** A run recorded as running, looked at now: its status derived and written back. */
+function lookAt(db: Db, row: TrainRunRow): RunState | undefined {
+  const launch = readLaunchRecord(row.output_dir);
+  if (!launch) return undefined;
+  const run = { launch, row, outputDir: row.output_dir };
+  const state = followRun(db, run).poll();
+  recordState(db, run, state);
+  return state;
 }
 
 /** `train stop` for the CLI and the Train screen: the signals, then the run recorded as stopped. */
@@ -81,7 +79,15 @@ export async function stopTrainRun(
   return { ...result, state };
 }
 
-/** Every run of the workspace as lists show it, status derived now. */
+/**
+ * Every run of the workspace as lists show it. Only runs recorded as running are looked at (their
+ * logs read): an ended run's row already holds how it ended, and a long run's log is megabytes.
+ */
 export function runLines(db: Db): RunLine[] {
-  return runStates(db).map((s) => ({ name: s.name, status: s.status, step: s.snapshot.step, max_steps: s.snapshot.max_steps }));
+  return listTrainRuns(db).map((row) => {
+    const state = row.status === 'running' ? lookAt(db, row) : undefined;
+    return state
+      ? { name: state.name, status: state.status, step: state.snapshot.step, max_steps: state.snapshot.max_steps }
+      : { name: row.name, status: row.status, step: row.last_step, max_steps: row.max_steps };
+  });
 }
