@@ -285,7 +285,7 @@ export function buildProgram(): Command {
     .action(async (roots: string[], opts, cmd: Command) =>
       (await import('./commands/eval.js')).reportCommand(roots, { ...withGlobals(opts, cmd), fromWorkspace: cmd.optsWithGlobals().workspace !== undefined }),
     );
-  const train = program.command('train').description('local GRPO training: write a config, pre-flight, serve the adapter');
+  const train = program.command('train').description('local GRPO training: write a config, pre-flight, launch, watch, stop, resume, serve the adapter');
   train
     .command('init')
     .description("write a run's config.json: the recipe, your task set and panorama cache; a wizard on a terminal, flags otherwise")
@@ -318,6 +318,38 @@ export function buildProgram(): Command {
     .option('--exec', 'run the command in the foreground (Ctrl-C stops it)')
     .option('--json', 'the plan as JSON')
     .action(async (run: string, opts, cmd: Command) => (await import('./commands/train.js')).serveCommand(run, withGlobals(opts, cmd)));
+  train
+    .command('launch')
+    .description('pre-flight, then the environment server (env.mode local) and the trainer, each in its own process group; writes <output_dir>/launch.json')
+    .argument('<config>', 'training config JSON')
+    .option('--dry-run', 'print what would run; start and write nothing')
+    .option('--no-preflight', 'skip the pre-flight checks (after `geolab train preflight`)')
+    .option('--trainer <script>', "the trainer script (default: geolab's)")
+    .option('--json', 'print the launch record')
+    .action(async (config: string, opts, cmd: Command) => (await import('./commands/train-run.js')).launchCommand(config, withGlobals(opts, cmd)));
+  train
+    .command('watch')
+    .description('the Train screen on a terminal; otherwise a progress line per change until the run ends (exit 1 if it crashed)')
+    .argument('<run>', "run name, or the run's output directory")
+    .option('--once', 'print one snapshot: phase, step, ETA, last metrics, warnings')
+    .option('--interval <s>', 'seconds between looks without a terminal', number('--interval'), 2)
+    .option('--json', 'JSON snapshots')
+    .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).watchCommand(run, withGlobals(opts, cmd)));
+  train
+    .command('stop')
+    .description('SIGINT to the trainer (it saves a checkpoint), SIGTERM after the grace period; stops the environment server too')
+    .argument('<run>', "run name, or the run's output directory")
+    .option('--grace <s>', 'seconds between SIGINT and SIGTERM', number('--grace'), 30)
+    .option('--json', 'JSON output')
+    .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).stopCommand(run, withGlobals(opts, cmd)));
+  train
+    .command('resume')
+    .description('launch a stopped or crashed run again from its last checkpoint-N')
+    .argument('<run>', "run name, or the run's output directory")
+    .option('--no-preflight', 'skip the pre-flight checks')
+    .option('--trainer <script>', 'the trainer script (default: the one it was launched with)')
+    .option('--json', 'print the launch record')
+    .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).resumeCommand(run, withGlobals(opts, cmd)));
   // Only the program itself: the subcommands copied the setting when they were added, and keep refusing.
   program.allowExcessArguments(true);
   return program;

@@ -18,6 +18,15 @@ const windows = new Set<string>();
 /** Secrets too short to have windows: only their whole occurrences can be recognised. */
 const shortSecrets = new Set<string>();
 
+/** Environment variable names that hold keys by convention (HF_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, PGPASSWORD, ...). */
+const SECRET_WORD = /TOKEN|SECRET|PASSWORD|PASSWD/i;
+/** Shorter words count only whole between underscores: GIT_AUTHOR_NAME and KEYBOARD hold no key. */
+const SECRET_PART = /(^|_)(KEY|AUTH|PASS|CREDENTIALS?)(_|$)/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_WORD.test(name) || SECRET_PART.test(name);
+}
+
 /** Registers a secret (an empty or absent value is ignored); returns the value, for reading in one go. */
 export function registerSecret<T extends string | undefined>(value: T): T {
   if (!value || secrets.has(value)) return value;

@@ -153,4 +153,22 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // 5: training runs as `train launch` records them. The first schema's training_runs was never
+  // written; a run's metrics stay in its progress.jsonl, the row keeps what lists and stop need.
+  `
+  DROP TABLE training_runs;
+  CREATE TABLE train_runs (
+    name TEXT PRIMARY KEY,
+    config_path TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    output_dir TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'stopped', 'crashed', 'done')),
+    pid INTEGER,
+    env_pid INTEGER,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    last_step INTEGER,
+    max_steps INTEGER NOT NULL
+  );
+  `,
 ];

@@ -6,15 +6,15 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statfsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { registerSecret } from '../core/secrets.js';
 import type { Task } from '../core/tasks.js';
 import { RemoteEnvClient } from '../env/client/remote.js';
 import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
-import { PACKAGE_ROOT } from '../paths.js';
 import { panoramaFile } from '../tasks/panoramas.js';
 import { derive, type TrainConfig } from './config.js';
 import { formatProblems, type LocatedProblem } from './config-file.js';
+import { TRAINER_REQUIREMENTS } from './python-path.js';
 import type { CheckStatus, PreflightCheck, PreflightReport } from './types.js';
 
 export interface PreflightOptions {
@@ -43,7 +43,6 @@ const CHECKPOINT_BYTES_R16 = 100e6;
 /** The trace JSONL and logs of a 250-step run stay well under this. */
 const TRACE_BYTES = 2e9;
 
-export const REQUIREMENTS_FILE = join(PACKAGE_ROOT, 'src', 'train', 'python', 'requirements.txt');
 const PACKAGES = ['torch', 'transformers', 'trl', 'peft', 'vllm', 'accelerate'] as const;
 
 export async function runPreflight(config: TrainConfig, options: PreflightOptions = {}): Promise<PreflightReport> {
@@ -169,7 +168,7 @@ const VERSIONS_SCRIPT = [
 ].join('\n');
 
 async function pythonChecks(config: TrainConfig, python: string, env: NodeJS.ProcessEnv): Promise<PreflightCheck[]> {
-  const install = `${python} -m pip install -r ${REQUIREMENTS_FILE}`;
+  const install = `${python} -m pip install -r ${TRAINER_REQUIREMENTS}`;
   const ran = await runProbe(python, ['-c', VERSIONS_SCRIPT], env);
   if (ran.missing) return [check('python.version', 'fail', `${python} not found on PATH`, `install Python >= ${MIN_PYTHON.join('.')} (a venv with the trainer's requirements), and set "python" in the config to its interpreter`)];
   let found: { python: string; packages: Record<string, string | null> };

@@ -14,6 +14,7 @@ import { splitsService } from './splits/service.js';
 import { auditService } from './audit/service.js';
 import { evalBoardService } from './eval/service.js';
 import { watchService } from './watch/service.js';
+import { trainService } from './train/service.js';
 import { workspaceSession, type WorkspaceSession } from './workspace-session.js';
 
 export { NoTerminalError } from './errors.js';
@@ -61,6 +62,7 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         splits: splitsService(session),
         audit: auditService(session, workspaceDir(options.workspace)),
         evalBoard: evalBoardService(session),
+        train: trainService(session),
       },
     });
   } finally {

@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -25,6 +25,7 @@ export const KEYMAP = {
   'home.splits': { keys: ['s'], description: 'Splits: build task splits by country' },
   'home.audit': { keys: ['a'], description: 'open Audit' },
   'home.eval': { keys: ['v'], description: 'open the Eval board' },
+  'home.train': { keys: ['t'], description: 'open Train: the training runs' },
   'home.help': { keys: ['?'], description: 'help' },
   'home.quit': { keys: ['q'], description: 'quit' },
 
@@ -142,6 +143,13 @@ export const KEYMAP = {
   'eval.reload': { keys: ['R'], description: "read the workspace's episodes again" },
   'eval.help': { keys: ['?'], description: 'help' },
   'eval.back': { keys: ['q', 'escape'], description: 'back' },
+  // The Train screen: a run's progress and its recent rollouts (or, without a run, the runs).
+  'train.up': { keys: ['up', 'k'], description: 'previous run or rollout' },
+  'train.down': { keys: ['down', 'j'], description: 'next run or rollout' },
+  'train.stop': { keys: ['S'], description: 'stop the run: SIGINT (it saves a checkpoint), SIGTERM after 30 s; asks to confirm' },
+  'train.open': { keys: ['enter'], description: "open the run; on a rollout, its turns (traces keep no images, so they are not a Player episode)" },
+  'train.help': { keys: ['?'], description: 'help' },
+  'train.back': { keys: ['q', 'escape'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

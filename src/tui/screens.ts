@@ -27,6 +27,7 @@ const SCREENS: { [S in ScreenName]: Screen<S> } = {
   splits: screen(async () => (await import('./screens/SplitsScreen.js')).SplitsScreen),
   audit: screen(async () => (await import('./screens/AuditScreen.js')).AuditScreen),
   eval: screen(async () => (await import('./screens/EvalScreen.js')).EvalScreen),
+  train: screen(async () => (await import('./screens/TrainScreen.js')).TrainScreen),
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */

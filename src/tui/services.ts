@@ -10,6 +10,9 @@ import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
+import type { TraceRollout } from '../train/rollouts.js';
+import type { RunLine } from '../train/run-line.js';
+import type { RunState } from '../train/watch.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { SweepPhase, SweepStatus } from '../eval/sweep-status.js';
 import type { BoardEpisode } from './eval/board.js';
@@ -44,7 +47,11 @@ export interface HomeSummary {
   runs: RunKinds;
   /** The last audit of the workspace's episodes (null: none ran yet). */
   audit?: LastAudit | null;
+  /** Training runs, newest first, each as derived when the summary was read. */
+  trainRuns?: TrainRunLine[];
 }
+
+export type TrainRunLine = RunLine;
 
 /** What the Episodes list shows: the episodes matching `filter`, in `sort` order. */
 export interface EpisodeListQuery {
@@ -79,6 +86,16 @@ export interface TuiServices {
   audit?: AuditService;
   /** "Eval board" on Home: the workspace's episodes as a report, and the sweeps recording them. */
   evalBoard?: EvalBoardService;
+  /** "Train" on Home and `geolab train watch`: the workspace's training runs as they go. */
+  train?: TrainService;
+}
+
+export interface TrainService {
+  runs(): Promise<TrainRunLine[]>;
+  /** The run as it is now (each call reads what its log gained) and its newest rollouts, newest first. */
+  view(name: string): Promise<{ state: RunState; rollouts: TraceRollout[] }>;
+  /** Stops the run as `geolab train stop` does; says how it ended. */
+  stop(name: string): Promise<string>;
 }
 
 export interface SplitsService {

@@ -4,6 +4,7 @@ import { readLastAudit } from '../audit/last-run.js';
 import { readImage } from '../store/images.js';
 import { summarize, type Workspace } from '../store/index.js';
 import { workspacePaths } from '../store/workspace.js';
+import { runLines } from '../train/runs.js';
 import type { EpisodeRow, WorkspaceView } from './services.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
 
@@ -20,6 +21,7 @@ export function workspaceView(ws: Workspace): WorkspaceView {
         lastEpisode: last ? rowOf(last) : null,
         runs: summary.runs,
         audit: readLastAudit(workspacePaths(summary.dir).lastAudit),
+        trainRuns: runLines(ws.db),
       };
     },
     countEpisodes: (filter) => countEpisodes(ws.db, filter && storeFilter(filter)),

@@ -57,7 +57,15 @@ describe('CLI start-up', () => {
     const file = writeJsonl([makeTask(0)]);
     const prompts = join(tempDir(), 'prompts.jsonl');
     writeFileSync(prompts, JSON.stringify({ id: 'p', task_id: 'fx-00000', messages: [{ role: 'user', content: 'Where is this?' }] }) + '\n');
-    for (const args of [['geo', 'locate', '-33.92', '18.42'], ['score', '--distance-km', '5'], ['tasks', 'validate', file], ['audit', '--prompts', prompts, '--tasks', file]]) {
+    const trainConfig = join(tempDir(), 'train.json');
+    writeFileSync(trainConfig, JSON.stringify({ version: 1, name: 'r', output_dir: 'out' }));
+    for (const args of [
+      ['geo', 'locate', '-33.92', '18.42'],
+      ['score', '--distance-km', '5'],
+      ['tasks', 'validate', file],
+      ['audit', '--prompts', prompts, '--tasks', file],
+      ['train', 'launch', trainConfig, '--dry-run', '--no-preflight'],
+    ]) {
       const modules = loadedModules(args);
       expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
       expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);

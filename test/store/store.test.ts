@@ -23,7 +23,7 @@ describe('workspace database', () => {
     expect(d.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(d.pragma('foreign_keys', { simple: true })).toBe(1);
     const tables = (d.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
-    for (const t of ['task_sets', 'tasks', 'splits', 'episodes', 'turns', 'images', 'audit_findings', 'eval_runs', 'training_runs']) {
+    for (const t of ['task_sets', 'tasks', 'splits', 'episodes', 'turns', 'images', 'audit_findings', 'eval_runs', 'train_runs']) {
       expect(tables).toContain(t);
     }
   });

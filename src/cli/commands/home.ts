@@ -13,7 +13,9 @@ export async function home(opts: GlobalOptions): Promise<void> {
   const { openWorkspace, summarize } = await import('../../store/index.js');
   const ws = await openWorkspace(opts.workspace);
   try {
-    const summary = summarize(ws);
+    const [{ runLines }, { describeRunLines }] = await Promise.all([import('../../train/runs.js'), import('../../train/run-line.js')]);
+    const train = runLines(ws.db);
+    const summary = { ...summarize(ws), train_runs: train };
     if (opts.json) return printJson(summary);
     printLine(`geolab workspace ${summary.dir}${ws.created ? ' (new, demo tasks loaded)' : ''}`);
     printLine(
@@ -23,6 +25,8 @@ export async function home(opts: GlobalOptions): Promise<void> {
         ['splits', summary.splits],
         ['episodes', summary.episodes],
         ['runs', describeRuns(summary.runs)],
+        // Training shows once there is a run to show.
+        ...(train.length ? [['training', describeRunLines(train)]] : []),
       ]),
     );
     printLine('\nRun `geolab --help` for the commands.');

@@ -15,6 +15,7 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
 import { keyHint, matches } from '../keys.js';
 import type { HomeSummary, TuiServices } from '../services.js';
+import { describeRunLines } from '../../train/run-line.js';
 
 type Entry = MenuItem & { run?: () => void };
 
@@ -23,7 +24,7 @@ function optional(run: (() => void) | undefined, missing: string): Pick<Entry, '
   return run ? { run } : { disabled: missing };
 }
 
-function menu({ open }: NavigationActions, { newPlay, watch, splits, audit, evalBoard }: TuiServices): Entry[] {
+function menu({ open }: NavigationActions, { newPlay, watch, splits, audit, evalBoard, train }: TuiServices): Entry[] {
   return [
     { label: 'Episodes', hint: 'step through recorded episodes', run: () => open({ screen: 'episodes' }) },
     { label: 'Play', hint: 'play a task yourself', ...optional(newPlay && (() => open({ screen: 'live', source: newPlay() })), 'no environment') },
@@ -31,7 +32,7 @@ function menu({ open }: NavigationActions, { newPlay, watch, splits, audit, eval
     { label: 'Eval board', hint: 'compare models', ...optional(evalBoard && (() => open({ screen: 'eval' })), 'no workspace') },
     { label: 'Audit', hint: 'identity-leak findings', ...optional(audit && (() => open({ screen: 'audit' })), 'no workspace') },
     { label: 'Splits', hint: 'build or check task splits', ...optional(splits && (() => open({ screen: 'splits' })), 'no workspace') },
-    { label: 'Train', hint: 'local GRPO training', disabled: 'coming' },
+    { label: 'Train', hint: 'local GRPO training runs', ...optional(train && (() => open({ screen: 'train' })), 'no workspace') },
   ];
 }
 
@@ -54,6 +55,7 @@ export function HomeScreen() {
     else if (matches('home.audit', input, key)) choose(entries.find((e) => e.label === 'Audit')!, actions);
     else if (matches('home.splits', input, key)) choose(entries.find((e) => e.label === 'Splits')!, actions);
     else if (matches('home.eval', input, key)) choose(entries.find((e) => e.label === 'Eval board')!, actions);
+    else if (matches('home.train', input, key)) choose(entries.find((e) => e.label === 'Train')!, actions);
     else if (matches('home.open', input, key)) choose(entries[selected]!, actions);
   });
 
@@ -100,6 +102,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
     ],
     ['Runs', describeRuns(summary.runs)],
+    ['Training', describeRunLines(summary.trainRuns ?? [])],
     ['Audit', describeAudit(summary.audit)],
   ];
   return (
@@ -122,3 +125,4 @@ function describeAudit(last: LastAudit | null | undefined): string {
   const open = `${last.open} open finding${last.open === 1 ? '' : 's'}${bySeverity ? `: ${bySeverity}` : ''}`;
   return `${open} (last run ${last.prompts.toLocaleString('en-US')} prompts, ${last.seconds.toFixed(2)} s)`;
 }
+

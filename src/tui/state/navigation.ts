@@ -16,7 +16,9 @@ export type Route =
   | { screen: 'live'; source: LiveSource }
   | { screen: 'splits' }
   | { screen: 'audit' }
-  | { screen: 'eval' };
+  | { screen: 'eval' }
+  /** Without a run: the workspace's training runs to choose from. */
+  | { screen: 'train'; run?: string };
 
 export type ScreenName = Route['screen'];
 
