@@ -219,7 +219,9 @@ function lookedAt(
       return view;
     case 'move': {
       const moved = typeof turn.moved_meters === 'number' ? `${Math.round(turn.moved_meters)} m` : '?';
-      return `move ${String(action?.direction ?? 'forward')} ${moved} → ${view}`;
+      // A move keeps the camera's direction: where it led is the frame.
+      const frame = camera && camera.frameIndex !== null ? ` → frame ${camera.frameIndex}` : '';
+      return `move ${String(action?.direction ?? 'forward')} ${moved}${frame}`;
     }
     case 'pin':
       return pin ? `pin ${formatLatLon(...pin)}${spanOf(action)}` : 'pin';
@@ -301,12 +303,12 @@ function outcomeLines(o: ComparedOutcome): string[] {
   return [
     where + (o.forcedGuess ? ' (forced)' : ''),
     `reference reward ${o.referenceReward === null ? '-' : o.referenceReward.toFixed(4)} · game ${o.gameReward === null ? '-' : o.gameReward.toFixed(4)}`,
-    `cost ${(o.cost ?? 0).toFixed(2)} · ${o.turnsUsed ?? '?'} turns · ${o.pins.length} pin${o.pins.length === 1 ? '' : 's'}${o.countryHit === null ? '' : o.countryHit ? ' · country hit' : ' · country miss'}`,
+    `cost ${(o.cost ?? 0).toFixed(2)} · ${o.turnsUsed ?? '?'} turn${o.turnsUsed === 1 ? '' : 's'} · ${o.pins.length} pin${o.pins.length === 1 ? '' : 's'}${o.countryHit === null ? '' : o.countryHit ? ' · country hit' : ' · country miss'}`,
     o.guess ? `guess ${formatLatLon(o.guess[0], o.guess[1])}` : '',
   ].filter(Boolean);
 }
 
-/** Exactly `width` columns: cut with an ellipsis, or padded (inner spacing kept). */
+/** Exactly `width` columns of one line: cut with an ellipsis, or padded (its indent kept). */
 function fit(text: string, width: number): string {
-  return text.length > width ? truncate(text, width) : text.padEnd(width);
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text.padEnd(width);
 }

@@ -26,6 +26,7 @@ const SCREENS: { [S in ScreenName]: Screen<S> } = {
   live: screen(async () => (await import('./screens/LiveScreen.js')).LiveScreen),
   splits: screen(async () => (await import('./screens/SplitsScreen.js')).SplitsScreen),
   audit: screen(async () => (await import('./screens/AuditScreen.js')).AuditScreen),
+  compare: screen(async () => (await import('./screens/CompareScreen.js')).CompareScreen),
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */

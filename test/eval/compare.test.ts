@@ -81,7 +81,7 @@ describe('compareEpisodes', () => {
     expect(t1).toMatchObject({ looked: 'view 90° E, pitch 0°, fov 60°, frame 2', call: 'look(heading_deg=90, fov_deg=60)', cost: 0.01, totalCost: 0.01 });
     // The budget tail is left to the cost column.
     expect(t1!.feedback).toBe('Facing 90° (E), pitch 0°, field of view 60°.');
-    expect(t2).toMatchObject({ looked: 'move forward 15 m → view 90° E, pitch 0°, fov 60°, frame 3', cost: 0.05 });
+    expect(t2).toMatchObject({ looked: 'move forward 15 m → frame 3', cost: 0.05 });
     expect(t3).toMatchObject({ looked: 'pin 44.8000, 20.5000 ±7°', pin: [44.8, 20.5], cost: 0.02 });
     expect(t4).toMatchObject({ looked: 'guess 44.8000, 20.4500', guess: [44.8, 20.45], cost: 0 });
     expect(c.rows[1]!.b).toMatchObject({ looked: 'no action (unparseable)', call: '(no action)', status: 'unparseable' });
@@ -122,6 +122,9 @@ describe('comparisonLines', () => {
     const turn1 = lines.findIndex((l) => /^ {3}1 /.test(l));
     expect(lines[turn1]).toMatch(/^ {3}1 view 90° E, pitch 0°, fov 60°, frame 2\s+\+0\.01 │ no action \(unparseable\)\s+\+0\.00$/);
     expect(lines[turn1 + 1]).toMatch(/^ {5} {2}look\(heading_deg=90, fov_deg=60\)\s+│ {3}\(no action\)$/);
+    // A cut line keeps its indent, so the call and the feedback of a side stay aligned.
+    const pinFeedback = lines[lines.findIndex((l) => /^ {3}3 /.test(l)) + 2]!;
+    expect(pinFeedback).toMatch(/^ {7}Pin 1 placed at 44\.8000, 20\.5000 - Rep\S*… │$/);
     const turn4 = lines.findIndex((l) => /^ {3}4 /.test(l));
     expect(lines[turn4]).toMatch(/^ {3}4 guess 44\.8000, 20\.4500\s+\+0\.00 │$/);
     const end = lines.findIndex((l) => l.startsWith(' end '));
