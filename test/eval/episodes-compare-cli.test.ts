@@ -67,8 +67,8 @@ describe('geolab episodes compare', () => {
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout) as {
       rows: { turn: number; a: { pin: number[] | null; cost: number } | null; b: unknown }[];
-      a: { outcome: { referenceReward: number; distanceKm: number } };
-      b: { outcome: { referenceReward: number } };
+      a: { episode_id: string; outcome: { reference_reward: number; distance_km: number } };
+      b: { outcome: { reference_reward: number } };
     };
     expect(c.rows.map((row) => [row.turn, row.a !== null, row.b !== null])).toEqual([
       [0, true, true],
@@ -79,8 +79,10 @@ describe('geolab episodes compare', () => {
     ]);
     expect(c.rows[3]!.a).toMatchObject({ pin: [40, -100], cost: 0.02 });
     const d = scripted.outcome.distance_km!;
-    expect(c.a.outcome.referenceReward).toBeCloseTo(mixture(d) * (1 - 0.08), 9);
-    expect(c.b.outcome.referenceReward).toBeCloseTo(mixture(baseline.outcome.distance_km!), 9);
+    expect(c.a.episode_id).toBe(scripted.episode_id);
+    expect(c.a.outcome.distance_km).toBe(d);
+    expect(c.a.outcome.reference_reward).toBeCloseTo(mixture(d) * (1 - 0.08), 9);
+    expect(c.b.outcome.reference_reward).toBeCloseTo(mixture(baseline.outcome.distance_km!), 9);
   });
 
   it('reads FILE:LINE as well as ids', async () => {

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { EpisodeRecord, Turn } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { isRecord } from '../../core/values.js';
 import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
 import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
 import type { ReplayedTurn } from '../../eval/replay.js';
@@ -25,19 +26,27 @@ export async function compareCommand(a: string, b: string, opts: GlobalOptions):
     // Refused before any screen opens: a mismatch is bad usage (exit 2), naming both.
     const mismatch = taskMismatch(x!, y!);
     if (mismatch) throw new UsageError(mismatch);
-    return Promise.all([x!, y!].map(async (e) => ({ ...e, images: await fileImages(e) })));
+    return [x!, y!];
   });
   if (!opts.json && canDrawTui()) {
     const { openCompare } = await import('../../tui/entry.js');
-    return openCompare({ workspace: opts.workspace, a: side(left!), b: side(right!) });
+    return openCompare({ workspace: opts.workspace, a: await side(left!), b: await side(right!) });
   }
   const comparison = compareEpisodes(left!, right!);
-  if (opts.json) return printJson(comparison);
+  if (opts.json) return printJson(snakeKeys(comparison));
   for (const line of comparisonLines(comparison, TEXT_COLUMNS)) printLine(line);
 }
 
-function side(e: NamedEpisode & { images: ReadonlyMap<string, Buffer> }): CompareSide {
-  return e.fileDir === undefined ? { episodeId: e.record.episode_id } : { label: e.label, record: e.record, images: e.images };
+/** JSON beside episode records reads in their snake_case: `referenceReward` is printed `reference_reward`. */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(item)]));
+}
+
+/** What the Compare screen opens on: a workspace episode by id, a file's record with the images it names. */
+async function side(e: NamedEpisode): Promise<CompareSide> {
+  return e.fileDir === undefined ? { episodeId: e.record.episode_id } : { label: e.label, record: e.record, images: await fileImages(e) };
 }
 
 /** A reference that names one episode: an id, FILE:LINE, or a file holding just one. */
