@@ -55,6 +55,7 @@ export async function episodesInFile({ file, line: wanted }: FileRef): Promise<N
       throw new InputError(`not a schema-v2 episode record: ${issue?.message ?? parsed.error}`, { file, line, field: issue?.path || undefined });
     }
     found.push({ label: `${file}:${line}`, record: parsed.record, fileDir: dirname(file) });
+    if (wanted !== undefined) break;
   }
   if (found.length === 0) {
     const what = wanted === undefined ? 'no episode records' : wanted > lines ? `no line ${wanted} (it has ${lines})` : `no episode record on line ${wanted}`;
