@@ -8,8 +8,9 @@ import { isFailed, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { compass8 } from '../core/geodesy.js';
 import { UsageError } from '../core/errors.js';
 import { referenceReward } from '../core/scoring.js';
-import { isRecord } from '../core/values.js';
+import type { ParsedAction } from '../env/actions.js';
 import { formatCall, formatKm, formatLatLon, truncate, turnCost } from '../tui/format.js';
+import { executedAction } from './turn-action.js';
 
 export type Point = [number, number];
 
@@ -160,20 +161,21 @@ function comparedTurns(record: EpisodeRecord): Map<number, ComparedTurn> {
   const final = isFailed(record) ? null : record.outcome;
   const byNumber = new Map<number, ComparedTurn>();
   turns.forEach((turn, position) => {
-    const action = executedAction(turn);
-    const guessed = action?.op === 'guess' || turn.action?.action === 'forced_guess';
-    const guess = guessed && turn.done && final?.guess ? final.guess : null;
+    const read = executedAction(turn);
+    const action = read.ok ? read.action : null;
+    // A forced guess is read as a guess; its coordinates are the outcome's, when it had usable ones.
+    const guess = action?.op === 'guess' && turn.done && final?.guess ? final.guess : null;
     const after = turn.camera_after ?? turn.camera_before ?? null;
     const camera =
       after && typeof after.heading_deg === 'number' && typeof after.pitch_deg === 'number' && typeof after.fov_deg === 'number'
         ? { headingDeg: after.heading_deg, pitchDeg: after.pitch_deg, fovDeg: after.fov_deg, frameIndex: after.frame_index ?? null }
         : null;
-    const pin = action?.op === 'pin' && isLatLon(action.lat, action.lon) ? ([action.lat, action.lon] as Point) : null;
+    const pin = action?.op === 'pin' ? ([action.lat, action.lon] as Point) : null;
     byNumber.set(turn.turn, {
       turn: turn.turn,
       status: turn.status ?? 'ok',
       call: formatCall(turn.action),
-      looked: lookedAt(turn, action, camera, pin, guess),
+      looked: lookedAt(turn, action, camera, guess),
       imageKind: turn.image_kind ?? 'none',
       imageSha256: turn.image_sha256 ?? null,
       camera,
@@ -187,32 +189,13 @@ function comparedTurns(record: EpisodeRecord): Map<number, ComparedTurn> {
   return byNumber;
 }
 
-/** The action the environment executed: geolab's wire action, else the harness's form read as one. */
-function executedAction(turn: Turn): (Record<string, unknown> & { op: string }) | null {
-  if (isRecord(turn.wire_action) && typeof turn.wire_action.op === 'string') return turn.wire_action;
-  const harness = turn.action;
-  if (!harness || harness.action === 'reset' || turn.status === 'unparseable') return null;
-  const { action: op, ...fields } = harness;
-  return { op: op === 'forced_guess' ? 'guess' : op, ...fields };
-}
-
-function isLatLon(lat: unknown, lon: unknown): lat is number {
-  return typeof lat === 'number' && typeof lon === 'number' && Number.isFinite(lat) && Number.isFinite(lon);
-}
-
-function lookedAt(
-  turn: Turn,
-  action: (Record<string, unknown> & { op: string }) | null,
-  camera: ComparedTurn['camera'],
-  pin: Point | null,
-  guess: readonly [number, number] | null,
-): string {
+function lookedAt(turn: Turn, action: ParsedAction | null, camera: ComparedTurn['camera'], guess: readonly [number, number] | null): string {
   const view = camera
     ? `view ${round(camera.headingDeg)}° ${compass8(camera.headingDeg)}, pitch ${round(camera.pitchDeg)}°, fov ${round(camera.fovDeg)}°${camera.frameIndex === null ? '' : `, frame ${camera.frameIndex}`}`
     : 'view';
   if (turn.status === 'unparseable' || turn.status === 'provider_error') return `no action (${turn.status})`;
-  switch (action?.op ?? (turn.turn === 0 ? 'reset' : undefined)) {
-    case 'reset':
+  if (!action) return turn.turn === 0 ? view : 'no action';
+  switch (action.op) {
     case 'look':
     case 'pan':
     case 'zoom':
@@ -221,21 +204,16 @@ function lookedAt(
       const moved = typeof turn.moved_meters === 'number' ? `${Math.round(turn.moved_meters)} m` : '?';
       // A move keeps the camera's direction: where it led is the frame.
       const frame = camera && camera.frameIndex !== null ? ` → frame ${camera.frameIndex}` : '';
-      return `move ${String(action?.direction ?? 'forward')} ${moved}${frame}`;
+      return `move ${action.direction} ${moved}${frame}`;
     }
     case 'pin':
-      return pin ? `pin ${formatLatLon(...pin)}${spanOf(action)}` : 'pin';
     case 'view_map':
-      return isLatLon(action?.lat, action?.lon) ? `map ${formatLatLon(action.lat, action.lon as number)}${spanOf(action)}` : 'map';
+      return `${action.op === 'pin' ? 'pin' : 'map'} ${formatLatLon(action.lat, action.lon)} ±${round(action.span_deg)}°`;
     case 'guess':
       return guess ? `guess ${formatLatLon(guess[0], guess[1])}` : 'guess (no usable coordinates)';
     default:
-      return action ? action.op : 'no action';
+      return action.op;
   }
-}
-
-function spanOf(action: Record<string, unknown> | null): string {
-  return typeof action?.span_deg === 'number' ? ` ±${round(action.span_deg)}°` : '';
 }
 
 function round(x: number): number {

@@ -7,12 +7,11 @@
  */
 import { isFailed, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { truthOf, type Task } from '../core/tasks.js';
-import { parseAction, type ParsedAction } from '../env/actions.js';
 import { walk } from '../env/episode-rules.js';
 import type { MapPin, MapRenderer, ViewRenderer } from '../env/types.js';
 import { sha256Hex } from '../store/images.js';
 import { MissingPanoramaError } from '../tasks/panoramas.js';
-import { isRecord } from '../core/values.js';
+import { executedAction, type TurnAction } from './turn-action.js';
 
 export type ReplayStatus = 'ok' | 'changed' | 'cannot-render';
 
@@ -94,7 +93,7 @@ function viewDrawing(turn: Turn, task: Task, frameIndex: number, { views, viewSi
   };
 }
 
-function mapDrawing(turn: Turn, action: ActionRead, record: EpisodeRecord, task: Task, { maps }: Renderers): Drawing {
+function mapDrawing(turn: Turn, action: TurnAction, record: EpisodeRecord, task: Task, { maps }: Renderers): Drawing {
   if (!action.ok) return { ok: false, reason: action.reason };
   const pins: MapPin[] = (turn.pins ?? []).map(([lat, lon], i) => ({ index: i + 1, lat, lon }));
   const a = action.action;
@@ -117,27 +116,6 @@ function mapDrawing(turn: Turn, action: ActionRead, record: EpisodeRecord, task:
     }
     default:
       return { ok: false, reason: `a ${a.op} action draws no map` };
-  }
-}
-
-type ActionRead = { ok: true; action: ParsedAction } | { ok: false; reason: string };
-
-/**
- * The action the environment executed, defaults filled in: geolab's `wire_action`, else the
- * harness's `action` read as a wire action (the harness's own records keep no other).
- */
-function executedAction(turn: Turn): ActionRead {
-  let raw: unknown = turn.wire_action;
-  if (!isRecord(raw)) {
-    const harness = turn.action;
-    if (!harness) return { ok: false, reason: 'the turn recorded no action' };
-    const { action: op, ...fields } = harness;
-    raw = { ...fields, op: op === 'forced_guess' ? 'guess' : op };
-  }
-  try {
-    return { ok: true, action: parseAction(raw) };
-  } catch (err) {
-    return { ok: false, reason: `the recorded action cannot be executed: ${(err as Error).message}` };
   }
 }
 
