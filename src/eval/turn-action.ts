@@ -10,12 +10,12 @@ import { parseAction, type ParsedAction } from '../env/actions.js';
 export type TurnAction = { ok: true; action: ParsedAction } | { ok: false; reason: string };
 
 export function executedAction(turn: Turn): TurnAction {
+  // Such a turn executed nothing, whatever it recorded as sent (geolab keeps a refused wire action).
+  if (turn.status === 'unparseable' || turn.status === 'provider_error') return { ok: false, reason: `the turn executed no action (${turn.status})` };
   let raw: unknown = turn.wire_action;
   if (!isRecord(raw)) {
     const harness = turn.action;
     if (!harness || harness.action === 'reset') return { ok: false, reason: 'the turn recorded no action' };
-    // A turn whose reply held nothing usable executed nothing, whatever it recorded as sent.
-    if (turn.status === 'unparseable' || turn.status === 'provider_error') return { ok: false, reason: `the turn executed no action (${turn.status})` };
     const { action: op, ...fields } = harness;
     raw = { ...fields, op: op === 'forced_guess' ? 'guess' : op };
   }

@@ -48,8 +48,9 @@ const cam = (heading: number, fov = 90) => ({ heading_deg: heading, pitch_deg: 0
 const TURNS: Turn[] = [
   { turn: 0, action: { action: 'reset' }, camera_after: cam(0), image_kind: 'view', image_sha256: sha('view img0@0 h0 p0 f90 640') },
   { turn: 1, action: { action: 'move', meters: 15 }, camera_after: cam(0), image_kind: 'view', image_sha256: sha('view img2@20 h0 p0 f90 640') },
-  { turn: 2, action: { action: 'look', heading_deg: 30, fov_deg: 50 }, camera_after: cam(30, 50), image_kind: 'view', image_sha256: sha('stale bytes') },
-  { turn: 3, status: 'unparseable', image_kind: 'none' },
+  // Refused by the environment: geolab keeps the wire action, but nothing moved.
+  { turn: 2, status: 'unparseable', wire_action: { op: 'move', direction: 'backward', meters: 50 }, image_kind: 'none' },
+  { turn: 3, action: { action: 'look', heading_deg: 30, fov_deg: 50 }, camera_after: cam(30, 50), image_kind: 'view', image_sha256: sha('stale bytes') },
   { turn: 4, action: { action: 'pin', lat: 45.5, lon: 7.5 }, pins: [[45.5, 7.5]], image_kind: 'map', image_sha256: sha('map 45.5,7.5 ±7 pins [{"index":1,"lat":45.5,"lon":7.5}]') },
   { turn: 5, action: { action: 'guess', lat: 45.2, lon: 7.1 }, pins: [[45.5, 7.5]], image_kind: 'map', image_sha256: sha('reveal {"lat":45.2,"lon":7.1} {"lat":45,"lon":7} pins 1'), done: true },
 ];
@@ -71,11 +72,11 @@ describe('replayEpisode', () => {
     expect(turns.map((t) => [t.turn, t.kind, t.status])).toEqual([
       [0, 'view', 'ok'],
       [1, 'view', 'ok'],
-      [2, 'view', 'changed'],
+      [3, 'view', 'changed'],
       [4, 'map', 'ok'],
       [5, 'map', 'ok'],
     ]);
-    // 15 m forward from frame 0 passes frame 1 (11 m) and stops at frame 2 (22 m).
+    // 15 m forward from frame 0 passes frame 1 (11 m) and stops at frame 2 (22 m); the refused move moves nothing.
     expect(r.calls[1]).toBe('view img2@20 h0 p0 f90 640');
     expect(r.calls[2]).toBe('view img2@20 h30 p0 f50 640');
     expect(turns[2]).toMatchObject({ recordedSha256: sha('stale bytes'), renderedSha256: sha('view img2@20 h30 p0 f50 640') });
