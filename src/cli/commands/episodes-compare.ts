@@ -94,12 +94,21 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
     // One episode's images at a time on this thread: no worker threads to start for a check.
     const env = createEnvironment({ splits: served.splits, panoramasDir: ws.paths.panoramas, splitPanoramas: served.panoramas, demo: served.demo, workers: 0, config: { viewSizePx } });
     const replays: { episode: NamedEpisode; turns: ReplayedTurn[] }[] = [];
+    // A whole run takes a while (about a second per episode): a terminal gets count, rate and ETA.
+    const started = Date.now();
+    const progress = process.stderr.isTTY && !opts.json && episodes.length > 1;
     try {
       for (const episode of episodes) {
         const lookup = lookupTask(episode.record, served.splits, `the workspace ${ws.dir}`);
         replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
+        if (progress) {
+          const rate = replays.length / Math.max(0.001, (Date.now() - started) / 1000);
+          const eta = Math.round((episodes.length - replays.length) / rate);
+          process.stderr.write(`\r\x1b[Kreplayed ${replays.length}/${episodes.length} episodes, ${rate.toFixed(1)}/s, about ${eta} s left`);
+        }
       }
     } finally {
+      if (progress) process.stderr.write('\r\x1b[K');
       await env.close();
     }
     const all = replays.flatMap((r) => r.turns);
