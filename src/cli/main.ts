@@ -200,6 +200,21 @@ export function buildProgram(): Command {
     .option('--json', 'print the schema-v2 record')
     .action(async (id: string, opts, cmd: Command) => (await import('./commands/episode-show.js')).showCommand(id, withGlobals(opts, cmd)));
   episodes
+    .command('compare')
+    .description('two episodes of one task side by side, turn by turn (the Compare screen on a terminal)')
+    .argument('<a>', 'episode id (or a unique prefix), or FILE[:LINE] of episode JSONL')
+    .argument('<b>', 'the other episode, the same way')
+    .option('--json', 'the aligned turns and both outcomes as JSON')
+    .action(async (a: string, b: string, opts, cmd: Command) => (await import('./commands/episodes-compare.js')).compareCommand(a, b, withGlobals(opts, cmd)));
+  episodes
+    .command('replay')
+    .description('draw every recorded image again from its camera and check its sha256 (exit 1 when one changed)')
+    .argument('<episode>', 'episode id (or a unique prefix), or an episode JSONL FILE[:LINE]')
+    .option('--view-size <px>', 'side of the square views the recording environment served', integer('--view-size'), DEFAULT_ENGINE_CONFIG.viewSizePx)
+    .option('--panos <dir>', "panorama cache (default: the task set's, else the workspace's)")
+    .option('--json', 'per-turn results as JSON')
+    .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-compare.js')).replayCommand(ref, withGlobals(opts, cmd)));
+  episodes
     .command('import')
     .description('import schema-v2 episode files and whole run trees (the public harness\'s runs) into the workspace; idempotent')
     .argument('<paths...>', 'episodes JSONL files, or run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/episodes.jsonl)')

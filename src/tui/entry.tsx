@@ -10,6 +10,7 @@ import { PLAY_RUN_ID } from '../store/eval-runs.js';
 import { workspaceDir, workspacePaths } from '../store/workspace.js';
 import { runApp, runTracker } from './launch.js';
 import type { LiveSource } from './live/types.js';
+import type { CompareSide } from './state/navigation.js';
 import { splitsService } from './splits/service.js';
 import { auditService } from './audit/service.js';
 import { evalBoardService } from './eval/service.js';
@@ -77,6 +78,25 @@ export async function openPlayer(options: OpenPlayerOptions): Promise<void> {
   try {
     await runApp('geolab episodes show', {
       initialRoute: { screen: 'player', episodeId: options.episodeId },
+      services: { openWorkspace: session.view, runEpisode: runTracker().run },
+    });
+  } finally {
+    await session.close();
+  }
+}
+
+export interface OpenCompareOptions {
+  workspace?: string;
+  a: CompareSide;
+  b: CompareSide;
+}
+
+/** The Compare screen on two episodes of one task; q leaves the app. */
+export async function openCompare(options: OpenCompareOptions): Promise<void> {
+  const session = workspaceSession(options.workspace);
+  try {
+    await runApp('geolab episodes compare', {
+      initialRoute: { screen: 'compare', a: options.a, b: options.b },
       services: { openWorkspace: session.view, runEpisode: runTracker().run },
     });
   } finally {

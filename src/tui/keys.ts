@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train' | 'compare';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -34,6 +34,7 @@ export const KEYMAP = {
   'episodes.pageUp': { keys: ['pageup'], description: 'page up' },
   'episodes.pageDown': { keys: ['pagedown'], description: 'page down' },
   'episodes.open': { keys: ['enter'], description: 'play back the episode' },
+  'episodes.mark': { keys: ['x'], description: 'mark the episode; on another of the same task, compare the two' },
   'episodes.filter': { keys: ['/'], description: `filter (${FILTER_SYNTAX}); ${FILTER_MATCHING}` },
   'episodes.clearFilter': { keys: ['c'], description: 'clear the filter' },
   'episodes.sort': { keys: ['s'], description: 'sort by recent → reward → distance → turns' },
@@ -150,6 +151,14 @@ export const KEYMAP = {
   'train.open': { keys: ['enter'], description: "open the run; on a rollout, its turns (traces keep no images, so they are not a Player episode)" },
   'train.help': { keys: ['?'], description: 'help' },
   'train.back': { keys: ['q', 'escape'], description: 'back' },
+  // Two episodes of one task side by side.
+  'compare.prev': { keys: ['left', 'h'], description: 'previous turn' },
+  'compare.next': { keys: ['right', 'l'], description: 'next turn' },
+  'compare.first': { keys: ['g'], description: 'first turn' },
+  'compare.last': { keys: ['G'], description: 'last turn' },
+  'compare.map': { keys: ['m'], description: 'map of both guesses and the truth on/off' },
+  'compare.help': { keys: ['?'], description: 'help' },
+  'compare.back': { keys: ['escape', 'q'], description: 'back' },
 } as const satisfies Record<string, Binding>;
 
 export type Command = keyof typeof KEYMAP;

@@ -28,6 +28,7 @@ const SCREENS: { [S in ScreenName]: Screen<S> } = {
   audit: screen(async () => (await import('./screens/AuditScreen.js')).AuditScreen),
   eval: screen(async () => (await import('./screens/EvalScreen.js')).EvalScreen),
   train: screen(async () => (await import('./screens/TrainScreen.js')).TrainScreen),
+  compare: screen(async () => (await import('./screens/CompareScreen.js')).CompareScreen),
 };
 
 /** The screen a route opens; the union of routes meets the union of screens only here. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, geolab } from '../helpers/cli.js';
+import { completedRecord } from '../helpers/episodes.js';
 import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 
 /** Runs the binary with a module hook that logs every module URL it loads. */
@@ -83,5 +84,13 @@ describe('CLI start-up', () => {
     const init = loadedModules(['train', 'init', '--yes', '--out', join(run, 'again')]);
     expect(init.some((m) => m.includes('/dist/train/init.js'))).toBe(true);
     expect(init.filter((m) => /node_modules\/(ink|react|@inkjs)\//.test(m))).toEqual([]);
+  });
+
+  it('`episodes compare` of two files loads no ink, React, SQLite or sharp without a terminal', () => {
+    const file = join(tempDir(), 'episodes.jsonl');
+    writeFileSync(file, [completedRecord({ id: 'a1', index: 4 }), completedRecord({ id: 'b2', index: 4, model: 'other' })].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const modules = loadedModules(['episodes', 'compare', '--json', `${file}:1`, `${file}:2`]);
+    expect(modules.some((m) => m.includes('/dist/eval/compare.js'))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
   });
 });

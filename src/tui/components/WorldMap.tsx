@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import type { LatLon } from '../../core/geodesy.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import type { MapCellKind, MapSegment } from '../map/braille.js';
-import { drawWorldMap } from '../map/world-map.js';
+import { drawWorldMap, type LabelledGuess } from '../map/world-map.js';
 import type { Theme } from '../theme.js';
 
 export interface WorldMapProps {
@@ -12,12 +12,13 @@ export interface WorldMapProps {
   guess?: LatLon | null;
   truth?: LatLon | null;
   pins?: readonly LatLon[];
+  guesses?: readonly LabelledGuess[];
 }
 
 /** The braille world map with the guess ✕, the truth ● and the great circle between them. */
-export function WorldMap({ columns, rows, guess, truth, pins }: WorldMapProps) {
+export function WorldMap({ columns, rows, guess, truth, pins, guesses }: WorldMapProps) {
   // Keyed by value: callers build the points afresh on every render.
-  const input = JSON.stringify({ columns, rows, guess, truth, pins });
+  const input = JSON.stringify({ columns, rows, guess, truth, pins, guesses });
   const lines = useMemo(() => drawWorldMap(JSON.parse(input)), [input]);
   return <MapLines lines={lines} columns={columns} />;
 }

@@ -16,6 +16,13 @@ export interface WorldMapInput {
   guess?: LatLon | null;
   truth?: LatLon | null;
   pins?: readonly LatLon[];
+  /** More guesses, each marked with its own letter and joined to the truth (two episodes compared). */
+  guesses?: readonly LabelledGuess[];
+}
+
+export interface LabelledGuess {
+  at: LatLon;
+  mark: string;
 }
 
 export const GUESS_MARK = '✕';
@@ -47,10 +54,13 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
     y: clamp(Math.floor(((MAP_LAT_TOP - p.lat) / LAT_SPAN) * height), 0, height - 1),
   });
 
-  if (input.guess && input.truth) {
-    for (const p of greatCircleEvery(input.guess, input.truth, 180 / width)) {
-      const { x, y } = dot(p);
-      path[y * width + x] = 1;
+  const guesses = [...(input.guess ? [{ at: input.guess, mark: GUESS_MARK }] : []), ...(input.guesses ?? [])];
+  if (input.truth) {
+    for (const guess of guesses) {
+      for (const p of greatCircleEvery(guess.at, input.truth, 180 / width)) {
+        const { x, y } = dot(p);
+        path[y * width + x] = 1;
+      }
     }
   }
 
@@ -61,7 +71,7 @@ export function drawWorldMap(input: WorldMapInput): MapSegment[][] {
   };
   input.pins?.forEach((p, i) => mark(p, 'pin', String((i + 1) % 10)));
   // The truth is drawn last: when guess and truth share a cell the reveal matters more.
-  if (input.guess) mark(input.guess, 'guess', GUESS_MARK);
+  for (const guess of guesses) mark(guess.at, 'guess', guess.mark);
   if (input.truth) mark(input.truth, 'truth', TRUTH_MARK);
   return paintBraille(columns, rows, land, path, marks);
 }

@@ -12,6 +12,7 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { useEpisodeList, type EpisodeListActions, type EpisodeListState } from '../hooks/useWorkspace.js';
 import { keyLabel, matches, type HintItem } from '../keys.js';
+import type { EpisodeRow } from '../services.js';
 import { describeFilter, FILTER_SYNTAX, isFiltered } from '../state/episode-filter.js';
 
 /**
@@ -29,22 +30,28 @@ export function EpisodesScreen() {
   const { state: episodes, actions: list } = useEpisodeList(workspace, useScreenActive(), screenRows - EPISODES_CHROME_ROWS);
   // Ages as of opening the list.
   const [now] = useState(() => Date.now());
+  // The episode marked for a comparison with the next one marked.
+  const [marked, setMarked] = useState<EpisodeRow | null>(null);
   const { total, recorded, cursor, rows, query, prompt } = episodes;
   const filtered = isFiltered(query.filter);
 
   // While the filter prompt is open every key is text for it, `?` included.
-  useScreenKeys(prompt ? null : 'episodes.help', (input, key) => onKey(episodes, list, actions, input, key));
+  useScreenKeys(prompt ? null : 'episodes.help', (input, key) => {
+    if (!prompt && matches('episodes.mark', input, key)) return mark(episodes, marked, setMarked, actions);
+    onKey(episodes, list, actions, input, key);
+  });
 
   const position = total ? `${cursor.selected + 1}/${total}` : '';
   const count = filtered ? `${total} of ${recorded}` : `${recorded} recorded`;
   const order = `by ${query.sort} ${query.descending ? '↓' : '↑'}`;
-  const title = ['EPISODES', count, describeFilter(query.filter), order].filter(Boolean).join(' · ');
+  const title = ['EPISODES', count, describeFilter(query.filter), order, marked ? `marked ${marked.episodeId.slice(0, 8)}` : ''].filter(Boolean).join(' · ');
   const hints: HintItem[] = [
     { commands: ['episodes.up', 'episodes.down'], label: 'choose' },
     { commands: ['episodes.filter'], label: 'filter' },
     { commands: ['episodes.sort', 'episodes.reverse'], label: 'sort' },
     ...(filtered ? [{ commands: ['episodes.clearFilter'], label: 'clear' } as const] : []),
     { commands: ['episodes.open'], label: 'open' },
+    { commands: ['episodes.mark'], label: marked ? 'compare' : 'mark' },
     'episodes.back',
     'episodes.help',
   ];
@@ -89,6 +96,23 @@ export function EpisodesScreen() {
       )}
     </Box>
   );
+}
+
+/** Marks the selected episode; with one marked, compares the two when they played the same task. */
+function mark(episodes: EpisodeListState, marked: EpisodeRow | null, setMarked: (row: EpisodeRow | null) => void, actions: NavigationActions): void {
+  const row = episodes.rows[episodes.cursor.selected - episodes.cursor.top];
+  if (!row) return;
+  if (!marked || marked.episodeId === row.episodeId) {
+    setMarked(marked ? null : row);
+    actions.notify(marked ? null : `marked ${row.episodeId.slice(0, 8)}: mark another episode of ${row.split}/${row.index} to compare them`);
+    return;
+  }
+  if (marked.split !== row.split || marked.index !== row.index) {
+    actions.notify(`${row.episodeId.slice(0, 8)} plays ${row.split}/${row.index}, the marked ${marked.episodeId.slice(0, 8)} ${marked.split}/${marked.index}: compare episodes of one task`);
+    return;
+  }
+  setMarked(null);
+  actions.open({ screen: 'compare', a: { episodeId: marked.episodeId }, b: { episodeId: row.episodeId } });
 }
 
 function onKey(episodes: EpisodeListState, list: EpisodeListActions, actions: NavigationActions, input: string, key: Key): void {

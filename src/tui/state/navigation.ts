@@ -4,7 +4,11 @@
  * says which screen and what it is opened on; each screen keeps its own state (its module's hook),
  * and a screen covered by another keeps it until the other is left.
  */
+import type { EpisodeRecord } from '../../core/episode.js';
 import type { LiveSource } from '../live/types.js';
+
+/** One side of a comparison: a workspace episode, or a record read from a file with the images it names. */
+export type CompareSide = { episodeId: string } | { label: string; record: EpisodeRecord; images: ReadonlyMap<string, Buffer> };
 
 export type Route =
   | { screen: 'home' }
@@ -18,7 +22,9 @@ export type Route =
   | { screen: 'audit' }
   | { screen: 'eval' }
   /** Without a run: the workspace's training runs to choose from. */
-  | { screen: 'train'; run?: string };
+  | { screen: 'train'; run?: string }
+  /** Two episodes of one task side by side. */
+  | { screen: 'compare'; a: CompareSide; b: CompareSide };
 
 export type ScreenName = Route['screen'];
 

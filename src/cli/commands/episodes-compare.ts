@@ -1,0 +1,166 @@
+/**
+ * `geolab episodes compare A B` (two episodes of one task side by side: the Compare screen on a
+ * terminal, text or JSON elsewhere) and `geolab episodes replay FILE|ID` (every recorded image drawn
+ * again and its hash checked). A and B are workspace episode ids or `FILE[:LINE]` of episode JSONL.
+ */
+import { resolve } from 'node:path';
+import type { EpisodeRecord, Turn } from '../../core/episode.js';
+import { EXIT, UsageError } from '../../core/errors.js';
+import { isRecord } from '../../core/values.js';
+import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
+import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
+import type { ReplayedTurn } from '../../eval/replay.js';
+import { readContainedFile } from '../../files.js';
+import type { Workspace } from '../../store/index.js';
+import type { CompareSide } from '../../tui/state/navigation.js';
+import type { GlobalOptions } from '../main.js';
+import { printJson, printLine } from '../output.js';
+import { canDrawTui } from '../tty.js';
+
+/** The width the text fits: the DESIGN's plain-text budget. */
+const TEXT_COLUMNS = 100;
+
+export async function compareCommand(a: string, b: string, opts: GlobalOptions): Promise<void> {
+  const [left, right] = await withEpisodes(opts, [a, b], async (found) => {
+    const [x, y] = found.map((f) => single(f.ref, f.episodes));
+    // Refused before any screen opens: a mismatch is bad usage (exit 2), naming both.
+    const mismatch = taskMismatch(x!, y!);
+    if (mismatch) throw new UsageError(mismatch);
+    return [x!, y!];
+  });
+  if (!opts.json && canDrawTui()) {
+    const { openCompare } = await import('../../tui/entry.js');
+    return openCompare({ workspace: opts.workspace, a: await side(left!), b: await side(right!) });
+  }
+  const comparison = compareEpisodes(left!, right!);
+  if (opts.json) return printJson(snakeKeys(comparison));
+  for (const line of comparisonLines(comparison, TEXT_COLUMNS)) printLine(line);
+}
+
+/** JSON beside episode records reads in their snake_case: `referenceReward` is printed `reference_reward`. */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snakeKeys(item)]));
+}
+
+/** What the Compare screen opens on: a workspace episode by id, a file's record with the images it names. */
+async function side(e: NamedEpisode): Promise<CompareSide> {
+  return e.fileDir === undefined ? { episodeId: e.record.episode_id } : { label: e.label, record: e.record, images: await fileImages(e) };
+}
+
+/** A reference that names one episode: an id, FILE:LINE, or a file holding just one. */
+function single(ref: string, episodes: NamedEpisode[]): NamedEpisode {
+  if (episodes.length === 1) return episodes[0]!;
+  throw new UsageError(`${ref} holds ${episodes.length} episodes: name one as ${ref}:LINE (for example ${episodes[0]!.label})`);
+}
+
+/** The images a file's record names, read only from inside the file's folder and under the import's size cap (DESIGN §12). */
+async function fileImages(e: NamedEpisode): Promise<ReadonlyMap<string, Buffer>> {
+  const images = new Map<string, Buffer>();
+  if (e.fileDir === undefined) return images;
+  const { MAX_IMAGE_BYTES } = await import('../../store/import-episodes.js');
+  const root = resolve(e.fileDir);
+  for (const turn of (e.record.turns ?? []) as Turn[]) {
+    if (!turn.image_sha256 || !turn.image_path || images.has(turn.image_sha256)) continue;
+    const read = readContainedFile(resolve(root, turn.image_path), [root], MAX_IMAGE_BYTES);
+    if (read.ok) images.set(turn.image_sha256, read.bytes);
+  }
+  return images;
+}
+
+export interface ReplayOptions extends GlobalOptions {
+  /** Side of the square views, as the environment that recorded them served (default 640). */
+  viewSize?: number;
+  /** A panorama cache over the task sets' and the workspace's. */
+  panos?: string;
+}
+
+export async function replayCommand(ref: string, opts: ReplayOptions): Promise<void> {
+  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }] = await Promise.all([
+    import('../../env/engine-config.js'),
+    import('../../eval/replay.js'),
+    import('../../env/task-splits.js'),
+    import('../../env/environment.js'),
+    import('../../store/index.js'),
+  ]);
+  const viewSizePx = opts.viewSize ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
+  if (!Number.isInteger(viewSizePx) || viewSizePx < 16 || viewSizePx > 4096) throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${viewSizePx}`);
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    const file = fileRef(ref);
+    const episodes = file ? await episodesInFile(file) : [await workspaceEpisode(ws, ref)];
+    const served = (await workspaceSplits(ws, opts.panos)).load(episodes.map((e) => e.record.task.split));
+    // One episode's images at a time on this thread: no worker threads to start for a check.
+    const env = createEnvironment({ splits: served.splits, panoramasDir: ws.paths.panoramas, splitPanoramas: served.panoramas, demo: served.demo, workers: 0, config: { viewSizePx } });
+    const replays: { episode: NamedEpisode; turns: ReplayedTurn[] }[] = [];
+    // A whole run takes a while (about a second per episode): a terminal gets count, rate and ETA.
+    const started = Date.now();
+    const progress = process.stderr.isTTY && !opts.json && episodes.length > 1;
+    try {
+      for (const episode of episodes) {
+        const lookup = lookupTask(episode.record, served.splits, `the workspace ${ws.dir}`);
+        replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
+        if (progress) {
+          const rate = replays.length / Math.max(0.001, (Date.now() - started) / 1000);
+          const eta = Math.round((episodes.length - replays.length) / rate);
+          process.stderr.write(`\r\x1b[Kreplayed ${replays.length}/${episodes.length} episodes, ${rate.toFixed(1)}/s, about ${eta} s left`);
+        }
+      }
+    } finally {
+      if (progress) process.stderr.write('\r\x1b[K');
+      await env.close();
+    }
+    const all = replays.flatMap((r) => r.turns);
+    const count = (status: ReplayedTurn['status']) => all.filter((t) => t.status === status).length;
+    const totals = { images: all.length, ok: count('ok'), changed: count('changed'), cannot_render: count('cannot-render') };
+    if (totals.changed > 0) process.exitCode = EXIT.problemFound;
+    if (opts.json) {
+      return printJson({
+        view_size: viewSizePx,
+        ...totals,
+        episodes: replays.map(({ episode, turns }) => ({ episode_id: episode.record.episode_id, source: episode.label, split: episode.record.task.split, index: episode.record.task.index, turns: turns.map(jsonTurn) })),
+      });
+    }
+    for (const { episode, turns } of replays) printReplay(episode, turns);
+    printLine(`${totals.images} image(s) at view size ${viewSizePx}: ${totals.ok} ok, ${totals.changed} changed, ${totals.cannot_render} cannot be drawn`);
+  } finally {
+    ws.close();
+  }
+}
+
+function jsonTurn(t: ReplayedTurn) {
+  return { turn: t.turn, kind: t.kind, status: t.status, drawn: t.drawn, recorded_sha256: t.recordedSha256, rendered_sha256: t.renderedSha256 ?? null, reason: t.reason ?? null };
+}
+
+function printReplay(episode: NamedEpisode, turns: ReplayedTurn[]): void {
+  const r: EpisodeRecord = episode.record;
+  printLine(`episode ${r.episode_id} (${episode.label}) · ${r.model_name ?? '?'} · ${r.task.split}/${r.task.index}`);
+  if (turns.length === 0) printLine('  no turn recorded an image hash: nothing to check');
+  for (const t of turns) {
+    const head = `  turn ${String(t.turn).padStart(2)}  ${t.kind.padEnd(4)}  ${t.status.padEnd(13)}`;
+    if (t.status === 'ok') printLine(`${head} ${t.drawn}`);
+    else if (t.status === 'changed') printLine(`${head} ${t.drawn}: recorded ${t.recordedSha256.slice(0, 12)}, drawn ${t.renderedSha256!.slice(0, 12)}`);
+    else printLine(`${head} ${t.reason}`);
+  }
+}
+
+/**
+ * The episodes each reference names, the workspace opened only when a reference is an id (two
+ * files compare without one); `use` runs while it is open.
+ */
+async function withEpisodes<T>(opts: GlobalOptions, refs: string[], use: (found: { ref: string; episodes: NamedEpisode[] }[], ws: Workspace | undefined) => Promise<T>): Promise<T> {
+  const files = refs.map(fileRef);
+  let ws: Workspace | undefined;
+  if (files.some((f) => f === null)) ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace);
+  try {
+    const found = [];
+    for (const [i, ref] of refs.entries()) {
+      const file = files[i];
+      found.push({ ref, episodes: file ? await episodesInFile(file) : [await workspaceEpisode(ws!, ref)] });
+    }
+    return await use(found, ws);
+  } finally {
+    ws?.close();
+  }
+}
