@@ -146,6 +146,7 @@ describe('a sweep killed half-way and run again', () => {
     const qwenBases = new Set(all.filter((r) => r.model_name === 'qwen').map((r) => (r as unknown as { model: { base_url: string } }).model.base_url));
     expect(qwenBases).toEqual(new Set([replicaA.baseUrl, replicaB.baseUrl]));
     expect(servedByB).toBeGreaterThanOrEqual(7);
+    expect(killed.stderr + second.stderr).toContain(`${replicaB.baseUrl} taken out for a while: the model endpoint at ${replicaB.baseUrl} is gone`);
     // The Anthropic arm spoke the Messages API, images as base64 blocks.
     const sent = claude.requests.flatMap((r) => r.body.messages.flatMap((m) => m.content));
     expect(sent.some((b) => b.type === 'image' && (b.source as { type: string }).type === 'base64')).toBe(true);

@@ -157,6 +157,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
             sinkFor,
             signal: controller.signal,
             onRecorded: (item, record) => progress.recorded(item, record),
+            onReplicaOut: (url, error) => progress.note(`${url} taken out for a while: ${error}`),
           }));
           state = controller.signal.aborted ? 'interrupted' : progress.failed() > 0 ? 'failed' : 'done';
         } finally {
@@ -321,6 +322,12 @@ class Progress {
       warn(`  [${c.done + c.failed}/${c.total}] ${item.model} task ${item.index} sample ${item.sample}: ${what}`);
     }
     this.write('running');
+  }
+
+  /** A line of its own, off the progress line on a terminal. */
+  note(text: string): void {
+    if (this.tty) process.stderr.write('\r\x1b[K');
+    warn(`geolab: ${text}`);
   }
 
   failed(): number {

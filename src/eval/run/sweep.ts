@@ -61,6 +61,8 @@ export interface SweepInput {
   signal: AbortSignal;
   /** After each record is written. */
   onRecorded?(item: WorkItem, record: EpisodeRecord): void;
+  /** A replica failed and is out for a while (its episode is played again elsewhere when it can be). */
+  onReplicaOut?(url: string, error: string): void;
 }
 
 export interface SweepResult {
@@ -128,6 +130,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
   } catch (err) {
     if (!(err instanceof ServiceError) || envUrl === null) throw err;
     envPool?.failed(envUrl, err.message);
+    input.onReplicaOut?.(envUrl, err.message);
     if (!last && envPool?.alive()) return { retry: true };
     return { record: failedRecord(arm, item, err.message, 'unreachable', { base_url: envUrl }), images: new Map() };
   }
@@ -165,6 +168,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
       const url = modelGone !== null ? modelUrl : envUrl;
       if (pool && url !== null) {
         pool.failed(url, (modelGone ?? envGone)!);
+        input.onReplicaOut?.(url, (modelGone ?? envGone)!);
         if (!last && pool.alive()) return { retry: true };
       }
     }
