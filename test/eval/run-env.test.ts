@@ -14,7 +14,9 @@ import { tempDir } from '../helpers/fixtures.js';
 import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
 
 const HOME = tempDir('geolab-eval-run-env-');
-const TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = 240_000;
+/** A sweep process, killed past this (the helper's default minute is short on a loaded machine). */
+const CHILD_TIMEOUT_MS = 200_000;
 const children: ChildProcess[] = [];
 let model: ScriptedOpenAI | undefined;
 afterEach(async () => {
@@ -57,7 +59,7 @@ describe('environment servers', () => {
     model = await startScriptedOpenAI({ script: turn });
     const dir = tempDir('geolab-sweep-');
     const out = join(dir, 'board');
-    const sweep = spawnGeolab(['eval', 'run', '--models', modelsFile(dir, model.baseUrl), '--env', one.url, '--env', two.url, '--limit', '4', '--passes', '2', '--out', out, '--retry-delay', '0.02'], { home: HOME });
+    const sweep = spawnGeolab(['eval', 'run', '--models', modelsFile(dir, model.baseUrl), '--env', one.url, '--env', two.url, '--limit', '4', '--passes', '2', '--out', out, '--retry-delay', '0.02'], { home: HOME, timeoutMs: CHILD_TIMEOUT_MS });
     // Half-way: kill the second server once it has served some episodes.
     for (;;) {
       const served = (() => {
@@ -89,7 +91,7 @@ describe('--shard I/N', () => {
     const out = join(dir, 'board');
     const models = modelsFile(dir, model.baseUrl);
     for (const shard of ['0/2', '1/2']) {
-      const r = await spawnGeolab(['eval', 'run', '--models', models, '--limit', '3', '--passes', '2', '--shard', shard, '--out', out, '--run-id', 'sharded'], { home: HOME }).done;
+      const r = await spawnGeolab(['eval', 'run', '--models', models, '--limit', '3', '--passes', '2', '--shard', shard, '--out', out, '--run-id', 'sharded'], { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
       expect(r.code, r.stderr).toBe(0);
     }
     const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('episodes.jsonl')).sort();

@@ -19,7 +19,9 @@ const HOME = tempDir('geolab-eval-run-');
 const TASKS = 3;
 const PASSES = 2;
 /** Whole sweeps of real processes, on a machine other tests share. */
-const SWEEP_TIMEOUT_MS = 120_000;
+const SWEEP_TIMEOUT_MS = 240_000;
+/** A sweep process, killed past this (the helper's default minute is short on a loaded machine). */
+const CHILD_TIMEOUT_MS = 200_000;
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -119,7 +121,7 @@ describe('a sweep killed half-way and run again', () => {
       { name: 'claude', provider: 'anthropic', model: 'claude-stand-in', base_url: claude.baseUrl, concurrency: 2 },
     ]);
 
-    const first = spawnGeolab(sweepArgs(models, out, ['--run-id', 'board-1']), { home: HOME });
+    const first = spawnGeolab(sweepArgs(models, out, ['--run-id', 'board-1']), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS });
     await recordsAtLeast(out, 5, first.child);
     first.child.kill('SIGKILL');
     const killed = await first.done;
@@ -130,7 +132,7 @@ describe('a sweep killed half-way and run again', () => {
     // The killed process still holds the lock, by a PID that is gone.
     expect(JSON.parse(readFileSync(join(out, 'sweep.lock'), 'utf8'))).toMatchObject({ pid: first.child.pid });
 
-    const second = await spawnGeolab(sweepArgs(models, out), { home: HOME }).done;
+    const second = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`took over ${join(out, 'sweep.lock')} from PID ${first.child.pid}, which is no longer running`);
     expect(second.stderr).toMatch(/sweep board-1: 2 models x 3 tasks x 2 passes .*\(resuming: \d+ of 12 already recorded\)/);
@@ -180,7 +182,7 @@ describe('interrupting and failing sweeps', () => {
     const out = join(dir, 'board');
     const replica = await openai(openaiTurn);
     const models = modelsFile(dir, [{ name: 'qwen', model: 'qwen-vl', base_url: replica.baseUrl, concurrency: 2 }]);
-    const first = spawnGeolab(sweepArgs(models, out), { home: HOME });
+    const first = spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS });
     await recordsAtLeast(out, 2, first.child);
     first.child.kill('SIGINT');
     const interrupted = await first.done;
@@ -189,7 +191,7 @@ describe('interrupting and failing sweeps', () => {
     expect(existsSync(join(out, 'sweep.lock'))).toBe(false);
     expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toMatchObject({ status: 'interrupted' });
 
-    const again = await spawnGeolab(sweepArgs(models, out), { home: HOME }).done;
+    const again = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(again.code, again.stderr).toBe(0);
     expectComplete(out, ['qwen']);
     expect(reportOf(out).arms[0]).toMatchObject({ tasks: TASKS, k: PASSES, flags: [] });
@@ -201,7 +203,7 @@ describe('interrupting and failing sweeps', () => {
     let served = 0;
     const dying = await openai((body) => (++served >= 4 ? { die: true } : openaiTurn(body)));
     const models = modelsFile(dir, [{ name: 'qwen', model: 'qwen-vl', base_url: dying.baseUrl, concurrency: 1 }]);
-    const failed: CliResult = await spawnGeolab(sweepArgs(models, out), { home: HOME }).done;
+    const failed: CliResult = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(failed.code, failed.stderr).toBe(3);
     expect(failed.stderr).toContain(`the model endpoint at ${dying.baseUrl} is gone`);
     expect(failed.stderr).not.toMatch(/\n\s+at /);
@@ -211,13 +213,18 @@ describe('interrupting and failing sweeps', () => {
     expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toMatchObject({ status: 'failed' });
 
     const live = await openai(openaiTurn);
-    const again = await spawnGeolab(sweepArgs(modelsFile(dir, [{ name: 'qwen', model: 'qwen-vl', base_url: live.baseUrl }]), out), { home: HOME }).done;
+    const again = await spawnGeolab(sweepArgs(modelsFile(dir, [{ name: 'qwen', model: 'qwen-vl', base_url: live.baseUrl }]), out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/failed episodes? \(aborted, or a service gone\) will be played again/);
     expectComplete(out, ['qwen']);
     const superseded = readdirSync(out, { recursive: true }).filter((f) => String(f).endsWith('superseded.jsonl'));
     expect(superseded).toHaveLength(1);
     expect(reportOf(out).arms[0]).toMatchObject({ tasks: TASKS, k: PASSES, flags: [] });
+    // The workspace's run matches the tree: the failures played again left it, kept in the workspace.
+    const runId = (JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { run_id: string }).run_id;
+    const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', runId, '--json'], { home: HOME });
+    expect(fromWorkspace.code, fromWorkspace.stderr).toBe(0);
+    expect(JSON.parse(fromWorkspace.stdout)).toMatchObject({ arms: [{ tasks: TASKS, k: PASSES, flags: [] }] });
   }, SWEEP_TIMEOUT_MS);
 
   it('one sweep per folder: a live sweep holds the lock', async () => {
@@ -225,9 +232,9 @@ describe('interrupting and failing sweeps', () => {
     const out = join(dir, 'board');
     const replica = await openai(() => ({ hang: true }));
     const models = modelsFile(dir, [{ name: 'qwen', model: 'qwen-vl', base_url: replica.baseUrl, concurrency: 1 }]);
-    const holder = spawnGeolab(sweepArgs(models, out, ['--timeout', '30']), { home: HOME });
+    const holder = spawnGeolab(sweepArgs(models, out, ['--timeout', '30']), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS });
     while (!existsSync(join(out, 'sweep.json'))) await new Promise((r) => setTimeout(r, 20));
-    const refused = await spawnGeolab(sweepArgs(models, out), { home: HOME }).done;
+    const refused = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`geolab: refusing to start: another sweep (PID ${holder.child.pid}`);
     holder.child.kill('SIGINT');

@@ -110,6 +110,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
         const planned = planWork({ arms: arms.map((a) => ({ model: a.spec.name, promptVersion })), split, indices, passes });
         const recorded = readRecorded(out);
         for (const note of recorded.notes) warn(`geolab: ${note}`);
+        if (recorded.superseded.length > 0) (await import('../../store/episodes.js')).detachFromRun(ws.db, recorded.superseded);
         const work = remainingWork(planned, recorded.done);
         const sweepConfig = {
           sweep: out,

@@ -89,6 +89,8 @@ export interface Recorded {
   done: Set<string>;
   /** What was tidied: a torn last line dropped, failed records set aside to be played again. */
   notes: string[];
+  /** Episode ids of the failed records set aside. */
+  superseded: string[];
 }
 
 /**
@@ -100,6 +102,7 @@ export interface Recorded {
 export function readRecorded(out: string): Recorded {
   const done = new Set<string>();
   const notes: string[] = [];
+  const supersededIds: string[] = [];
   for (const file of episodeFiles(out)) {
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
@@ -122,6 +125,7 @@ export function readRecorded(out: string): Recorded {
       }
       if (!isSettled(record)) {
         superseded.push(line);
+        supersededIds.push(String((record as { episode_id?: unknown }).episode_id));
         return;
       }
       const key = recordKey(record);
@@ -134,7 +138,7 @@ export function readRecorded(out: string): Recorded {
     }
     if (superseded.length > 0 || dropped) writeFileAtomic(file, kept.map((l) => l + '\n').join(''));
   }
-  return { done, notes };
+  return { done, notes, superseded: supersededIds };
 }
 
 function episodeFiles(out: string): string[] {
