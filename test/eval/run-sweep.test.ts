@@ -254,4 +254,14 @@ describe('usage', () => {
     expect(mixed.stderr).toContain('give --models FILE or --model with --base-url, not both');
     expect(existsSync(join(dir, 'o'))).toBe(false);
   });
+
+  it('a model none of whose replicas answers stops the sweep before it starts (exit 3, naming them)', () => {
+    const dir = tempDir('geolab-sweep-');
+    const urls = ['http://127.0.0.1:1/v1', 'http://127.0.0.1:2/v1'];
+    const r = geolab(['eval', 'run', '--model', 'qwen', '--base-url', urls.join(','), '--out', join(dir, 'o'), '--retries', '0'], { home: HOME });
+    expect(r.code, r.stderr).toBe(3);
+    for (const url of urls) expect(r.stderr).toContain(`cannot reach the model endpoint at ${url}/models`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'o'))).toBe(false);
+  });
 });
