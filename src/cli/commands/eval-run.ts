@@ -99,13 +99,23 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
     const out = givenOut ?? join(ws.paths.dir, 'sweeps', runId);
     mkdirSync(out, { recursive: true });
     const lock = lockSweep(out);
+    // From here an interrupt ends the sweep through its own finally blocks, which release the lock.
+    const controller = new AbortController();
+    // Every request and wait of every episode in flight listens to it: many more than Node's default ten.
+    setMaxListeners(0, controller.signal);
+    const interrupt = () => {
+      // A second Ctrl-C does not wait for the episodes in flight; the lock left behind is taken over next time.
+      if (controller.signal.aborted) process.exit(EXIT.interrupted);
+      controller.abort();
+    };
+    process.on('SIGINT', interrupt);
+    process.on('SIGTERM', interrupt);
     try {
       if (lock.note) warn(`geolab: ${lock.note}`);
-      const environment = envUrls.length
-        ? await (await import('../../eval/run/environments.js')).remoteEnvironment(envUrls, split, opts.retryDelay === undefined ? undefined : opts.retryDelay * 1000 * 5)
-        : await (await import('../../eval/run/environments.js')).embeddedEnvironment(ws, split, panos);
+      const { remoteEnvironment, embeddedEnvironment } = await import('../../eval/run/environments.js');
+      const environment = envUrls.length ? await remoteEnvironment(envUrls, split, backoffMsOf(opts.retryDelay)) : await embeddedEnvironment(ws, split, panos);
       try {
-        if ('unreachable' in environment) for (const line of environment.unreachable as string[]) warn(`geolab: environment server taken out: ${line}`);
+        for (const line of environment.unreachable) warn(`geolab: environment server taken out: ${line}`);
         const indices = shardIndices(chooseIndices(environment.size, { indices: indicesAsked, limit: opts.limit }, split), shard);
         const planned = planWork({ arms: arms.map((a) => ({ model: a.spec.name, promptVersion })), split, indices, passes });
         const recorded = readRecorded(out);
@@ -135,13 +145,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
           if (!recorder) recorders.set(dir, (recorder = createRecorder(ws, { runId, runDir: dir, config: sweepConfig })));
           return recorder;
         };
-        const controller = new AbortController();
-        // Every request and wait of every episode in flight listens to it: many more than Node's default ten.
-        setMaxListeners(0, controller.signal);
         const progress = new Progress(out, runId, arms, planned, work);
-        const interrupt = () => controller.abort();
-        process.once('SIGINT', interrupt);
-        process.once('SIGTERM', interrupt);
         let state: SweepState = 'failed';
         let gone: string[] = [];
         const { runSweep } = await import('../../eval/run/sweep.js');
@@ -162,19 +166,19 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
           }));
           state = controller.signal.aborted ? 'interrupted' : progress.failed() > 0 ? 'failed' : 'done';
         } finally {
-          process.off('SIGINT', interrupt);
-          process.off('SIGTERM', interrupt);
           progress.finish(state);
           for (const dir of recorders.keys()) finishRunFile(dir, runId, sweepConfig, arms);
         }
-        for (const line of progress.summary()) printLine(line);
         if (opts.json) printJson({ run_id: runId, out, status: state, models: progress.models() });
+        else for (const line of progress.summary()) printLine(line);
         for (const message of gone) warn(`geolab: ${message}`);
         process.exitCode = controller.signal.aborted ? EXIT.interrupted : gone.length > 0 ? EXIT.unreachable : state === 'failed' ? EXIT.problemFound : EXIT.ok;
       } finally {
         await environment.close();
       }
     } finally {
+      process.off('SIGINT', interrupt);
+      process.off('SIGTERM', interrupt);
       lock.release();
     }
   } finally {
@@ -217,7 +221,7 @@ async function prepareArms(
   settings: { concurrency: number; retries: number; retryDelayS?: number; timeoutS?: number; promptVersion: string },
 ): Promise<SweepArm[]> {
   const { checkModel } = await import('../../agent/openai.js');
-  const backoffMs = settings.retryDelayS === undefined ? DEFAULT_BACKOFF_MS : settings.retryDelayS * 1000 * 5;
+  const backoffMs = backoffMsOf(settings.retryDelayS);
   return Promise.all(
     specs.map(async (spec) => {
       const apiKey = apiKeyFrom(spec.apiKeyEnv);
@@ -280,6 +284,11 @@ function finishRunFile(dir: string, runId: string, config: Record<string, unknow
     models: arms.map((a) => ({ name: a.spec.name, provider: a.spec.provider, model: a.spec.model, base_url: a.spec.baseUrls, max_tokens: a.spec.maxTokens })),
   };
   writeFileAtomic(file, JSON.stringify(run, null, 2) + '\n');
+}
+
+/** A replica that failed stays out five first retry delays, doubling (the pool's default without --retry-delay). */
+function backoffMsOf(retryDelayS: number | undefined): number {
+  return retryDelayS === undefined ? DEFAULT_BACKOFF_MS : retryDelayS * 1000 * 5;
 }
 
 function integerIn(flag: string, value: number, min: number, max: number): void {

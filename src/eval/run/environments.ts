@@ -14,6 +14,8 @@ import type { OpenedTask, SweepEnvironment } from './sweep.js';
 export interface PreparedEnvironment extends SweepEnvironment {
   /** The split's number of tasks. */
   size: number;
+  /** Servers that did not answer at the start (out of the pool for now), with why. */
+  unreachable: string[];
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos?: 
   return {
     pool: null,
     size: tasks.length,
+    unreachable: [],
     async open(_url, _split, index): Promise<OpenedTask> {
       const task = tasks[index]!;
       return { client: new EmbeddedEnvClient(env), guard: knowledgeFromTask(task), task: recordedTask(task), close: async () => {} };
@@ -45,7 +48,7 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos?: 
  * Remote environment servers serving the same tasks: the split's size is asked of the first that
  * answers (a server that does not serve the split is a UsageError); those that do not answer start out.
  */
-export async function remoteEnvironment(urls: readonly string[], split: string, backoffMs?: number): Promise<PreparedEnvironment & { unreachable: string[] }> {
+export async function remoteEnvironment(urls: readonly string[], split: string, backoffMs?: number): Promise<PreparedEnvironment> {
   const { RemoteEnvClient } = await import('../../env/client/remote.js');
   const { taskProblem } = await import('../../env/task-splits.js');
   const pool = new EndpointPool(urls, { capacity: Infinity, backoffMs });

@@ -97,6 +97,7 @@ export function modelSpec(entry: unknown, fail: Fail): ModelSpec {
   if (extra !== undefined && extra !== null && !isRecord(extra)) throw fail('extra_body', `expected an object, got ${shown(extra)}`);
   const thinking = thinkingOf(entry.thinking, fail);
   const requested = int('max_tokens', 1) ?? DEFAULT_MODEL_MAX_TOKENS;
+  const concurrency = int('concurrency', 1);
   const spec: ModelSpec = {
     name: str('name') ?? model,
     provider,
@@ -104,7 +105,7 @@ export function modelSpec(entry: unknown, fail: Fail): ModelSpec {
     baseUrls,
     apiKeyEnv,
     maxTokens: thinking.on ? Math.max(requested, MIN_THINKING_TOKENS) : requested,
-    ...(int('concurrency', 1) !== undefined ? { concurrency: int('concurrency', 1) } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
     ...(typeof temperature === 'number' && !(provider === 'anthropic' && thinking.on) ? { temperature } : {}),
     ...(typeof timeoutS === 'number' ? { timeoutS } : {}),
     ...(entry.thinking !== undefined && entry.thinking !== null ? { thinking: entry.thinking } : {}),
