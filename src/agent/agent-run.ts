@@ -66,7 +66,7 @@ export async function embeddedTaskProblem(workspace: Workspace, split: string, i
  * (the model's endpoint is in the record's `model` block), and geolab's protocol is a key of its own
  * beside the harness's `mode`.
  */
-function harnessConfig(settings: AgentSettings, environmentUrl: string): Record<string, unknown> {
+export function harnessConfig(settings: AgentSettings, environmentUrl: string): Record<string, unknown> {
   const { endpoint } = settings;
   return {
     mode: 'agentic',
@@ -179,7 +179,8 @@ function randomIndex(size: number): number {
   return Math.floor(Math.random() * size);
 }
 
-function recordedTask(task: Task): Record<string, unknown> {
+/** The task fields a record keeps beyond what the environment reports. */
+export function recordedTask(task: Task): Record<string, unknown> {
   return { task_id: task.task_id, country: task.country ?? null, sequence_id: task.sequence_id ?? null, attribution: task.attribution ?? null };
 }
 

@@ -29,6 +29,10 @@ export interface Endpoint {
   baseDelayMs?: number;
   temperature?: number;
   maxTokens?: number;
+  /** Which API the endpoint speaks (default `openai`: chat completions; `anthropic`: the Messages API, anthropic.ts). */
+  provider?: 'openai' | 'anthropic';
+  /** Merged into every request body, as the harness's `extra_body` (vLLM's chat_template_kwargs, ...). */
+  extraBody?: Record<string, unknown>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 180_000;
@@ -85,7 +89,21 @@ export async function chatCompletion(
     ...(request.tools?.length ? { tools: request.tools } : {}),
     ...(endpoint.temperature !== undefined ? { temperature: endpoint.temperature } : {}),
     ...(endpoint.maxTokens !== undefined ? { max_tokens: endpoint.maxTokens } : {}),
+    ...endpoint.extraBody,
   };
+  return postWithRetries(endpoint, { url: joinUrl(endpoint.baseUrl, 'chat/completions'), body, headers: headers(endpoint.apiKey), read: readReply }, signal);
+}
+
+/**
+ * The request loop every provider shares: POST, read the reply, retry what is worth retrying with
+ * backoff, and tell a refused key or an endpoint that never answered (EndpointGoneError) from an
+ * error the endpoint answered with (errors for the turn's record).
+ */
+export async function postWithRetries(
+  endpoint: Endpoint,
+  request: { url: string; body: unknown; headers: Record<string, string>; read: (data: unknown) => ChatReply | null },
+  signal?: AbortSignal,
+): Promise<ChatCall> {
   registerSecret(endpoint.apiKey);
   const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -95,8 +113,8 @@ export async function chatCompletion(
   for (let attempt = 1; ; attempt++) {
     let failure: Failure;
     try {
-      const res = await axios.post(joinUrl(endpoint.baseUrl, 'chat/completions'), body, {
-        headers: headers(endpoint.apiKey),
+      const res = await axios.post(request.url, request.body, {
+        headers: request.headers,
         timeout: timeoutMs,
         signal,
         validateStatus: () => true,
@@ -105,7 +123,7 @@ export async function chatCompletion(
         maxContentLength: Infinity,
       });
       if (res.status >= 200 && res.status < 300) {
-        const reply = readReply(res.data);
+        const reply = request.read(res.data);
         if (reply) return { reply, attempts: attempt, errors, latencyS: latencyS() };
         failure = { message: `malformed response: ${snippet(res.data)}`, retry: false, kind: 'http' };
       } else {
@@ -195,7 +213,7 @@ function headers(apiKey: string | undefined): Record<string, string> {
   return { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
 }
 
-function joinUrl(baseUrl: string, path: string): string {
+export function joinUrl(baseUrl: string, path: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${path}`;
 }
 

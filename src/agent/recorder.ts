@@ -22,11 +22,13 @@ export interface RecorderOptions {
   runName?: string;
   /** The run's configuration, kept in run.json and `eval_runs.config_json`. */
   config?: Record<string, unknown>;
+  /** Where episodes.jsonl and run.json go (a sweep's output tree); default `<workspace>/runs/<runId>`. */
+  runDir?: string;
 }
 
 export interface Recorder extends EpisodeSink {
   readonly runId: string;
-  /** `<workspace>/runs/<runId>`: episodes.jsonl and run.json. */
+  /** Where episodes.jsonl and run.json are: `<workspace>/runs/<runId>` unless given. */
   readonly runDir: string;
 }
 
@@ -38,7 +40,7 @@ export function newRunId(now = new Date()): string {
 export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Recorder {
   const runId = options.runId ?? newRunId();
   assertRunId(runId);
-  const runDir = join(ws.paths.runs, runId);
+  const runDir = options.runDir ?? join(ws.paths.runs, runId);
   const episodesFile = join(runDir, 'episodes.jsonl');
   let started = false;
 

@@ -300,6 +300,35 @@ export function buildProgram(): Command {
     .action(async (roots: string[], opts, cmd: Command) =>
       (await import('./commands/eval.js')).reportCommand(roots, { ...withGlobals(opts, cmd), fromWorkspace: cmd.optsWithGlobals().workspace !== undefined }),
     );
+  evalCmd
+    .command('run')
+    .description("a resumable pass@k sweep of one or more models, in the harness's layout and the workspace; exit 3 when an endpoint had no replica left")
+    .option('--models <file>', "the harness's model file: a JSON list of {name, provider, model, base_url, api_key_env, max_tokens, concurrency, extra_body, thinking}")
+    .option('--model <name>', 'one model, as its endpoint serves it')
+    .option('--base-url <urls>', 'its endpoint (replicas comma-separated)')
+    .addOption(new Option('--provider <provider>', 'the API --model speaks').choices(['openai', 'anthropic']))
+    .option('--api-key-env <VAR>', 'environment variable holding the API key of --model')
+    .option('--max-tokens <n>', 'completion token cap of --model', integer('--max-tokens'))
+    .option('--split <name>', 'split to play (default eval)')
+    .option('--limit <n>', 'the first N tasks', integer('--limit'))
+    .option('--indices <list>', 'task indices, e.g. 0,3,7-9')
+    .option('--passes <n>', 'attempts per task; pass p is sample p (default 4)', integer('--passes'))
+    .option('--concurrency <n>', "episodes in flight per model replica, unless the models file says (default 8)", integer('--concurrency'))
+    .option('--max-turns <n>', 'turns before the forced guess', integer('--max-turns'), DEFAULT_MAX_TURNS)
+    .addOption(new Option('--protocol <protocol>', 'how actions are asked for').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
+    .addOption(new Option('--tools <set>', 'tools offered with --protocol tools').choices(['trained', 'all']).default('trained'))
+    .option('--prompt-file <file>', "a prompt template with the harness's {max_turns} and {tools}")
+    .option('--env <url...>', 'environment servers (repeatable or comma-separated; default: the embedded one)')
+    .option('--out <dir>', 'output folder (default: <workspace>/sweeps/<run-id>)')
+    .option('--run-id <id>', 'run id (default: the folder\'s previous sweep, else a new one)')
+    .option('--shard <I/N>', 'play shard I of N (0-based) in pass-<p>/shard-<I>/, for N machines splitting one sweep')
+    .option('--retries <n>', 'retries of a model request (default 2)', integer('--retries'))
+    .option('--retry-delay <s>', 'seconds before the first retry, doubling after', number('--retry-delay'))
+    .option('--timeout <s>', 'seconds per model request attempt', number('--timeout'))
+    .option('--image-size <px>', 'side of the images sent to the model', integer('--image-size'), DEFAULT_IMAGE_SIZE_PX)
+    .option('--panos <dir>', 'panorama cache of the embedded environment')
+    .option('--json', 'print a JSON summary when done')
+    .action(async (opts, cmd: Command) => (await import('./commands/eval-run.js')).evalRunCommand(withGlobals(opts, cmd)));
   const train = program.command('train').description('local GRPO training: write a config, pre-flight, launch, watch, stop, resume, serve the adapter');
   train
     .command('init')

@@ -41,6 +41,15 @@ export function saveEpisode(db: Db, record: EpisodeRecord, options: SaveOptions 
   statements(db).save(record, options);
 }
 
+/**
+ * Takes episodes out of their run, keeping them in the workspace: a sweep's failed episodes that a
+ * re-run played again, so the run holds one episode per (task, sample) as its tree does.
+ */
+export function detachFromRun(db: Db, episodeIds: readonly string[]): void {
+  const detach = db.prepare('UPDATE episodes SET run_id = NULL WHERE episode_id = ?');
+  db.transaction(() => episodeIds.forEach((id) => detach.run(id)))();
+}
+
 export interface EpisodeRow {
   episode_id: string;
   recorded_at: string;

@@ -28,19 +28,19 @@ export function geolab(
  * The binary as a child process, asynchronously: for tests whose servers answer it from this process.
  * `child` is there to signal it; it is killed if it runs past a minute.
  */
-export function spawnGeolab(args: string[], options: { env?: Record<string, string>; home?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  return spawnCommand(process.execPath, [BIN, ...args], { NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env });
+export function spawnGeolab(args: string[], options: { env?: Record<string, string>; home?: string; timeoutMs?: number } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  return spawnCommand(process.execPath, [BIN, ...args], { NO_COLOR: '1', ...(options.home ? { GEOLAB_HOME: options.home } : {}), ...options.env }, options.timeoutMs);
 }
 
-/** Any command as a child process, its output collected; `done` settles when it ends (killed after 60 s). */
-export function spawnCommand(command: string, args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
+/** Any command as a child process, its output collected; `done` settles when it ends (killed after `timeoutMs`, default 60 s). */
+export function spawnCommand(command: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<CliResult>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -9,6 +9,7 @@ import type { Observation, Op, StepResult } from '../../env/types.js';
 import { dataUrl, DEFAULT_IMAGE_SIZE_PX, prepareImage, type PreparedImage } from '../images.js';
 import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
 import { withoutEmptyKeys } from '../../core/episode.js';
+import { anthropicCompletion } from '../anthropic.js';
 import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, type ChatCall, type ChatReply, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
 import { pointsOfAction, toHarnessAction } from '../protocols/common.js';
 import { JSON_PROMPT_VERSION, jsonRequest, readJsonReply } from '../protocols/json.js';
@@ -44,6 +45,10 @@ export interface ModelPolicyOptions {
   served?: ServedModel;
   /** A user's prompt template (--prompt-file) in place of geolab's instructions. */
   prompt?: PromptTemplate;
+  /** model_name of the records (a sweep's arm name); default: the endpoint's model id. */
+  name?: string;
+  /** Extra keys of the record's `model` block (a models file's `thinking`, say). */
+  identity?: Record<string, unknown>;
 }
 
 /** The prompt_version recorded: the template's when there is one, else geolab's own for the protocol. */
@@ -67,9 +72,9 @@ abstract class ModelShell {
 
   constructor(protected readonly options: ModelPolicyOptions) {
     const { endpoint } = options;
-    this.name = endpoint.model;
+    this.name = options.name ?? endpoint.model;
     this.identity = {
-      provider: 'openai-compatible',
+      provider: endpoint.provider === 'anthropic' ? 'anthropic' : 'openai-compatible',
       model: endpoint.model,
       base_url: endpoint.baseUrl,
       temperature: endpoint.temperature ?? null,
@@ -81,6 +86,8 @@ abstract class ModelShell {
       timeout_s: (endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000,
       max_attempts: endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       ...(options.served?.parent ? { base_model: options.served.parent } : {}),
+      ...(endpoint.extraBody ? { extra_body: endpoint.extraBody } : {}),
+      ...options.identity,
     };
   }
 
@@ -105,7 +112,9 @@ abstract class ModelShell {
   /** Guards, then sends. A leak throws (the episode fails); a provider failure comes back as errors. */
   protected async send(messages: RecordedMessage[], tools: unknown[] | undefined, context: PolicyContext): Promise<ChatCall> {
     guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
-    return chatCompletion(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
+    // The one seam between the policy and the provider: both take OpenAI-shaped messages.
+    const complete = this.options.endpoint.provider === 'anthropic' ? anthropicCompletion : chatCompletion;
+    return complete(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
   }
 
   /** The decision fields every outcome shares: what was sent and what the model did. */

@@ -1,0 +1,91 @@
+/** A sweep's output folder: the lock, tidying a killed sweep's files for resuming, the status file. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recordKey } from '../../src/eval/run/plan.js';
+import { lockSweep, previousRunId, readRecorded, StatusWriter } from '../../src/eval/run/tree.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+/** The PID of a process that has ended. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+const record = (index: number, sample: number, extra: Record<string, unknown>) => ({
+  schema_version: 2,
+  episode_id: `ep-${index}-${sample}`,
+  model_name: 'qwen',
+  task: { split: 'eval', index, sample },
+  config: { prompt_version: 'geolab-tools-1' },
+  ...extra,
+});
+
+describe('the sweep lock', () => {
+  it('is taken, refused while its process runs, taken over from a dead one with a note, and released', () => {
+    const out = tempDir();
+    const file = join(out, 'sweep.lock');
+    writeFileSync(file, JSON.stringify({ pid: process.ppid, host: hostname(), started_at: 'then' }));
+    expect(() => lockSweep(out)).toThrow(`refusing to start: another sweep (PID ${process.ppid}, since then) is writing ${out}`);
+    writeFileSync(file, JSON.stringify({ pid: 1, host: 'elsewhere', started_at: 'then' }));
+    expect(() => lockSweep(out)).toThrow(/held by PID 1 on elsewhere/);
+
+    const dead = deadPid();
+    writeFileSync(file, JSON.stringify({ pid: dead, host: hostname(), started_at: 'then' }));
+    const lock = lockSweep(out);
+    expect(lock.note).toBe(`took over ${file} from PID ${dead}, which is no longer running`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid });
+    lock.release();
+    expect(existsSync(file)).toBe(false);
+    const again = lockSweep(out);
+    expect(again.note).toBeNull();
+    again.release();
+  });
+});
+
+describe('what a folder already holds', () => {
+  it('drops a line cut off by a kill, sets aside failures to play again, and keeps the rest as done', () => {
+    const out = tempDir();
+    const dir = join(out, 'run-1');
+    mkdirSync(dir);
+    const file = join(dir, 'episodes.jsonl');
+    const kept = [record(0, 0, { outcome: { reward: 0.4 }, turns: [] }), record(1, 0, { error: 'KeyError', traceback: '' })];
+    const retried = [record(2, 0, { error: 'aborted', failure: 'aborted' }), record(0, 1, { error: 'gone', failure: 'unreachable' })];
+    const lines = [kept[0], retried[0], kept[1], retried[1]].map((r) => JSON.stringify(r));
+    writeFileSync(file, lines.join('\n') + '\n' + JSON.stringify(record(1, 1, { outcome: {} })).slice(0, 40));
+
+    const recorded = readRecorded(out);
+    expect([...recorded.done].sort()).toEqual(kept.map((r) => recordKey(r)!).sort());
+    expect(recorded.superseded).toEqual(['ep-2-0', 'ep-0-1']);
+    expect(recorded.notes).toEqual([
+      `${file}:5: dropped a line cut off when the sweep was killed`,
+      `${file}: 2 failed episodes (aborted, or a service gone) will be played again; the records moved to superseded.jsonl`,
+    ]);
+    expect(readFileSync(file, 'utf8')).toBe(kept.map((r) => JSON.stringify(r) + '\n').join(''));
+    expect(readFileSync(join(dir, 'superseded.jsonl'), 'utf8')).toBe(retried.map((r) => JSON.stringify(r) + '\n').join(''));
+    // Tidy already: nothing changes the second time.
+    expect(readRecorded(out).notes).toEqual([]);
+  });
+
+  it('refuses a broken line that is not the last, naming file and line', () => {
+    const out = tempDir();
+    const file = join(out, 'episodes.jsonl');
+    writeFileSync(file, '{"x": \n' + JSON.stringify(record(0, 0, { outcome: {} })) + '\n');
+    expect(() => readRecorded(out)).toThrow(new RegExp(`^${file}:1: not valid JSON`));
+  });
+});
+
+describe('sweep.json', () => {
+  it('holds the latest status once flushed, and names the run for a re-run', () => {
+    const out = tempDir();
+    expect(previousRunId(out)).toBeNull();
+    const writer = new StatusWriter(out);
+    const status = { run_id: 'r1', pid: 1, status: 'running' as const, started_at: 'a', updated_at: 'b', models: [] };
+    writer.update(status);
+    writer.update({ ...status, status: 'done' });
+    writer.flush();
+    expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toEqual({ ...status, status: 'done' });
+    expect(previousRunId(out)).toBe('r1');
+  });
+});
