@@ -21,7 +21,8 @@ import { DEFAULT_BACKOFF_MS, EndpointPool } from '../../eval/run/endpoints.js';
 import { modelSpec, parseModelsFile, type ModelSpec } from '../../eval/run/models-file.js';
 import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shardIndices, type WorkItem } from '../../eval/run/plan.js';
 import type { SweepArm } from '../../eval/run/sweep.js';
-import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter, type ModelProgress, type SweepState } from '../../eval/run/tree.js';
+import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
+import type { SweepModelProgress, SweepState } from '../../eval/sweep-status.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
 
@@ -344,7 +345,7 @@ class Progress {
     return [...this.counts.values()].reduce((n, c) => n + c.failed, 0);
   }
 
-  models(): ModelProgress[] {
+  models(): SweepModelProgress[] {
     const minutes = (performance.now() - this.startedMs) / 60_000;
     return [...this.counts].map(([name, c]) => {
       const perMin = minutes > 0 ? c.now / minutes : 0;

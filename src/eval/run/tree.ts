@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { GeolabError, InputError } from '../../core/errors.js';
 import { EPISODE_FILE, writeFileAtomic } from '../../files.js';
 import { isSettled, recordKey } from './plan.js';
+import { SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
 
 export const LOCK_FILE = 'sweep.lock';
-export const STATUS_FILE = 'sweep.json';
 /** Failed records a re-run played again: kept beside the episodes, out of every report's way. */
 export const SUPERSEDED_FILE = 'superseded.jsonl';
 
@@ -149,31 +149,10 @@ function episodeFiles(out: string): string[] {
     .map((entry) => join(out, entry));
 }
 
-export type SweepState = 'running' | 'done' | 'failed' | 'interrupted';
-
-export interface ModelProgress {
-  name: string;
-  done: number;
-  failed: number;
-  total: number;
-  per_min: number;
-  eta_s: number | null;
-}
-
-/** `<out>/sweep.json`: the TUI's Eval board reads these keys. */
-export interface SweepStatus {
-  run_id: string;
-  pid: number;
-  status: SweepState;
-  started_at: string;
-  updated_at: string;
-  models: ModelProgress[];
-}
-
 /** The run id a sweep in this folder used before, so a re-run without --run-id resumes it. */
 export function previousRunId(out: string): string | null {
   try {
-    const status = JSON.parse(readFileSync(join(out, STATUS_FILE), 'utf8')) as { run_id?: unknown };
+    const status = JSON.parse(readFileSync(join(out, SWEEP_FILE), 'utf8')) as { run_id?: unknown };
     return typeof status.run_id === 'string' ? status.run_id : null;
   } catch {
     return null;
@@ -203,7 +182,7 @@ export class StatusWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.pending) return;
-    writeFileAtomic(join(this.out, STATUS_FILE), JSON.stringify(this.pending, null, 2) + '\n');
+    writeFileAtomic(join(this.out, SWEEP_FILE), JSON.stringify(this.pending, null, 2) + '\n');
     this.pending = null;
     this.lastMs = performance.now();
   }
