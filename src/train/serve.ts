@@ -1,7 +1,7 @@
 /**
  * After training: the vLLM command that serves a run's LoRA adapter beside its base model (DESIGN
- * §8), and the `geolab eval run` line that scores it. The adapter is the final one (TRL's
- * save_model writes it into output_dir itself), else the last complete `checkpoint-N`.
+ * §8), and the `geolab eval run` line that scores it. The adapter is the final one (the
+ * trainer saves it to `<output_dir>/final/`), else the last complete `checkpoint-N`.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import type { TrainConfig } from './config.js';
 export const DEFAULT_SERVE_PORT = 8000;
 /** A checkpoint or final adapter is complete once peft has written this (it is written with the weights). */
 const ADAPTER_MARKER = 'adapter_config.json';
+/** Where geolab_trainer.py saves the adapter when the run is done. */
+export const FINAL_ADAPTER_DIR = 'final';
 
 export interface ServePlan {
   model: string;
@@ -80,10 +82,11 @@ function findAdapter(config: TrainConfig, wanted: number | undefined): { adapter
     if (!found) throw new UsageError(`--checkpoint ${wanted}: no complete checkpoint-${wanted} under ${outputDir} (checkpoints: ${steps})`);
     return { adapter: found.dir, checkpoint: found.step };
   }
-  if (existsSync(join(outputDir, ADAPTER_MARKER))) return { adapter: outputDir, checkpoint: null };
+  const final = join(outputDir, FINAL_ADAPTER_DIR);
+  if (existsSync(join(final, ADAPTER_MARKER))) return { adapter: final, checkpoint: null };
   const last = checkpoints[checkpoints.length - 1];
   if (!last) {
-    throw new InputError(`no adapter yet: neither a final adapter (${ADAPTER_MARKER}) nor a checkpoint-N with one; the trainer writes one every ${config.grpo.save_steps} steps`, { file: outputDir });
+    throw new InputError(`no adapter yet: neither a final adapter (${FINAL_ADAPTER_DIR}/${ADAPTER_MARKER}) nor a checkpoint-N with one; the trainer writes one every ${config.grpo.save_steps} steps`, { file: outputDir });
   }
   return { adapter: last.dir, checkpoint: last.step };
 }

@@ -16,7 +16,10 @@ function runTree(options: { checkpoints?: number[]; partial?: number[]; final?: 
     writeFileSync(join(out, `checkpoint-${step}`, 'trainer_state.json'), '{}');
     if (!options.partial?.includes(step)) writeFileSync(join(out, `checkpoint-${step}`, 'adapter_config.json'), '{}');
   }
-  if (options.final) writeFileSync(join(out, 'adapter_config.json'), '{}');
+  if (options.final) {
+    mkdirSync(join(out, 'final'), { recursive: true });
+    writeFileSync(join(out, 'final', 'adapter_config.json'), '{}');
+  }
   return { run, out };
 }
 
@@ -39,7 +42,7 @@ describe('geolab train serve', () => {
   it('prefers the final adapter, takes --checkpoint and --port, and reads a config path as well as a run folder', () => {
     const { run, out } = runTree({ checkpoints: [25, 50], final: true, lora: { r: 32, alpha: 64 } });
     const final = JSON.parse(geolab(['train', 'serve', join(run, 'config.json'), '--json'], { home: tempDir() }).stdout) as Record<string, unknown>;
-    expect(final).toMatchObject({ name: 'geo1', adapter: out, checkpoint: null, port: 8000 });
+    expect(final).toMatchObject({ name: 'geo1', adapter: join(out, 'final'), checkpoint: null, port: 8000 });
     expect(final.command).toContain('--max-lora-rank');
     expect((final.command as string[])[(final.command as string[]).indexOf('--max-lora-rank') + 1]).toBe('32');
     const picked = JSON.parse(geolab(['train', 'serve', run, '--checkpoint', '25', '--port', '8123', '--json'], { home: tempDir() }).stdout) as Record<string, unknown>;
@@ -51,7 +54,7 @@ describe('geolab train serve', () => {
     const { run, out } = runTree({ partial: [25] });
     const none = geolab(['train', 'serve', run], { home: tempDir() });
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe(`geolab: ${out}: no adapter yet: neither a final adapter (adapter_config.json) nor a checkpoint-N with one; the trainer writes one every 25 steps\n`);
+    expect(none.stderr).toBe(`geolab: ${out}: no adapter yet: neither a final adapter (final/adapter_config.json) nor a checkpoint-N with one; the trainer writes one every 25 steps\n`);
     const wrong = geolab(['train', 'serve', runTree({ checkpoints: [25, 50] }).run, '--checkpoint', '30'], { home: tempDir() });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--checkpoint 30: no complete checkpoint-30 under');
