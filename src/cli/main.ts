@@ -430,6 +430,11 @@ function number(flag: string) {
 
 /** Runs the CLI and returns the exit code (DESIGN §10); errors are mapped to codes here only. */
 export async function run(argv: string[]): Promise<number> {
+  // A reader that stops early (`| head`) is not an error: the rest of the output has nowhere to go.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? EXIT.ok);
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
