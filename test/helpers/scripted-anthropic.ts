@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ScriptedReply } from './scripted-openai.js';
+import { closeServer, send, type ScriptedReply } from './scripted-openai.js';
 
 export interface MessagesRequestBody {
   model: string;
@@ -79,17 +79,6 @@ export async function startScriptedAnthropic(options: { script: ScriptedReply[] 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server, hanging),
   };
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
 }

@@ -3,7 +3,7 @@
  * takes the next reply (native tool calls, plain text, an HTTP error, no answer at all, or the
  * server's death). Every request body and its headers are kept for the test to read.
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptedReply =
@@ -106,17 +106,21 @@ export async function startScriptedOpenAI(options: {
     get modelListings() {
       return modelListings;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server, hanging),
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** Closes a scripted server: replies held open on purpose are cut first, so close() does not wait on them. */
+export function closeServer(server: Server, hanging: ReadonlySet<ServerResponse>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    for (const res of hanging) res.destroy();
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }
