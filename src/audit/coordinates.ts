@@ -53,7 +53,13 @@ const LABELLED_PAIR_MAX_CHARS = 200;
 export function findCoordinates(text: string, offset = 0): FoundPoint[] {
   const components: Component[] = [];
   COMPONENT.lastIndex = 0;
-  for (let m = COMPONENT.exec(text); m !== null; m = COMPONENT.exec(text)) {
+  for (;;) {
+    // Every component has a digit: the pattern is tried only from where the next one's prefix can start.
+    const from = earliestStart(text, COMPONENT.lastIndex);
+    if (from < 0) break;
+    COMPONENT.lastIndex = from;
+    const m = COMPONENT.exec(text);
+    if (m === null) break;
     const component = toComponent(m);
     if (component) components.push(component);
     // A hemisphere letter after a number that had one before belongs to the next number: N 43.3 E 21.9.
@@ -87,6 +93,27 @@ export function findCoordinates(text: string, offset = 0): FoundPoint[] {
     }
   }
   return found.filter((p) => Math.abs(p.lat) <= 90 && Math.abs(p.lon) <= 180);
+}
+
+const DIGIT = /\d/g;
+/** The longest label ("longitude") with its `_x` suffix. */
+const LABEL_MAX_CHARS = 11;
+
+/**
+ * A position no component that holds the first digit at or after `from` can start before (-1: no
+ * digit left). Walks back from that digit over what may precede it in a component: a sign, a
+ * hemisphere letter, spaces, quotes, `:` or `=`, and a label's letters. A lower bound (it may walk
+ * back further than a match starts), so the pattern finds the same matches as run from `from`.
+ */
+function earliestStart(text: string, from: number): number {
+  DIGIT.lastIndex = from;
+  const digit = DIGIT.exec(text);
+  if (digit === null) return -1;
+  let at = digit.index;
+  while (at > from && /[-+\u2212]/.test(text[at - 1] as string)) at--;
+  while (at > from && /[\s"':=NSEW]/.test(text[at - 1] as string)) at--;
+  for (let letters = 0; letters < LABEL_MAX_CHARS && at > from && /[A-Za-z_]/.test(text[at - 1] as string); letters++) at--;
+  return at;
 }
 
 function point(lat: number, lon: number, start: number, end: number, offset: number): FoundPoint {

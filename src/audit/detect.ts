@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
+import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, townDictionary, trueCountry, type NearbyCity, type TownDictionary } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
@@ -72,7 +72,7 @@ const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: []
 class CompiledTask {
   readonly identity: IdentityMatcher;
   private country: { admin: string; subregion: string } | null | undefined;
-  private cities: NearbyCity[] | undefined;
+  private towns: TownDictionary | undefined;
   private candidates = new WeakMap<TextScan, Candidates>();
   /** The radius the cached candidates were found with. */
   private radiusKm = LEAK_RADIUS_KM;
@@ -87,9 +87,9 @@ class CompiledTask {
     return this.country;
   }
 
-  get nearbyCities(): NearbyCity[] {
-    this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
-    return this.cities;
+  get nearbyTowns(): TownDictionary {
+    this.towns ??= townDictionary(this.task.truth ? citiesNear(this.task.truth) : []);
+    return this.towns;
   }
 
   candidatesIn(text: string, scan: TextScan, radiusKm: number): Candidates {
@@ -127,7 +127,7 @@ class CompiledTask {
         subregions.push({ start: mention.start, end: mention.end });
       }
     }
-    const cities = cityMentions(text, scan, this.nearbyCities);
+    const cities = cityMentions(text, scan, this.nearbyTowns);
     if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
     return { identity, points, countries, subregions, cities };
   }
