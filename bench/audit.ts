@@ -123,7 +123,7 @@ interface Corpus {
   patterns: string[];
 }
 
-export async function writeCorpus(count: number): Promise<Corpus> {
+async function writeCorpus(count: number): Promise<Corpus> {
   const { tasks } = await loadTasksStrict(DEMO_TASKS_FILE);
   const urls = await views();
   const rand = lcg(29);
