@@ -12,11 +12,11 @@ import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, townDictionary, trueCountry, type NearbyCity, type TownDictionary } from './places.js';
+import { AgentPlaces, CITY_RADIUS_KM, citiesNear, clearPlaceCache, cityMentions, placeMentions, townDictionary, trueCountry, type NearbyCity, type TownDictionary } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -26,6 +26,8 @@ export const OWN_POINT_TOLERANCE_KM = 1;
 export interface AuditOptions {
   /** Coordinates closer than this to the truth are a leak (default 25 km). */
   radiusKm?: number;
+  /** Told of every mention the agent's own points explain (not called when absent: no cost). */
+  onExplained?: (explanation: Explanation) => void;
 }
 
 const SEVERITY: Record<FindingKind, Severity> = {
@@ -187,7 +189,8 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       for (const claim of scan.budget) budget.set(claim.unit, { claim, message: m, textIndex: t, text });
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
       if (candidates === NONE) continue;
-      for (const hit of explained(candidates, agent, compiledTask)) {
+      const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
+      for (const hit of unexplained(candidates, agent, compiledTask, explain)) {
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
       }
     }
@@ -199,12 +202,24 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   return findings;
 }
 
-/** The candidates the agent's own points do not explain, as hits. */
-function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hit[] {
+/** A candidate an agent point explains, and how. */
+interface Note {
+  kind: Explanation['kind'];
+  start: number;
+  end: number;
+  evidence: string;
+}
+
+/** The candidates the agent's own points do not explain, as hits; `explain` hears of the others. */
+function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
   const hits: Hit[] = [...candidates.identity];
   const best = new Map<number, Candidates['points'][number]>();
   for (const p of candidates.points) {
-    if (agent.own.some((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM)) continue;
+    const own = agent.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
+    if (own) {
+      explain?.({ kind: 'coordinates', start: p.start, end: p.end, evidence: `the agent's own point ${point(own)} (within ${OWN_POINT_TOLERANCE_KM} km): explained` });
+      continue;
+    }
     const seen = best.get(p.start);
     if (!seen || p.km < seen.km) best.set(p.start, p);
   }
@@ -213,18 +228,47 @@ function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hi
   }
   const place = task.place;
   if (place) {
-    if (candidates.countries.length && !agent.places.inCountry(place.admin)) {
-      for (const c of candidates.countries) hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    const inCountry = candidates.countries.length ? agent.places.pointInCountry(place.admin) : undefined;
+    for (const c of candidates.countries) {
+      if (inCountry) explain?.({ kind: 'country', start: c.start, end: c.end, evidence: `the agent's point ${point(inCountry)} is in ${place.admin}: explained` });
+      else hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
     }
-    if (candidates.subregions.length && !agent.places.inSubregion(place.subregion)) {
-      for (const s of candidates.subregions) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+    const inSubregion = candidates.subregions.length ? agent.places.pointInSubregion(place.subregion) : undefined;
+    for (const s of candidates.subregions) {
+      if (inSubregion) explain?.({ kind: 'subregion', start: s.start, end: s.end, evidence: `the agent's point ${point(inSubregion)} is in ${place.subregion}: explained` });
+      else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
   for (const { city, start, end } of candidates.cities) {
-    if (agent.places.nearCity(city)) continue;
-    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+    const near = agent.places.pointNearCity(city);
+    if (!near) {
+      hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+      continue;
+    }
+    const how = near.how === 'within' ? `lies within ${CITY_RADIUS_KM} km of ${city.name}` : `has ${city.name} as its nearest major city`;
+    explain?.({ kind: 'city', start, end, evidence: `the agent's point ${point(near.point)} ${how}: explained` });
   }
   return hits.sort((a, b) => a.start - b.start);
+}
+
+function point(p: LatLon): string {
+  return `${round(p.lat)}, ${round(p.lon)}`;
+}
+
+function explanation(prompt: AuditPrompt, message: number, textIndex: number, text: string, note: Note): Explanation {
+  return {
+    kind: note.kind,
+    source: prompt.source,
+    prompt_id: prompt.promptId,
+    ...(prompt.episodeId !== undefined ? { episode_id: prompt.episodeId } : {}),
+    ...(prompt.turn !== undefined ? { turn: prompt.turn } : {}),
+    message,
+    text_index: textIndex,
+    span: { start: note.start, end: note.end },
+    text: text.slice(note.start, note.end),
+    context: around(text, note.start, note.end),
+    evidence: note.evidence,
+  };
 }
 
 /**

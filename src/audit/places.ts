@@ -287,20 +287,29 @@ export class AgentPlaces {
    * Somalia), points it places elsewhere and points at sea. Its territorial waters (12 nm) count as
    * the country's, as the outlines' 25 km offshore rule does.
    */
-  inCountry(admin: string): boolean {
-    if (!CARVED_PARENTS.has(admin) && this.usable.some((p) => codedOf(p)?.admin === admin)) return true;
-    return this.usable.some((p) => placeOf(p).country === admin);
+  /** The first agent point in the country, if any. */
+  pointInCountry(admin: string): LatLon | undefined {
+    if (!CARVED_PARENTS.has(admin)) {
+      const coded = this.usable.find((p) => codedOf(p)?.admin === admin);
+      if (coded) return coded;
+    }
+    return this.usable.find((p) => placeOf(p).country === admin);
   }
 
-  inSubregion(name: string): boolean {
-    if (this.usable.some((p) => codedOf(p)?.subregion === name)) return true;
-    return this.usable.some((p) => placeOf(p).subregion === name);
+  pointInSubregion(name: string): LatLon | undefined {
+    return this.usable.find((p) => codedOf(p)?.subregion === name) ?? this.usable.find((p) => placeOf(p).subregion === name);
   }
 
-  /** The town is the nearest major city of an agent point (what pins and reverse_geocode name), or one lies within 50 km of it. */
-  nearCity(city: NearbyCity): boolean {
+  /**
+   * An agent point the town is explained by: one within 50 km of it, or one whose nearest major city
+   * it is (what pins and reverse_geocode name).
+   */
+  pointNearCity(city: NearbyCity): { point: LatLon; how: 'within' | 'nearest' } | undefined {
     // Distances first: the major cities' index loads only when no point is near the town.
-    return this.usable.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM) || this.usable.some((p) => nearestCityOf(p) === city.name);
+    const near = this.usable.find((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
+    if (near) return { point: near, how: 'within' };
+    const named = this.usable.find((p) => nearestCityOf(p) === city.name);
+    return named && { point: named, how: 'nearest' };
   }
 }
 

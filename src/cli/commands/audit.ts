@@ -70,10 +70,10 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
       ws?.close();
     }
   })();
-  const { findings, counts, lineOf } = result;
+  const { findings, counts, explained, lineOf } = result;
 
   if (opts.update) acceptAll(findings, baseline, baselineFile);
-  const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000);
+  const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000, explained);
   // Home shows the open findings of the workspace's own audit (its episodes, nothing else).
   if (paths && !filesNamed) writeLastAudit(paths.lastAudit, lastAuditOf(counts, findings, summary.seconds));
   if (opts.sarif) {
