@@ -12,7 +12,20 @@ import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { AgentPlaces, CITY_RADIUS_KM, citiesNear, clearPlaceCache, cityMentions, placeMentions, townDictionary, trueCountry, type NearbyCity, type TownDictionary } from './places.js';
+import {
+  AgentPlaces,
+  CITY_RADIUS_KM,
+  citiesNear,
+  clearPlaceCache,
+  cityMentions,
+  placeMentions,
+  townDictionary,
+  trueCountry,
+  VANITY_CCTLDS,
+  type NearbyCity,
+  type TownDictionary,
+  type TrueCountry,
+} from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
@@ -63,7 +76,7 @@ interface Hit {
 interface Candidates {
   identity: Hit[];
   points: { start: number; end: number; lat: number; lon: number; km: number }[];
-  countries: { start: number; end: number; how: string }[];
+  countries: { start: number; end: number; how: string; severity?: Severity }[];
   subregions: { start: number; end: number }[];
   cities: { city: NearbyCity; start: number; end: number }[];
 }
@@ -73,7 +86,7 @@ const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: []
 /** What a task's detectors need, built on first use and kept with the AuditTask object. */
 class CompiledTask {
   readonly identity: IdentityMatcher;
-  private country: { admin: string; subregion: string } | null | undefined;
+  private country: TrueCountry | null | undefined;
   private towns: TownDictionary | undefined;
   private candidates = new WeakMap<TextScan, Candidates>();
   /** The radius the cached candidates were found with. */
@@ -84,7 +97,7 @@ class CompiledTask {
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
-  get place(): { admin: string; subregion: string } | null {
+  get place(): TrueCountry | null {
     if (this.country === undefined) this.country = this.task.truth ? trueCountry(this.task.country, this.task.truth) : null;
     return this.country;
   }
@@ -128,6 +141,10 @@ class CompiledTask {
       } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place?.subregion)) {
         subregions.push({ start: mention.start, end: mention.end });
       }
+    }
+    const host = scan.hosts.length ? this.place : null;
+    for (const h of host ? scan.hosts : []) {
+      if (host?.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
     if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
@@ -231,7 +248,7 @@ function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, e
     const inCountry = candidates.countries.length ? agent.places.pointInCountry(place.admin) : undefined;
     for (const c of candidates.countries) {
       if (inCountry) explain?.({ kind: 'country', start: c.start, end: c.end, evidence: `the agent's point ${point(inCountry)} is in ${place.admin}: explained` });
-      else hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+      else hits.push({ kind: 'country', severity: c.severity, start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
     }
     const inSubregion = candidates.subregions.length ? agent.places.pointInSubregion(place.subregion) : undefined;
     for (const s of candidates.subregions) {

@@ -362,12 +362,30 @@ function nearestCityOf(p: LatLon): string {
 }
 
 /** The task's country row: its label when the table knows it, else the country of the truth. */
-export function trueCountry(label: string | undefined, truth: LatLon): { admin: string; subregion: string } | null {
+export function trueCountry(label: string | undefined, truth: LatLon): TrueCountry | null {
   const row = label ? countryByAdmin(label) : null;
-  if (row) return { admin: row.admin, subregion: row.subregion };
+  if (row) return { admin: row.admin, subregion: row.subregion, ccTlds: ccTldsOf(row.iso2) };
   const place = countryAt(truth.lat, truth.lon);
-  return place.country && place.subregion ? { admin: place.country, subregion: place.subregion } : null;
+  return place.country && place.subregion ? { admin: place.country, subregion: place.subregion, ccTlds: ccTldsOf(place.iso2) } : null;
 }
+
+export interface TrueCountry {
+  admin: string;
+  subregion: string;
+  /** Its country-code top-level domains, lower case: the ISO alpha-2 code (and .uk for GB). */
+  ccTlds: string[];
+}
+
+function ccTldsOf(iso2: string | null): string[] {
+  if (!iso2 || !/^[A-Z]{2}$/.test(iso2)) return [];
+  return iso2 === 'GB' ? ['uk', 'gb'] : [iso2.toLowerCase()];
+}
+
+/**
+ * ccTLDs sold worldwide as vanity domains (.io, .tv, .ai...): a host under one says little about
+ * where it is, so it is a low finding; any other ccTLD of the true country is medium, as its name is.
+ */
+export const VANITY_CCTLDS: ReadonlySet<string> = new Set('ai am cc co fm gg gl im io la ly md me ms nu sh tk to tv vc ws'.split(' '));
 
 const COMMON_WORDS = `
 a about above across after again against all almost along also always an and any are area around as at away back bad bank bar base bay be

@@ -48,6 +48,8 @@ export interface TextScan {
   readonly budget: readonly BudgetClaim[];
   /** A task index where a label names it one: `"task_index": 3`, `task index 3`, `taskIdx=3`, `task #3`. */
   readonly taskIndexes: readonly { index: number; start: number; end: number }[];
+  /** Host names of URLs (and `www.` hosts) that end in a two-letter (country code) top-level domain, lower case. */
+  readonly hosts: readonly { tld: string; start: number; end: number }[];
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -117,6 +119,21 @@ function taskIndexes(text: string, offset: number): TextScan['taskIndexes'] {
   return [...text.matchAll(TASK_INDEX)].map((m) => ({ index: Number(m[1] ?? m[2]), start: m.index + offset, end: m.index + offset + m[0].length }));
 }
 
+/**
+ * A host after a URL's scheme (and user info) or starting with `www.`, whose last label has two
+ * letters: `https://tiles.example.rs/...`, `www.posta.rs`. Not a file name (`main.rs`, `notes.md`):
+ * only hosts of URLs and www. names count.
+ */
+const HOST = /(?:\b[a-z][a-z0-9+.-]*:\/\/(?:[^\s/?#@"']*@)?|(?<![\w.-])(?=www\.))((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2}))(?![a-z0-9-]|\.[a-z0-9])/gi;
+
+function hostsOf(text: string, offset: number): TextScan['hosts'] {
+  if (!text.includes('://') && !/www\./i.test(text)) return NONE;
+  return [...text.matchAll(HOST)].map((m) => {
+    const start = m.index + m[0].length - (m[1] as string).length + offset;
+    return { tld: (m[2] as string).toLowerCase(), start, end: start + (m[1] as string).length };
+  });
+}
+
 function fold(lower: string): string {
   return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(MARKS, '') : lower;
 }
@@ -139,6 +156,7 @@ class Scan implements TextScan {
     readonly hexWords: readonly number[],
     readonly budget: readonly BudgetClaim[],
     readonly taskIndexes: TextScan['taskIndexes'],
+    readonly hosts: TextScan['hosts'],
   ) {}
 
   lowerAt(i: number): string {
@@ -158,6 +176,7 @@ function scan(text: string): TextScan {
   let points: FoundPoint[] | null = null;
   let budget: BudgetClaim[] | null = null;
   let indexes: { index: number; start: number; end: number }[] | null = null;
+  let hosts: { tld: string; start: number; end: number }[] | null = null;
   let n = 0;
   const ranges = scannableRanges(text);
   for (const [from, to] of ranges) {
@@ -211,6 +230,7 @@ function scan(text: string): TextScan {
       points = digits >= 2 ? findCoordinates(text) : null;
       budget = budgetClaims(text, 0);
       indexes = [...taskIndexes(text, 0)];
+      hosts = [...hostsOf(text, 0)];
       continue;
     }
     const part = text.slice(from, to);
@@ -218,6 +238,7 @@ function scan(text: string): TextScan {
     if (digits >= 2) (points ??= []).push(...findCoordinates(part, from));
     (budget ??= []).push(...budgetClaims(part, from));
     (indexes ??= []).push(...taskIndexes(part, from));
+    (hosts ??= []).push(...hostsOf(part, from));
   }
   return new Scan(
     n,
@@ -229,6 +250,7 @@ function scan(text: string): TextScan {
     hexWords ?? NONE,
     budget?.length ? budget : NONE,
     indexes?.length ? indexes : NONE,
+    hosts?.length ? hosts : NONE,
   );
 }
 
