@@ -6,7 +6,8 @@
  *   npx tsx datasets/demo/record-episodes.ts
  *
  * Episodes are played by the real binary against the embedded environment, then copied with their
- * images (by content hash) beside the JSONL, which a new workspace imports.
+ * images (by content hash: the turns' images and the views sent to the model) beside the JSONL,
+ * which a new workspace imports.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,8 +56,18 @@ mkdirSync(join(out, 'images'), { recursive: true });
 const lines: string[] = [];
 for (const run of readdirSync(join(home, 'runs')).sort()) {
   for (const line of readFileSync(join(home, 'runs', run, 'episodes.jsonl'), 'utf8').split('\n').filter(Boolean)) {
-    const record = JSON.parse(line) as { turns?: { image_sha256?: string | null; image_path?: string | null }[] };
+    const record = JSON.parse(line) as { turns?: { image_sha256?: string | null; image_path?: string | null; messages?: { content?: unknown }[] }[] };
     for (const turn of record.turns ?? []) {
+      // The views sent to the model, named by hash in the messages: the import stores them from
+      // images/ too, so that the demo workspace's audit can check them.
+      for (const message of turn.messages ?? []) {
+        for (const part of Array.isArray(message.content) ? (message.content as { type?: string; sha256?: string }[]) : []) {
+          if (part.type !== 'image' || !part.sha256) continue;
+          const stored = join(home, 'images', part.sha256.slice(0, 2));
+          const file = readdirSync(stored).find((name) => name.startsWith(part.sha256 as string)) as string;
+          copyFileSync(join(stored, file), join(out, 'images', file));
+        }
+      }
       if (!turn.image_sha256 || !turn.image_path) continue;
       const file = basename(turn.image_path);
       copyFileSync(join(home, 'runs', run, turn.image_path), join(out, 'images', file));

@@ -3,7 +3,8 @@
  * decimal pairs with any separator, labelled values (`lat: 43.32`, `"lng":21.9`, `latitude=`),
  * degrees-minutes-seconds with symbols (43°19'12"N) or letters (43d19m12s), signed or with
  * hemisphere letters before or after, and `lat,lon` inside URLs (`?q=43.32,21.90`,
- * `@43.32,21.90,15z`, `ll=43.32%2C21.90`). Pure and independent of any task: the detector decides
+ * `@43.32,21.90,15z`, `ll=43.32%2C21.90`); decimal commas too (`43,3209; 21,8958`,
+ * `43,3209 N 21,8958 E`), where a comma between digits is not one of a list's (`1,2,3`). Pure and independent of any task: the detector decides
  * which of the points found are leaks.
  */
 import type { LatLon } from '../core/geodesy.js';
@@ -21,7 +22,7 @@ interface Component {
   deg: number;
   axis: Axis;
   labelled: boolean;
-  /** Written with a decimal point, degree or minute marks, a hemisphere or a label: bare integers are prose. */
+  /** Written with a decimal point (or comma), degree or minute marks, a hemisphere or a label: bare integers are prose. */
   marked: boolean;
 }
 
@@ -30,7 +31,7 @@ interface Component {
 const LABEL = String.raw`(?:\b|(?<=[_m]))([Ll]atitude|LATITUDE|[Ll]at|LAT|[Ll]ongitude|LONGITUDE|[Ll]ong|LONG|[Ll]ng|LNG|[Ll]on|LON)(?:_[a-z])?["']?\s*[:=]?\s*["']?`;
 // A number starts after a non-word character, or after a URL-encoded comma (ll=43.3%2C21.9).
 const LEADING_HEMISPHERE = String.raw`(?:(?<![A-Za-z0-9_])([NSEW])\s?|(?<=%2C)|(?<![A-Za-z0-9_.%]))`;
-const DEGREES = String.raw`([-+\u2212]?)(\d{1,3}(?:\.\d+)?)(?!\.?\d)`;
+const DEGREES = String.raw`([-+\u2212]?)(\d{1,3}(?:\.\d+|,\d+(?![.,]\d))?)(?!\.?\d)`;
 const DEGREE_MARK = String.raw`\s?(?:[°º˚]|deg\b|d(?=\s?\d))\s?`;
 const MINUTES = String.raw`(\d{1,2}(?:\.\d+)?)\s?(?:['′’]|min\b|m(?![A-Za-z]))\s?`;
 const SECONDS = String.raw`(\d{1,2}(?:\.\d+)?)\s?(?:\\?"|″|”|''|′′|sec\b|s(?![A-Za-z]))`;
@@ -53,7 +54,13 @@ const LABELLED_PAIR_MAX_CHARS = 200;
 export function findCoordinates(text: string, offset = 0): FoundPoint[] {
   const components: Component[] = [];
   COMPONENT.lastIndex = 0;
-  for (let m = COMPONENT.exec(text); m !== null; m = COMPONENT.exec(text)) {
+  for (;;) {
+    // Every component has a digit: the pattern is tried only from where the next one's prefix can start.
+    const from = earliestStart(text, COMPONENT.lastIndex);
+    if (from < 0) break;
+    COMPONENT.lastIndex = from;
+    const m = COMPONENT.exec(text);
+    if (m === null) break;
     const component = toComponent(m);
     if (component) components.push(component);
     // A hemisphere letter after a number that had one before belongs to the next number: N 43.3 E 21.9.
@@ -89,6 +96,27 @@ export function findCoordinates(text: string, offset = 0): FoundPoint[] {
   return found.filter((p) => Math.abs(p.lat) <= 90 && Math.abs(p.lon) <= 180);
 }
 
+const DIGIT = /\d/g;
+/** The longest label ("longitude") with its `_x` suffix. */
+const LABEL_MAX_CHARS = 11;
+
+/**
+ * A position no component that holds the first digit at or after `from` can start before (-1: no
+ * digit left). Walks back from that digit over what may precede it in a component: a sign, a
+ * hemisphere letter, spaces, quotes, `:` or `=`, and a label's letters. A lower bound (it may walk
+ * back further than a match starts), so the pattern finds the same matches as run from `from`.
+ */
+function earliestStart(text: string, from: number): number {
+  DIGIT.lastIndex = from;
+  const digit = DIGIT.exec(text);
+  if (digit === null) return -1;
+  let at = digit.index;
+  while (at > from && /[-+\u2212]/.test(text[at - 1] as string)) at--;
+  while (at > from && /[\s"':=NSEW]/.test(text[at - 1] as string)) at--;
+  for (let letters = 0; letters < LABEL_MAX_CHARS && at > from && /[A-Za-z_]/.test(text[at - 1] as string); letters++) at--;
+  return at;
+}
+
 function point(lat: number, lon: number, start: number, end: number, offset: number): FoundPoint {
   return { lat, lon, start: start + offset, end: end + offset };
 }
@@ -101,7 +129,7 @@ function toComponent(m: RegExpExecArray): Component | null {
   const min = minutes === undefined ? 0 : Number(minutes);
   const sec = seconds === undefined ? 0 : Number(seconds);
   if (min >= 60 || sec >= 60) return null;
-  const magnitude = Number(degrees) + min / 60 + sec / 3600;
+  const magnitude = Number((degrees as string).replace(',', '.')) + min / 60 + sec / 3600;
   const negative = hemisphere ? hemisphere === 'S' || hemisphere === 'W' : sign === '-' || sign === '\u2212';
   const labelAxis: Axis = label ? (/^lat/i.test(label) ? 'lat' : 'lon') : undefined;
   const hemisphereAxis: Axis = hemisphere ? (hemisphere === 'N' || hemisphere === 'S' ? 'lat' : 'lon') : undefined;
@@ -112,6 +140,6 @@ function toComponent(m: RegExpExecArray): Component | null {
     deg: negative ? -magnitude : magnitude,
     axis: labelAxis ?? hemisphereAxis,
     labelled: label !== undefined,
-    marked: label !== undefined || hemisphere !== undefined || degreeMark !== undefined || (degrees as string).includes('.'),
+    marked: label !== undefined || hemisphere !== undefined || degreeMark !== undefined || /[.,]/.test(degrees as string),
   };
 }

@@ -12,11 +12,24 @@ import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
-import { AgentPlaces, citiesNear, clearPlaceCache, cityMentions, placeMentions, trueCountry, type NearbyCity } from './places.js';
+import {
+  AgentPlaces,
+  CITY_RADIUS_KM,
+  citiesNear,
+  clearPlaceCache,
+  cityMentions,
+  placeMentions,
+  townDictionary,
+  trueCountry,
+  VANITY_CCTLDS,
+  type NearbyCity,
+  type TownDictionary,
+  type TrueCountry,
+} from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -26,6 +39,8 @@ export const OWN_POINT_TOLERANCE_KM = 1;
 export interface AuditOptions {
   /** Coordinates closer than this to the truth are a leak (default 25 km). */
   radiusKm?: number;
+  /** Told of every mention the agent's own points explain (not called when absent: no cost). */
+  onExplained?: (explanation: Explanation) => void;
 }
 
 const SEVERITY: Record<FindingKind, Severity> = {
@@ -61,7 +76,7 @@ interface Hit {
 interface Candidates {
   identity: Hit[];
   points: { start: number; end: number; lat: number; lon: number; km: number }[];
-  countries: { start: number; end: number; how: string }[];
+  countries: { start: number; end: number; how: string; severity?: Severity }[];
   subregions: { start: number; end: number }[];
   cities: { city: NearbyCity; start: number; end: number }[];
 }
@@ -71,8 +86,8 @@ const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: []
 /** What a task's detectors need, built on first use and kept with the AuditTask object. */
 class CompiledTask {
   readonly identity: IdentityMatcher;
-  private country: { admin: string; subregion: string } | null | undefined;
-  private cities: NearbyCity[] | undefined;
+  private country: TrueCountry | null | undefined;
+  private towns: TownDictionary | undefined;
   private candidates = new WeakMap<TextScan, Candidates>();
   /** The radius the cached candidates were found with. */
   private radiusKm = LEAK_RADIUS_KM;
@@ -82,14 +97,14 @@ class CompiledTask {
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
-  get place(): { admin: string; subregion: string } | null {
+  get place(): TrueCountry | null {
     if (this.country === undefined) this.country = this.task.truth ? trueCountry(this.task.country, this.task.truth) : null;
     return this.country;
   }
 
-  get nearbyCities(): NearbyCity[] {
-    this.cities ??= this.task.truth ? citiesNear(this.task.truth) : [];
-    return this.cities;
+  get nearbyTowns(): TownDictionary {
+    this.towns ??= townDictionary(this.task.truth ? citiesNear(this.task.truth) : []);
+    return this.towns;
   }
 
   candidatesIn(text: string, scan: TextScan, radiusKm: number): Candidates {
@@ -127,7 +142,11 @@ class CompiledTask {
         subregions.push({ start: mention.start, end: mention.end });
       }
     }
-    const cities = cityMentions(text, scan, this.nearbyCities);
+    const host = scan.hosts.length ? this.place : null;
+    for (const h of host ? scan.hosts : []) {
+      if (host?.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
+    }
+    const cities = cityMentions(text, scan, this.nearbyTowns);
     if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
     return { identity, points, countries, subregions, cities };
   }
@@ -187,7 +206,8 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       for (const claim of scan.budget) budget.set(claim.unit, { claim, message: m, textIndex: t, text });
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
       if (candidates === NONE) continue;
-      for (const hit of explained(candidates, agent, compiledTask)) {
+      const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
+      for (const hit of unexplained(candidates, agent, compiledTask, explain)) {
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
       }
     }
@@ -199,12 +219,24 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   return findings;
 }
 
-/** The candidates the agent's own points do not explain, as hits. */
-function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hit[] {
+/** A candidate an agent point explains, and how. */
+interface Note {
+  kind: Explanation['kind'];
+  start: number;
+  end: number;
+  evidence: string;
+}
+
+/** The candidates the agent's own points do not explain, as hits; `explain` hears of the others. */
+function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
   const hits: Hit[] = [...candidates.identity];
   const best = new Map<number, Candidates['points'][number]>();
   for (const p of candidates.points) {
-    if (agent.own.some((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM)) continue;
+    const own = agent.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
+    if (own) {
+      explain?.({ kind: 'coordinates', start: p.start, end: p.end, evidence: `the agent's own point ${point(own)} (within ${OWN_POINT_TOLERANCE_KM} km): explained` });
+      continue;
+    }
     const seen = best.get(p.start);
     if (!seen || p.km < seen.km) best.set(p.start, p);
   }
@@ -213,18 +245,47 @@ function explained(candidates: Candidates, agent: Agent, task: CompiledTask): Hi
   }
   const place = task.place;
   if (place) {
-    if (candidates.countries.length && !agent.places.inCountry(place.admin)) {
-      for (const c of candidates.countries) hits.push({ kind: 'country', start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    const inCountry = candidates.countries.length ? agent.places.pointInCountry(place.admin) : undefined;
+    for (const c of candidates.countries) {
+      if (inCountry) explain?.({ kind: 'country', start: c.start, end: c.end, evidence: `the agent's point ${point(inCountry)} is in ${place.admin}: explained` });
+      else hits.push({ kind: 'country', severity: c.severity, start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
     }
-    if (candidates.subregions.length && !agent.places.inSubregion(place.subregion)) {
-      for (const s of candidates.subregions) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+    const inSubregion = candidates.subregions.length ? agent.places.pointInSubregion(place.subregion) : undefined;
+    for (const s of candidates.subregions) {
+      if (inSubregion) explain?.({ kind: 'subregion', start: s.start, end: s.end, evidence: `the agent's point ${point(inSubregion)} is in ${place.subregion}: explained` });
+      else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
   for (const { city, start, end } of candidates.cities) {
-    if (agent.places.nearCity(city)) continue;
-    hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+    const near = agent.places.pointNearCity(city);
+    if (!near) {
+      hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+      continue;
+    }
+    const how = near.how === 'within' ? `lies within ${CITY_RADIUS_KM} km of ${city.name}` : `has ${city.name} as its nearest major city`;
+    explain?.({ kind: 'city', start, end, evidence: `the agent's point ${point(near.point)} ${how}: explained` });
   }
   return hits.sort((a, b) => a.start - b.start);
+}
+
+function point(p: LatLon): string {
+  return `${round(p.lat)}, ${round(p.lon)}`;
+}
+
+function explanation(prompt: AuditPrompt, message: number, textIndex: number, text: string, note: Note): Explanation {
+  return {
+    kind: note.kind,
+    source: prompt.source,
+    prompt_id: prompt.promptId,
+    ...(prompt.episodeId !== undefined ? { episode_id: prompt.episodeId } : {}),
+    ...(prompt.turn !== undefined ? { turn: prompt.turn } : {}),
+    message,
+    text_index: textIndex,
+    span: { start: note.start, end: note.end },
+    text: text.slice(note.start, note.end),
+    context: around(text, note.start, note.end),
+    evidence: note.evidence,
+  };
 }
 
 /**

@@ -2,8 +2,8 @@
  * Identity keys of a task in a scanned text (DESIGN §5 item 1): task_id, sequence_id, image ids,
  * the contributor's username and id, checksums and their 12+ hex prefixes, also inside URLs, file
  * names and image paths, and task_index where a label says it is one ("task_index": 3). Keys are
- * matched as whole words (a key is never part of a longer word), ignoring case, through the word
- * index of the scan: one map lookup per key, however long the text.
+ * matched as whole words (a key is never part of a longer word), ignoring case: each word of the
+ * scan is looked up once among the keys' first words.
  */
 import type { TextScan } from './scan.js';
 import type { AuditTask, IdentityKind } from './types.js';
@@ -19,6 +19,8 @@ export interface IdentityKey {
 
 export interface IdentityMatcher {
   keys: IdentityKey[];
+  /** Indices into `keys` by their first word. */
+  byFirst: Map<string, number[]>;
   checksums: { value: string; lower: string }[];
   taskIndex: number | null;
 }
@@ -65,33 +67,39 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
       keys.push({ kind, value, lower, first: first[0], firstAt: first.index });
     }
   }
-  return { keys, checksums, taskIndex };
+  const byFirst = new Map<string, number[]>();
+  keys.forEach((key, k) => {
+    const list = byFirst.get(key.first);
+    if (list) list.push(k);
+    else byFirst.set(key.first, [k]);
+  });
+  return { keys, byFirst, checksums, taskIndex };
 }
 
 export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): IdentityHit[] {
-  const hits: IdentityHit[] = [];
-  for (const key of matcher.keys) {
-    for (const i of scan.byWord.get(key.first) ?? []) {
-      const start = (scan.words[i] as TextScan['words'][number]).start - key.firstAt;
-      const end = start + key.lower.length;
-      if (start < 0 || end > text.length) continue;
-      if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) continue;
-      if (end < text.length && WORD_CHAR.test(text[end] as string)) continue;
-      if (text.slice(start, end).toLowerCase() !== key.lower) continue;
-      hits.push({ kind: key.kind, value: key.value, start, end, evidence: `${key.kind} ${JSON.stringify(key.value)}` });
+  const keyed: { key: number; hit: IdentityHit }[] = [];
+  if (matcher.keys.length) {
+    for (let i = 0; i < scan.count; i++) {
+      const lower = scan.lowerAt(i);
+      const folded = scan.folded[i] as string;
+      // A word is found under its accented and its plain spelling, once.
+      for (const k of matcher.byFirst.get(lower) ?? []) keyAt(text, scan, i, k, matcher, keyed);
+      if (folded !== lower) for (const k of matcher.byFirst.get(folded) ?? []) keyAt(text, scan, i, k, matcher, keyed);
     }
   }
+  // Key by key, each in text order, as the hits of one key are reported together.
+  const hits: IdentityHit[] = keyed.length > 1 ? keyed.sort((a, b) => a.key - b.key).map((h) => h.hit) : keyed.map((h) => h.hit);
   for (const i of scan.hexWords) {
-    const word = scan.words[i] as TextScan['words'][number];
+    const lower = scan.lowerAt(i);
     for (const sum of matcher.checksums) {
-      if (word.lower === sum.lower || !(sum.lower.startsWith(word.lower) || word.lower.startsWith(sum.lower))) continue;
-      if (word.lower.length < CHECKSUM_PREFIX_MIN) continue;
+      if (lower === sum.lower || !(sum.lower.startsWith(lower) || lower.startsWith(sum.lower))) continue;
+      if (lower.length < CHECKSUM_PREFIX_MIN) continue;
       hits.push({
         kind: 'checksum',
         value: sum.value,
-        start: word.start,
-        end: word.end,
-        evidence: `checksum ${sum.value.slice(0, 16)}… (${Math.min(word.lower.length, sum.lower.length)} of its ${sum.lower.length} hex digits)`,
+        start: scan.starts[i] as number,
+        end: scan.ends[i] as number,
+        evidence: `checksum ${sum.value.slice(0, 16)}… (${Math.min(lower.length, sum.lower.length)} of its ${sum.lower.length} hex digits)`,
       });
     }
   }
@@ -100,7 +108,19 @@ export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatc
       if (claim.index === matcher.taskIndex) hits.push({ kind: 'task_index', value: String(claim.index), start: claim.start, end: claim.end, evidence: `task_index ${claim.index}` });
     }
   }
-  return dedupe(hits);
+  return hits.length > 1 ? dedupe(hits) : hits;
+}
+
+/** Key `k` at word `i` when the whole key is written there, bounded by non-word characters. */
+function keyAt(text: string, scan: TextScan, i: number, k: number, matcher: IdentityMatcher, out: { key: number; hit: IdentityHit }[]): void {
+  const key = matcher.keys[k] as IdentityKey;
+  const start = (scan.starts[i] as number) - key.firstAt;
+  const end = start + key.lower.length;
+  if (start < 0 || end > text.length) return;
+  if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) return;
+  if (end < text.length && WORD_CHAR.test(text[end] as string)) return;
+  if (text.slice(start, end).toLowerCase() !== key.lower) return;
+  out.push({ key: k, hit: { kind: key.kind, value: key.value, start, end, evidence: `${key.kind} ${JSON.stringify(key.value)}` } });
 }
 
 /** A key found twice at one place (its plain and URL forms agree) is one hit. */

@@ -13,7 +13,7 @@ import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
-import type { TextScan, Word } from './scan.js';
+import type { TextScan } from './scan.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
 
@@ -37,7 +37,12 @@ export interface PlaceMention {
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 
+const NON_ASCII = /[^\p{ASCII}]/u;
+const ASCII_WORD = /[A-Za-z0-9]+/g;
+
 function wordsOf(text: string): string[] {
+  // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
+  if (!NON_ASCII.test(text)) return (text.match(ASCII_WORD) ?? []).map((w) => w.toLowerCase());
   return [...text.matchAll(WORD)].map((m) => m[0].toLowerCase().normalize('NFD').replace(MARKS, ''));
 }
 
@@ -112,13 +117,13 @@ function getLexicon(): Map<string, Phrase[]> {
   return lexicon;
 }
 
-/** Whether words[i..] spell `phrase` (adjacent words, separated by a few characters at most). */
-function spells(words: readonly Word[], i: number, phrase: { words: readonly string[] }): boolean {
-  if (i + phrase.words.length > words.length) return false;
-  for (let k = 0; k < phrase.words.length; k++) {
-    const word = words[i + k] as Word;
-    if (word.folded !== phrase.words[k]) return false;
-    if (k > 0 && word.start - (words[i + k - 1] as Word).end > WORD_GAP_MAX_CHARS) return false;
+/** Whether the scan's words i.. spell `phrase` (adjacent words, separated by a few characters at most). */
+function spells(scan: TextScan, i: number, phrase: { words: readonly string[] }): boolean {
+  const length = phrase.words.length;
+  if (i + length > scan.count) return false;
+  for (let k = 0; k < length; k++) {
+    if (scan.folded[i + k] !== phrase.words[k]) return false;
+    if (k > 0 && (scan.starts[i + k] as number) - (scan.ends[i + k - 1] as number) > WORD_GAP_MAX_CHARS) return false;
   }
   return true;
 }
@@ -146,14 +151,13 @@ export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
   if (found) return found;
   found = [];
   const lex = getLexicon();
-  const { words } = scan;
-  for (let i = 0; i < words.length; i++) {
-    const candidates = lex.get((words[i] as Word).folded);
+  for (let i = 0; i < scan.count; i++) {
+    const candidates = lex.get(scan.folded[i] as string);
     if (!candidates) continue;
     for (const phrase of candidates) {
-      if (!spells(words, i, phrase)) continue;
-      const start = (words[i] as Word).start;
-      const end = (words[i + phrase.words.length - 1] as Word).end;
+      if (!spells(scan, i, phrase)) continue;
+      const start = scan.starts[i] as number;
+      const end = scan.ends[i + phrase.words.length - 1] as number;
       if (!acceptable(text, start, end, phrase)) continue;
       found.push({ start, end, meanings: phrase.meanings });
       i += phrase.words.length - 1;
@@ -226,18 +230,41 @@ function normalize(lon: number): number {
   return lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon;
 }
 
-export function cityMentions(text: string, scan: TextScan, cities: readonly NearbyCity[]): { city: NearbyCity; start: number; end: number }[] {
-  const found: { city: NearbyCity; start: number; end: number }[] = [];
-  for (const city of cities) {
-    for (const i of scan.byWord.get(city.words[0] as string) ?? []) {
-      if (!spells(scan.words, i, city)) continue;
-      const start = (scan.words[i] as Word).start;
-      const end = (scan.words[i + city.words.length - 1] as Word).end;
+/** A task's towns by their first (folded) word, as indices into the list: one lookup per word of a text. */
+export interface TownDictionary {
+  readonly cities: readonly NearbyCity[];
+  readonly byFirst: ReadonlyMap<string, readonly number[]>;
+}
+
+export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
+  const byFirst = new Map<string, number[]>();
+  cities.forEach((city, c) => {
+    const first = city.words[0] as string;
+    const list = byFirst.get(first);
+    if (list) list.push(c);
+    else byFirst.set(first, [c]);
+  });
+  return { cities, byFirst };
+}
+
+/** The towns a text names, town by town in the dictionary's order, each in text order. */
+export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): { city: NearbyCity; start: number; end: number }[] {
+  if (towns.byFirst.size === 0) return [];
+  const found: { c: number; city: NearbyCity; start: number; end: number }[] = [];
+  for (let i = 0; i < scan.count; i++) {
+    const candidates = towns.byFirst.get(scan.folded[i] as string);
+    if (!candidates) continue;
+    for (const c of candidates) {
+      const city = towns.cities[c] as NearbyCity;
+      if (!spells(scan, i, city)) continue;
+      const start = scan.starts[i] as number;
+      const end = scan.ends[i + city.words.length - 1] as number;
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
-      found.push({ city, start, end });
+      found.push({ c, city, start, end });
     }
   }
-  return found;
+  if (found.length > 1) found.sort((a, b) => a.c - b.c);
+  return found.map(({ city, start, end }) => ({ city, start, end }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,20 +287,29 @@ export class AgentPlaces {
    * Somalia), points it places elsewhere and points at sea. Its territorial waters (12 nm) count as
    * the country's, as the outlines' 25 km offshore rule does.
    */
-  inCountry(admin: string): boolean {
-    if (!CARVED_PARENTS.has(admin) && this.usable.some((p) => codedOf(p)?.admin === admin)) return true;
-    return this.usable.some((p) => placeOf(p).country === admin);
+  /** The first agent point in the country, if any. */
+  pointInCountry(admin: string): LatLon | undefined {
+    if (!CARVED_PARENTS.has(admin)) {
+      const coded = this.usable.find((p) => codedOf(p)?.admin === admin);
+      if (coded) return coded;
+    }
+    return this.usable.find((p) => placeOf(p).country === admin);
   }
 
-  inSubregion(name: string): boolean {
-    if (this.usable.some((p) => codedOf(p)?.subregion === name)) return true;
-    return this.usable.some((p) => placeOf(p).subregion === name);
+  pointInSubregion(name: string): LatLon | undefined {
+    return this.usable.find((p) => codedOf(p)?.subregion === name) ?? this.usable.find((p) => placeOf(p).subregion === name);
   }
 
-  /** The town is the nearest major city of an agent point (what pins and reverse_geocode name), or one lies within 50 km of it. */
-  nearCity(city: NearbyCity): boolean {
+  /**
+   * An agent point the town is explained by: one within 50 km of it, or one whose nearest major city
+   * it is (what pins and reverse_geocode name).
+   */
+  pointNearCity(city: NearbyCity): { point: LatLon; how: 'within' | 'nearest' } | undefined {
     // Distances first: the major cities' index loads only when no point is near the town.
-    return this.usable.some((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM) || this.usable.some((p) => nearestCityOf(p) === city.name);
+    const near = this.usable.find((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
+    if (near) return { point: near, how: 'within' };
+    const named = this.usable.find((p) => nearestCityOf(p) === city.name);
+    return named && { point: named, how: 'nearest' };
   }
 }
 
@@ -326,12 +362,30 @@ function nearestCityOf(p: LatLon): string {
 }
 
 /** The task's country row: its label when the table knows it, else the country of the truth. */
-export function trueCountry(label: string | undefined, truth: LatLon): { admin: string; subregion: string } | null {
+export function trueCountry(label: string | undefined, truth: LatLon): TrueCountry | null {
   const row = label ? countryByAdmin(label) : null;
-  if (row) return { admin: row.admin, subregion: row.subregion };
+  if (row) return { admin: row.admin, subregion: row.subregion, ccTlds: ccTldsOf(row.iso2) };
   const place = countryAt(truth.lat, truth.lon);
-  return place.country && place.subregion ? { admin: place.country, subregion: place.subregion } : null;
+  return place.country && place.subregion ? { admin: place.country, subregion: place.subregion, ccTlds: ccTldsOf(place.iso2) } : null;
 }
+
+export interface TrueCountry {
+  admin: string;
+  subregion: string;
+  /** Its country-code top-level domains, lower case: the ISO alpha-2 code (and .uk for GB). */
+  ccTlds: string[];
+}
+
+function ccTldsOf(iso2: string | null): string[] {
+  if (!iso2 || !/^[A-Z]{2}$/.test(iso2)) return [];
+  return iso2 === 'GB' ? ['uk', 'gb'] : [iso2.toLowerCase()];
+}
+
+/**
+ * ccTLDs sold worldwide as vanity domains (.io, .tv, .ai...): a host under one says little about
+ * where it is, so it is a low finding; any other ccTLD of the true country is medium, as its name is.
+ */
+export const VANITY_CCTLDS: ReadonlySet<string> = new Set('ai am cc co fm gg gl im io la ly md me ms nu sh tk to tv vc ws'.split(' '));
 
 const COMMON_WORDS = `
 a about above across after again against all almost along also always an and any are area around as at away back bad bank bar base bay be

@@ -4,7 +4,9 @@
  * id as a logical location; the finding id is the partial fingerprint, so a tool tracks a finding
  * across runs as the audit does. Baselined findings are results with an accepted suppression.
  */
-import { isAbsolute } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../paths.js';
 import { FINDING_KINDS } from './report.js';
 import type { Baseline } from './baseline.js';
 import type { Finding, FindingKind, Severity } from './types.js';
@@ -24,6 +26,11 @@ const RULES: Record<FindingKind, { name: string; text: string; level: Severity }
   budget: { name: 'BudgetContradiction', text: 'Budget text that contradicts the real budget (a warning, not a leak)', level: 'low' },
   unknown_task: { name: 'UnknownTask', text: 'A prompt whose task cannot be found, so it could not be checked', level: 'medium' },
 };
+
+/** geolab's version, for the report's tool.driver. */
+export function geolabVersion(): string {
+  return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
 
 export function sarifReport(findings: readonly Finding[], options: { version: string; lineOf: (f: Finding) => number | undefined; baseline: Baseline }) {
   const rules = FINDING_KINDS.map((kind) => ({

@@ -2,7 +2,7 @@
  * What an audit run reports: the counts, the findings, and the gate (new findings at or above a
  * severity fail the run). Pure: plain text and the JSON shape of issue 10 from findings and counts.
  */
-import type { Finding, FindingKind, Severity } from './types.js';
+import type { Explanation, Finding, FindingKind, Severity } from './types.js';
 
 export const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low'];
 export const FINDING_KINDS: readonly FindingKind[] = ['identity', 'coordinates', 'country', 'subregion', 'city', 'image_metadata', 'budget', 'unknown_task'];
@@ -29,6 +29,23 @@ export function emptyCounts(): AuditCounts {
   return { sources: 0, prompts: 0, turns: 0, messages: 0, images: 0, repeats: 0 };
 }
 
+/** How many explained mentions a report lists with their evidence (the counts cover them all). */
+export const EXPLAINED_NOTES_MAX = 20;
+
+/** Mentions the agent's own points explain: not leaks, counted so that a clean result can show why. */
+export interface ExplainedSummary {
+  /** Mentions explained (each once per episode, as findings are). */
+  mentions: number;
+  /** Prompts with at least one. */
+  prompts: number;
+  /** The first EXPLAINED_NOTES_MAX, with the agent point that explains each. */
+  notes: Explanation[];
+}
+
+export function emptyExplained(): ExplainedSummary {
+  return { mentions: 0, prompts: 0, notes: [] };
+}
+
 export interface AuditSummary extends AuditCounts {
   findings: number;
   new: number;
@@ -39,9 +56,10 @@ export interface AuditSummary extends AuditCounts {
   /** New findings at or above fail_on: the run exits 1 when there is any. */
   failing: number;
   seconds: number;
+  explained: ExplainedSummary;
 }
 
-export function summarize(findings: readonly Finding[], counts: AuditCounts, failOn: Severity, seconds: number): AuditSummary {
+export function summarize(findings: readonly Finding[], counts: AuditCounts, failOn: Severity, seconds: number, explained = emptyExplained()): AuditSummary {
   const byKind: Partial<Record<FindingKind, number>> = {};
   const bySeverity: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
   for (const f of findings) {
@@ -59,6 +77,7 @@ export function summarize(findings: readonly Finding[], counts: AuditCounts, fai
     fail_on: failOn,
     failing: failing(findings, failOn).length,
     seconds: Math.round(seconds * 1000) / 1000,
+    explained,
   };
 }
 
@@ -101,6 +120,10 @@ export function textReport(summary: AuditSummary, findings: readonly Finding[], 
     `audited ${summary.prompts} prompt(s) (${summary.turns} episode turn(s), ${summary.messages} message(s), ${summary.images} image(s)) ` +
       `from ${summary.sources} source(s) in ${summary.seconds.toFixed(2)} s`,
   ];
+  const { explained } = summary;
+  if (explained.mentions) {
+    lines.push(`${explained.mentions} mention(s) in ${explained.prompts} prompt(s) explained by the agent's own points, not leaks (--json lists the first ${EXPLAINED_NOTES_MAX})`);
+  }
   if (findings.length === 0) {
     lines.push(`clean: no findings in ${summary.prompts} prompt(s)`);
     return lines;

@@ -9,14 +9,14 @@ import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
 import { auditPrompt } from './detect.js';
-import { emptyCounts, summarize, type AuditCounts, type AuditSummary } from './report.js';
+import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
 import type { OnBytes } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
 import { readTraceFile } from './sources/traces.js';
-import type { AuditPrompt, Finding, Severity } from './types.js';
+import type { AuditPrompt, Explanation, Finding, Severity } from './types.js';
 
 export interface AuditSources {
   episodes?: string[];
@@ -49,6 +49,8 @@ export type OnAuditProgress = (progress: AuditProgress) => void | Promise<void>;
 export interface AuditResult {
   counts: AuditCounts;
   findings: Finding[];
+  /** Mentions the agent's own points explain: counted, the first few kept. */
+  explained: ExplainedSummary;
   summary: AuditSummary;
   /** The source line a finding's prompt was read from, when it came from a line of a file. */
   lineOf(finding: Finding): number | undefined;
@@ -77,7 +79,8 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
   const counts = emptyCounts();
   const findings: Finding[] = [];
   const lines = new Map<string, number>();
-  const run = new Run(tasks, options.radiusKm, options.baseline, counts, findings, lines);
+  const explained = emptyExplained();
+  const run = new Run(tasks, options.radiusKm, options.baseline, counts, findings, lines, explained);
   const progress: AuditProgress = { prompts: 0, bytesDone: 0, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
   const onBytes = (bytes: number) => {
     progress.bytesDone += bytes;
@@ -96,8 +99,8 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     const { readWorkspaceEpisodes } = await import('./sources/workspace.js');
     for await (const prompt of readWorkspaceEpisodes(ws)) await audit(prompt);
   }
-  const summary = summarize(findings, counts, options.failOn, (performance.now() - started) / 1000);
-  return { counts, findings, summary, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
+  const summary = summarize(findings, counts, options.failOn, (performance.now() - started) / 1000, explained);
+  return { counts, findings, explained, summary, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
 }
 
 /** The audit of the prompts as they stream by; only findings (and the lines that locate them) are kept. */
@@ -105,6 +108,20 @@ class Run {
   private episode = '';
   /** What this episode's earlier requests were already reported for. */
   private readonly reported = new Set<string>();
+  /** What this episode's earlier requests already had explained. */
+  private readonly noted = new Set<string>();
+  private notedInPrompt = false;
+  private readonly onExplained = (e: Explanation): void => {
+    if (this.episode) {
+      const key = [e.kind, e.message, e.text_index, e.text, e.evidence].join('\0');
+      if (this.noted.has(key)) return;
+      this.noted.add(key);
+    }
+    this.explained.mentions++;
+    if (!this.notedInPrompt) this.explained.prompts++;
+    this.notedInPrompt = true;
+    if (this.explained.notes.length < EXPLAINED_NOTES_MAX) this.explained.notes.push(e);
+  };
 
   constructor(
     private readonly tasks: TaskLookup,
@@ -113,6 +130,7 @@ class Run {
     private readonly counts: AuditCounts,
     private readonly findings: Finding[],
     private readonly lines: Map<string, number>,
+    private readonly explained: ExplainedSummary,
   ) {}
 
   audit(prompt: AuditPrompt): void {
@@ -125,8 +143,10 @@ class Run {
     if (episode !== this.episode) {
       this.episode = episode;
       this.reported.clear();
+      this.noted.clear();
     }
-    for (const f of auditPrompt(prompt, this.tasks.find(prompt.task), { radiusKm: this.radiusKm })) {
+    this.notedInPrompt = false;
+    for (const f of auditPrompt(prompt, this.tasks.find(prompt.task), { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
       // Every request of an episode re-sends its history: a leak is reported where it first appeared.
       if (episode) {
         const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');

@@ -35,10 +35,3 @@ export function scannableRanges(text: string): [number, number][] {
   ranges.push([from, text.length]);
   return ranges;
 }
-
-/** The scannable parts of a text, each with its offset in the text (the text itself when it has no payload). */
-export function scannableParts(text: string): { offset: number; text: string }[] {
-  const ranges = scannableRanges(text);
-  if (ranges.length === 1) return [{ offset: 0, text }];
-  return ranges.filter(([start, end]) => end > start).map(([start, end]) => ({ offset: start, text: text.slice(start, end) }));
-}

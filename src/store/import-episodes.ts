@@ -5,7 +5,8 @@
  * met, not with the records):
  * 1. Outside any transaction: every line is parsed and validated, an episode_id repeated within the
  *    file is caught (naming both lines), and the turn images the records name (`image_path`) are
- *    read, checked against their `image_sha256` and written into the image store.
+ *    read, checked against their `image_sha256` and written into the image store, and so are the
+ *    images sent to the model that the turns' messages name, when found in `images/` beside the file.
  * 2. In one write transaction: the image rows and the episodes. No file a record names is read
  *    while the transaction is held, so a slow or hostile file cannot keep the workspace locked.
  * A bad line aborts the whole import, naming file:line and the field, unless `skipInvalid`, which
@@ -16,7 +17,7 @@
  * own folder (the run's) or `imagesDir`: FIFOs, devices and paths leading elsewhere are refused.
  */
 import { realpathSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseEpisodeRecord, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError, InputError } from '../core/errors.js';
 import { assertReadableFile, readContainedFile, textLines } from '../files.js';
@@ -215,7 +216,42 @@ function readImages(
     if (!mime || sha256Hex(read.bytes) !== sha256) continue;
     written.push(writeImageFile(ws, read.bytes, mime));
   }
+  for (const sha256 of messageImages(turns)) {
+    if (hasImage(ws.db, sha256) || written.some((w) => w.image.sha256 === sha256)) continue;
+    for (const name of [`${sha256}.jpg`, `${sha256}.png`]) {
+      const read = readContainedFile(join(dirname(jsonl), MESSAGE_IMAGES_DIR, name), roots, MAX_IMAGE_BYTES);
+      const mime = read.ok ? sniffImageMime(read.bytes) : null;
+      if (!read.ok || !mime || sha256Hex(read.bytes) !== sha256) continue;
+      written.push(writeImageFile(ws, read.bytes, mime));
+      break;
+    }
+  }
   return null;
+}
+
+/**
+ * Where a file's records keep the images sent to the model (`{"type": "image", "sha256"}` parts of
+ * the turns' messages), which a record names by hash only: `images/<sha256>.jpg|png` beside the file,
+ * as the demo's episodes ship them. Without them the audit cannot check those images' metadata.
+ */
+const MESSAGE_IMAGES_DIR = 'images';
+
+/** The hashes of the image parts of the turns' messages, each once. */
+function messageImages(turns: readonly Turn[]): Set<string> {
+  const found = new Set<string>();
+  for (const turn of turns) {
+    const messages = (turn as { messages?: unknown }).messages;
+    if (!Array.isArray(messages)) continue;
+    for (const message of messages) {
+      const content = (message as { content?: unknown } | null)?.content;
+      if (!Array.isArray(content)) continue;
+      for (const part of content) {
+        const { type, sha256 } = (part ?? {}) as { type?: unknown; sha256?: unknown };
+        if (type === 'image' && typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256)) found.add(sha256);
+      }
+    }
+  }
+  return found;
 }
 
 /** After a failed import: the image files it wrote that no `images` row refers to. */

@@ -129,6 +129,9 @@ export const KEYMAP = {
   'audit.open': { keys: ['enter'], description: "open the finding's turn in the Player" },
   'audit.accept': { keys: ['a'], description: 'accept the finding with a reason (writes the baseline)' },
   'audit.rerun': { keys: ['R'], description: 'run the audit again' },
+  'audit.explained': { keys: ['e'], description: "list the mentions the agent's own points explain (and back)" },
+  'audit.export': { keys: ['x'], description: 'export the findings as JSON into the workspace' },
+  'audit.exportSarif': { keys: ['X'], description: 'export the findings as SARIF into the workspace' },
   'audit.help': { keys: ['?'], description: 'help' },
   'audit.back': { keys: ['q', 'escape'], description: 'back' },
 

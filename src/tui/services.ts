@@ -115,6 +115,8 @@ export interface AuditService {
   run(onProgress: (prompts: number) => void): Promise<{ summary: AuditSummary; findings: Finding[] }>;
   /** Accepts one finding in the baseline (atomically) and updates Home's open count. */
   accept(finding: Finding, reason: string): Promise<void>;
+  /** Writes the last run's findings (as accepted since) to a new file in the workspace, atomically; returns its path. */
+  export(format: 'json' | 'sarif'): Promise<string>;
 }
 
 export interface WatchService {

@@ -5,8 +5,6 @@
  * Prompts are streamed; only findings are kept. Draws no TUI: ink and React are never loaded, and
  * SQLite only when the workspace is read.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { acceptedBy, acceptedEntry, acceptInBaseline, DEFAULT_BASELINE, isFindingId, readBaseline, writeBaseline, type Baseline } from '../../audit/baseline.js';
 import { LEAK_RADIUS_KM } from '../../audit/detect.js';
@@ -14,7 +12,6 @@ import { lastAuditOf, writeLastAudit } from '../../audit/last-run.js';
 import { failing, jsonReport, summarize, textReport } from '../../audit/report.js';
 import { hasFileSources, runAudit, type AuditProgress } from '../../audit/run.js';
 import type { Finding, Severity } from '../../audit/types.js';
-import { PACKAGE_ROOT } from '../../paths.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
@@ -70,15 +67,15 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
       ws?.close();
     }
   })();
-  const { findings, counts, lineOf } = result;
+  const { findings, counts, explained, lineOf } = result;
 
   if (opts.update) acceptAll(findings, baseline, baselineFile);
-  const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000);
+  const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000, explained);
   // Home shows the open findings of the workspace's own audit (its episodes, nothing else).
   if (paths && !filesNamed) writeLastAudit(paths.lastAudit, lastAuditOf(counts, findings, summary.seconds));
   if (opts.sarif) {
-    const { sarifReport } = await import('../../audit/report-sarif.js');
-    printJson(sarifReport(findings, { version: packageVersion(), lineOf, baseline }));
+    const { geolabVersion, sarifReport } = await import('../../audit/report-sarif.js');
+    printJson(sarifReport(findings, { version: geolabVersion(), lineOf, baseline }));
   } else if (opts.json) {
     printJson(jsonReport(summary, findings));
   } else {
@@ -109,10 +106,6 @@ export async function baselineAddCommand(id: string, opts: { reason?: string; ba
   const file = opts.baseline ?? DEFAULT_BASELINE;
   const { existed, baseline } = acceptInBaseline(file, id, reason);
   printLine(`${existed ? 'updated' : 'accepted'} ${id} in ${file} (${baseline.size} accepted)`);
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Count, rate and ETA on stderr, only on a terminal, at most five times a second. */

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import type { Finding, Severity } from '../../audit/types.js';
+import type { Explanation, Finding, Severity } from '../../audit/types.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import type { Colour, Theme } from '../theme.js';
 import { spanInContext, type FindingGroup } from '../state/audit.js';
@@ -10,8 +10,8 @@ export function severityColour(theme: Theme, severity: Severity): Colour {
   return severity === 'high' ? theme.status.error : severity === 'medium' ? theme.status.warn : theme.muted;
 }
 
-/** Where a finding was: the episode and turn when it is a turn of one, else the prompt. */
-export function findingPlace(f: Finding): string {
+/** Where a finding (or an explained mention) was: the episode and turn when it is a turn of one, else the prompt. */
+export function findingPlace(f: Finding | Explanation): string {
   return f.episode_id !== undefined ? `${f.episode_id}${f.turn !== undefined ? ` turn ${f.turn}` : ''}` : f.prompt_id;
 }
 
@@ -100,6 +100,27 @@ export function AuditFindingDetail({ finding, baselineFile }: { finding: Finding
       <Text color={theme.muted} wrap="truncate-end">
         {finding.baselined ? `accepted in ${baselineFile}` : `open · id ${finding.id}`}
       </Text>
+    </Box>
+  );
+}
+
+/** The mentions the agent's own points explain: where, what, and which point explains it. */
+export function AuditExplainedList({ notes, height }: { notes: readonly Explanation[]; height: number }) {
+  const theme = useTheme();
+  return (
+    <Box flexDirection="column" flexShrink={0} marginTop={1}>
+      {notes.slice(0, Math.max(1, Math.floor(height / 2))).map((n, i) => (
+        <Box key={i} flexDirection="column">
+          <Text wrap="truncate-end">
+            <Text bold>{n.kind.padEnd(12)}</Text>
+            {findingPlace(n)} {JSON.stringify(n.text)}
+          </Text>
+          <Text color={theme.muted} wrap="truncate-end">
+            {'  '}
+            {n.evidence}
+          </Text>
+        </Box>
+      ))}
     </Box>
   );
 }

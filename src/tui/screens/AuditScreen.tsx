@@ -2,7 +2,7 @@ import { Box, Text, type Key } from 'ink';
 import { useEffect, useReducer, useState, type Dispatch } from 'react';
 import { WORKSPACE_SOURCE } from '../../audit/sources/workspace.js';
 import type { Finding } from '../../audit/types.js';
-import { AuditFindingDetail, AuditFindingList, findingPlace } from '../components/AuditFindings.js';
+import { AuditExplainedList, AuditFindingDetail, AuditFindingList, findingPlace } from '../components/AuditFindings.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
@@ -24,6 +24,8 @@ const HINTS: HintItem[] = [
   { commands: ['audit.accept'], label: 'accept' },
   { commands: ['audit.open'], label: 'open turn' },
   { commands: ['audit.rerun'], label: 're-run' },
+  { commands: ['audit.explained'], label: 'explained' },
+  { commands: ['audit.export', 'audit.exportSarif'], label: 'export JSON/SARIF' },
   'audit.help',
   'audit.back',
 ];
@@ -69,12 +71,21 @@ export function AuditScreen() {
               <Text color={theme.muted}>auditing the workspace&apos;s episodes… {state.prompts} prompts</Text>
             ) : state.status === 'failed' ? (
               <Text color={theme.status.error}>the audit failed: {state.message}</Text>
+            ) : state.explained ? (
+              <>
+                <Text color={theme.muted}>{explainedLine(state)}</Text>
+                <AuditExplainedList notes={state.summary.explained.notes} height={screenRows - AUDIT_CHROME_ROWS} />
+              </>
             ) : !selected ? (
-              <Text color={theme.status.ok}>
-                {countsLine(state)}: no findings
-              </Text>
+              <>
+                <Text color={theme.status.ok}>
+                  {countsLine(state)}: no findings
+                </Text>
+                {state.summary.explained.mentions ? <Text color={theme.muted}>{explainedLine(state)}</Text> : null}
+              </>
             ) : (
               <>
+                {state.summary.explained.mentions ? <Text color={theme.muted}>{explainedLine(state)}</Text> : null}
                 <AuditFindingList findings={state.findings} groups={state.groups} selected={state.selected} height={screenRows - AUDIT_CHROME_ROWS} />
                 <Box flexGrow={1} />
                 <AuditFindingDetail finding={selected} baselineFile={service.baselineFile} />
@@ -96,6 +107,14 @@ export function AuditScreen() {
       )}
     </Box>
   );
+}
+
+/** "3 mentions explained by the agent's own pins": why a clean-looking mention was accepted. */
+function explainedLine(state: Extract<AuditState, { status: 'done' }>): string {
+  const { mentions, prompts, notes } = state.summary.explained;
+  const listed = notes.length < mentions ? ` (the first ${notes.length} listed)` : '';
+  const what = `${mentions} mention${mentions === 1 ? '' : 's'} in ${prompts} prompt${prompts === 1 ? '' : 's'} explained by the agent's own pins${listed}`;
+  return state.explained ? `${what} · e: back to the findings` : `${what} · e: list them`;
 }
 
 function countsLine(state: Extract<AuditState, { status: 'done' }>): string {
@@ -134,6 +153,9 @@ function onKey(
   if (matches('audit.back', input, key)) return actions.back();
   if (matches('audit.rerun', input, key)) return rerun();
   if (state.status !== 'done') return;
+  if (matches('audit.explained', input, key)) return dispatch({ type: 'toggleExplained' });
+  if (matches('audit.export', input, key)) return exportFindings(service, actions, 'json');
+  if (matches('audit.exportSarif', input, key)) return exportFindings(service, actions, 'sarif');
   const finding = state.findings[state.selected];
   if (matches('audit.up', input, key)) dispatch({ type: 'move', delta: -1 });
   else if (matches('audit.down', input, key)) dispatch({ type: 'move', delta: 1 });
@@ -151,6 +173,13 @@ function submit(state: Extract<AuditState, { status: 'done' }>, dispatch: Dispat
   service.accept(finding, reason).then(
     () => dispatch({ type: 'accepted', id: finding.id }),
     (err: Error) => dispatch({ type: 'acceptFailed', message: err.message }),
+  );
+}
+
+function exportFindings(service: AuditService | undefined, actions: NavigationActions, format: 'json' | 'sarif'): void {
+  service?.export(format).then(
+    (file) => actions.notify(`exported the findings as ${format.toUpperCase()} to ${file}`),
+    (err: Error) => actions.notify(`not exported: ${err.message}`),
   );
 }
 

@@ -34,6 +34,8 @@ export type AuditState =
       groups: readonly FindingGroup[];
       selected: number;
       prompt: AcceptPrompt | null;
+      /** Showing the mentions the agent's own points explain instead of the findings. */
+      explained: boolean;
     };
 
 export type AuditAction =
@@ -49,7 +51,8 @@ export type AuditAction =
   /** Enter on the prompt: refused (an empty reason) or saving. */
   | { type: 'submitAccept' }
   | { type: 'accepted'; id: string }
-  | { type: 'acceptFailed'; message: string };
+  | { type: 'acceptFailed'; message: string }
+  | { type: 'toggleExplained' };
 
 export const INITIAL_AUDIT: AuditState = { status: 'running', prompts: 0 };
 
@@ -96,7 +99,7 @@ export function auditReducer(state: AuditState, action: AuditAction): AuditState
       return state.status === 'running' ? { ...state, prompts: action.prompts } : state;
     case 'finished': {
       const findings = sortFindings(action.findings);
-      return { status: 'done', summary: action.summary, findings, groups: groupFindings(findings), selected: 0, prompt: null };
+      return { status: 'done', summary: action.summary, findings, groups: groupFindings(findings), selected: 0, prompt: null, explained: false };
     }
     case 'failed':
       return { status: 'failed', message: action.message };
@@ -126,5 +129,7 @@ export function auditReducer(state: AuditState, action: AuditAction): AuditState
     }
     case 'acceptFailed':
       return state.prompt ? { ...state, prompt: { ...state.prompt, saving: false, error: `not accepted: ${action.message}` } } : state;
+    case 'toggleExplained':
+      return state.prompt ? state : { ...state, explained: !state.explained };
   }
 }

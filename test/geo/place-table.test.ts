@@ -1,0 +1,29 @@
+/**
+ * cities.pbf is read and decoded once per process, whoever asks first: the major cities (pins'
+ * nearest city), the maps' towns and the audit's town grid share one table of places.
+ */
+import { describe, expect, it, vi } from 'vitest';
+
+const reads = vi.hoisted(() => ({ pbf: 0 }));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs')>();
+  const readFileSync = ((...args: Parameters<typeof actual.readFileSync>) => {
+    if (String(args[0]).endsWith('cities.pbf')) reads.pbf++;
+    return actual.readFileSync(...args);
+  }) as typeof actual.readFileSync;
+  return { ...actual, default: { ...actual, readFileSync }, readFileSync };
+});
+
+const { nearestCity, townsWithin } = await import('../../src/geo/cities.js');
+const { townsInBox } = await import('../../src/geo/town-grid.js');
+
+describe('the place table', () => {
+  it('is read once for the major cities, the towns and the town grid', () => {
+    expect(nearestCity(43.32, 21.9).name).toBe('Niš');
+    const box = { south: 42.87, north: 43.77, west: 21.28, east: 22.51 };
+    expect(townsInBox(box).length).toBeGreaterThan(10);
+    expect(townsWithin(box, 0, 5)).toHaveLength(5);
+    expect(reads.pbf).toBe(1);
+  });
+});
