@@ -43,27 +43,30 @@ export interface RunKinds {
   agent: number;
   /** The person's play run (0 or 1). */
   play: number;
+  /** `geolab eval run` sweeps' runs (their config names the sweep's folder), wherever they write. */
+  sweep: number;
   /** Runs imported from elsewhere (the demo's included). */
   imported: number;
 }
 
 /** Each kind of run there is, by its name: `3 agent · 1 play · 1 imported`; 'none' without any. */
 export function describeRuns(runs: RunKinds): string {
-  const kinds = (['agent', 'play', 'imported'] as const).filter((kind) => runs[kind] > 0);
+  const kinds = (['agent', 'sweep', 'play', 'imported'] as const).filter((kind) => runs[kind] > 0);
   return kinds.map((kind) => `${runs[kind]} ${kind}`).join(' · ') || 'none';
 }
 
-/** Recorded runs live under `runsDir`; everything else came in through an import. */
+/** Recorded runs live under `runsDir`, sweeps say so in their config; everything else came in through an import. */
 export function runKinds(db: Db, runsDir: string): RunKinds {
   const prefix = runsDir.endsWith('/') ? runsDir : `${runsDir}/`;
   const row = db
     .prepare(
       `SELECT
          COALESCE(SUM(id = @play), 0) AS play,
-         COALESCE(SUM(id <> @play AND substr(root, 1, length(@prefix)) = @prefix), 0) AS agent,
-         COALESCE(SUM(id <> @play AND (root IS NULL OR substr(root, 1, length(@prefix)) <> @prefix)), 0) AS imported
-       FROM eval_runs`,
+         COALESCE(SUM(id <> @play AND sweep), 0) AS sweep,
+         COALESCE(SUM(id <> @play AND NOT sweep AND substr(root, 1, length(@prefix)) = @prefix), 0) AS agent,
+         COALESCE(SUM(id <> @play AND NOT sweep AND (root IS NULL OR substr(root, 1, length(@prefix)) <> @prefix)), 0) AS imported
+       FROM (SELECT id, root, json_extract(config_json, '$.sweep') IS NOT NULL AS sweep FROM eval_runs)`,
     )
     .get({ play: PLAY_RUN_ID, prefix }) as RunKinds;
-  return { agent: row.agent, play: row.play, imported: row.imported };
+  return { agent: row.agent, sweep: row.sweep, play: row.play, imported: row.imported };
 }

@@ -30,7 +30,7 @@ describe('the plain workspace summary', () => {
     expect(plain.stdout).toMatch(/\nruns +2 agent · 1 play · 1 imported\n/);
     expect(plain.stdout).not.toMatch(/eval|audit|training/i);
     const json = JSON.parse(geolab(['--json'], { home }).stdout) as Record<string, unknown>;
-    expect(json.runs).toEqual({ agent: 2, play: 1, imported: 1 });
+    expect(json.runs).toEqual({ agent: 2, sweep: 0, play: 1, imported: 1 });
     expect(Object.keys(json)).not.toEqual(expect.arrayContaining(['eval_runs']));
     expect(json).not.toHaveProperty('open_findings');
     expect(json).not.toHaveProperty('training_runs');

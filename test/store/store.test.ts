@@ -153,3 +153,21 @@ describe('workspace', () => {
     again.close();
   });
 });
+
+describe('run kinds', () => {
+  it('counts a sweep as a sweep wherever it writes, and runs under runs/ as the agent\'s', async () => {
+    const dir = tempDir();
+    const ws = await openWorkspace(dir);
+    try {
+      const { ensureEvalRun, runKinds, describeRuns } = await import('../../src/store/eval-runs.js');
+      const before = runKinds(ws.db, ws.paths.runs);
+      ensureEvalRun(ws.db, { id: 'sweep-1', root: join(tempDir(), 'sweeps', 'sweep-1'), config: { sweep: '/elsewhere/sweeps' } });
+      ensureEvalRun(ws.db, { id: 'agent-1', root: join(ws.paths.runs, 'agent-1') });
+      const after = runKinds(ws.db, ws.paths.runs);
+      expect(after).toEqual({ ...before, sweep: before.sweep + 1, agent: before.agent + 1 });
+      expect(describeRuns(after)).toContain('1 sweep');
+    } finally {
+      ws.close();
+    }
+  });
+});

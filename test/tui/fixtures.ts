@@ -147,7 +147,7 @@ export function memoryWorkspace(episodes: readonly (CompletedEpisode | FailedEpi
     splits: 2,
     episodes: episodes.length,
     lastEpisode: rows[0] ?? null,
-    runs: { agent: 3, play: 1, imported: 1 },
+    runs: { agent: 3, sweep: 0, play: 1, imported: 1 },
   };
   return {
     listCalls,
