@@ -356,7 +356,7 @@ export function buildProgram(): Command {
   train
     .command('serve')
     .description("print (with --exec run) the vLLM command serving a run's adapter, and the `eval run` line that scores it")
-    .argument('<run>', 'a run folder (holding config.json) or its config file')
+    .argument('<run>', 'a run folder (holding config.json), its config file, or a launched run by name')
     .option('--checkpoint <step>', 'serve checkpoint-STEP (default: the final adapter, else the last checkpoint)', integer('--checkpoint'))
     .option('--port <port>', 'port of the vLLM server', integer('--port'), 8000)
     .option('--exec', 'run the command in the foreground (Ctrl-C stops it)')

@@ -175,6 +175,11 @@ describe('train launch, watch, stop, resume', () => {
     expect(text.stdout).toContain('run r1 · done');
     expect(text.stdout).toContain(`resumed from ${outputDir}/checkpoint-5`);
     for (const f of ['launch.json', 'train.log', 'progress.jsonl', 'config.resolved.json']) expect(readFileSync(join(outputDir, f), 'utf8')).not.toContain(SECRET);
+
+    // Served by its name, as watch takes it: the final adapter the run saved.
+    const serve = run(['train', 'serve', 'r1', '--json']);
+    expect(serve.code).toBe(0);
+    expect(JSON.parse(serve.stdout)).toMatchObject({ adapter: join(outputDir, 'final'), checkpoint: null });
   }, 180_000);
 
   it('a crash is detected and reported with the last lines of the log (exit 1)', async () => {

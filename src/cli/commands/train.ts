@@ -2,6 +2,7 @@
  * `geolab train init | preflight | serve`: write a run's config, check the machine before GPU time
  * is spent, and serve the trained adapter with vLLM. No TUI here: nothing imports ink or React.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { derive } from '../../train/config.js';
@@ -31,7 +32,7 @@ function printReport(result: PreflightReport): void {
 
 export async function serveCommand(run: string, opts: GlobalOptions & { exec?: boolean; port?: number; checkpoint?: number }): Promise<void> {
   const { planServe, shellLine } = await import('../../train/serve.js');
-  const plan = await planServe(run, { port: opts.port, checkpoint: opts.checkpoint });
+  const plan = await planServe(existsSync(run) ? run : await launchedConfig(run, opts), { port: opts.port, checkpoint: opts.checkpoint });
   const say = opts.exec ? warn : printLine;
   if (opts.json) printJson({ ...plan, command_line: shellLine(plan.command), eval_line: shellLine(plan.evalCommand) });
   else {
@@ -40,6 +41,17 @@ export async function serveCommand(run: string, opts: GlobalOptions & { exec?: b
     say(`then score it: ${shellLine(plan.evalCommand)}`);
   }
   if (opts.exec) process.exitCode = await runForeground(plan.command);
+}
+
+/** A run named as the workspace knows it (what `train watch` takes): the config it was launched with. */
+async function launchedConfig(name: string, opts: GlobalOptions): Promise<string> {
+  const [{ openWorkspace }, { resolveRun }] = await Promise.all([import('../../store/index.js'), import('../../train/runs.js')]);
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    return resolveRun(ws.db, name).launch.config_path;
+  } finally {
+    ws.close();
+  }
 }
 
 /** Runs a server in the foreground on this terminal; Ctrl-C reaches it (same process group) and ends it. */
