@@ -98,7 +98,7 @@ function RunList({ service }: { service: TrainService }) {
         ) : runs.status === 'failed' ? (
           <Text color={theme.status.error}>cannot read the runs: {runs.message}</Text>
         ) : list.length === 0 ? (
-          <Text color={theme.muted}>No training runs yet: `geolab train launch CONFIG` starts one.</Text>
+          <Text color={theme.muted}>No training runs yet: `geolab train init` writes a config, `geolab train launch CONFIG` starts it.</Text>
         ) : (
           list.map((run, i) => (
             <Text key={run.name} inverse={i === selected} wrap="truncate-end">
