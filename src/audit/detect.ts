@@ -29,7 +29,7 @@ import {
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
 import { around } from './text.js';
-import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Severity } from './types.js';
+import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
 export const LEAK_RADIUS_KM = 25;
@@ -273,18 +273,22 @@ function point(p: LatLon): string {
 }
 
 function explanation(prompt: AuditPrompt, message: number, textIndex: number, text: string, note: Note): Explanation {
+  return { kind: note.kind, ...mention(prompt, message, textIndex, note, text.slice(note.start, note.end), around(text, note.start, note.end), note.evidence) };
+}
+
+/** Where a mention stands and what it says, in the key order the JSON output keeps. */
+function mention(prompt: AuditPrompt, message: number, textIndex: number | undefined, span: { start: number; end: number }, text: string, context: string, evidence: string): Mention {
   return {
-    kind: note.kind,
     source: prompt.source,
     prompt_id: prompt.promptId,
     ...(prompt.episodeId !== undefined ? { episode_id: prompt.episodeId } : {}),
     ...(prompt.turn !== undefined ? { turn: prompt.turn } : {}),
     message,
-    text_index: textIndex,
-    span: { start: note.start, end: note.end },
-    text: text.slice(note.start, note.end),
-    context: around(text, note.start, note.end),
-    evidence: note.evidence,
+    ...(textIndex !== undefined ? { text_index: textIndex } : {}),
+    span: { start: span.start, end: span.end },
+    text,
+    context,
+    evidence,
   };
 }
 
@@ -303,16 +307,7 @@ function finding(prompt: AuditPrompt, message: number, textIndex: number | undef
     id: findingId(hit.kind, prompt.source, prompt.promptId, text),
     severity: hit.severity ?? SEVERITY[hit.kind],
     kind: hit.kind,
-    source: prompt.source,
-    prompt_id: prompt.promptId,
-    ...(prompt.episodeId !== undefined ? { episode_id: prompt.episodeId } : {}),
-    ...(prompt.turn !== undefined ? { turn: prompt.turn } : {}),
-    message,
-    ...(textIndex !== undefined ? { text_index: textIndex } : {}),
-    span: { start: hit.start, end: hit.end },
-    text,
-    context,
-    evidence: hit.evidence,
+    ...mention(prompt, message, textIndex, hit, text, context, hit.evidence),
     baselined: false,
   };
 }

@@ -65,11 +65,8 @@ export type Severity = 'high' | 'medium' | 'low';
 
 export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task';
 
-export interface Finding {
-  /** Stable hash of (kind, source, prompt id, span text): survives re-runs. */
-  id: string;
-  severity: Severity;
-  kind: FindingKind;
+/** Where a mention stands in a prompt, what it says and why it matters: what findings and explanations share. */
+export interface Mention {
   source: string;
   prompt_id: string;
   episode_id?: string;
@@ -84,8 +81,15 @@ export interface Finding {
   text: string;
   /** The text around it (about 40 characters either side). */
   context: string;
-  /** Why it is a leak, in words: "27.0 km from the truth", "the true country (Serbia), demonym". */
+  /** Why it is a leak, in words: "27.0 km from the truth", "the true country (Serbia), demonym"; for an explanation, which agent point explains it. */
   evidence: string;
+}
+
+export interface Finding extends Mention {
+  /** Stable hash of (kind, source, prompt id, span text): survives re-runs. */
+  id: string;
+  severity: Severity;
+  kind: FindingKind;
   /** Accepted in the baseline file. */
   baselined: boolean;
 }
@@ -95,17 +99,6 @@ export interface Finding {
  * country, the echo of its own coordinates): not a leak, kept so that a clean-looking prompt can
  * show why it was accepted ("the agent's point 44.8, 20.5 is in Republic of Serbia").
  */
-export interface Explanation {
+export interface Explanation extends Mention {
   kind: 'coordinates' | 'country' | 'subregion' | 'city';
-  source: string;
-  prompt_id: string;
-  episode_id?: string;
-  turn?: number;
-  message: number;
-  text_index?: number;
-  span: { start: number; end: number };
-  text: string;
-  context: string;
-  /** Which agent point explains it, in words. */
-  evidence: string;
 }
