@@ -122,6 +122,15 @@ export async function* byteLines(file: string): AsyncGenerator<{ line: number; b
 const LF = 0x0a;
 const CR = 0x0d;
 
+/** One line of a JSON-lines file; a line that does not parse is an InputError naming file:line. */
+export function parseJsonLine(text: string, file: string, line: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`not valid JSON: ${(err as Error).message}`, { file, line });
+  }
+}
+
 /** The lines of a text file (byteLines, decoded), with a UTF-8 byte order mark at its start dropped (JSON.parse refuses it). */
 export async function* textLines(file: string): AsyncGenerator<{ line: number; text: string }> {
   for await (const { line, bytes } of byteLines(file)) {

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseEpisodeRecord, type EpisodeRecord } from '../core/episode.js';
 import { GeolabError, InputError } from '../core/errors.js';
-import { textLines } from '../files.js';
+import { parseJsonLine, textLines } from '../files.js';
 import type { Workspace } from '../store/index.js';
 
 export interface NamedEpisode {
@@ -43,13 +43,7 @@ export async function episodesInFile({ file, line: wanted }: FileRef): Promise<N
   for await (const { line, text } of textLines(file)) {
     lines = line;
     if ((wanted !== undefined && line !== wanted) || text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      throw new InputError(`not valid JSON: ${(err as Error).message}`, { file, line });
-    }
-    const parsed = parseEpisodeRecord(value);
+    const parsed = parseEpisodeRecord(parseJsonLine(text, file, line));
     if (!parsed.ok) {
       const issue = parsed.issues[0];
       throw new InputError(`not a schema-v2 episode record: ${issue?.message ?? parsed.error}`, { file, line, field: issue?.path || undefined });

@@ -5,7 +5,7 @@
 import { EPISODE_SCHEMA_VERSION, isFailed, tokenCounts } from '../core/episode-fields.js';
 import type { EpisodeRecord } from '../core/episode.js';
 import { InputError } from '../core/errors.js';
-import { runTreeFiles, textLines } from '../files.js';
+import { parseJsonLine, runTreeFiles, textLines } from '../files.js';
 import { isRecord } from '../core/values.js';
 import type { EpisodeFacts } from './report.js';
 
@@ -65,12 +65,7 @@ export async function* factsFromPaths(paths: readonly string[]): AsyncGenerator<
       for await (const { line, text } of textLines(file)) {
         // A test, not trim(): no copy of every line.
         if (!/\S/.test(text)) continue;
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch (err) {
-          throw new InputError(`not valid JSON: ${(err as Error).message}`, { file, line });
-        }
+        const value = parseJsonLine(text, file, line);
         const problem = reportProblem(value);
         if (problem) throw new InputError(`${problem.message} (expected a schema-v2 episode record)`, { file, line, field: problem.field || undefined });
         yield episodeFacts(value as EpisodeRecord);

@@ -1,7 +1,7 @@
 /** The JSON lines of an input file, parsed one at a time; a bad line is an InputError naming file:line. */
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../../core/errors.js';
-import { assertReadableFile, byteLines } from '../../files.js';
+import { assertReadableFile, byteLines, parseJsonLine } from '../../files.js';
 import { imageOfBase64 } from '../images.js';
 import type { AuditImage } from '../types.js';
 import { MessageError } from './messages.js';
@@ -42,22 +42,14 @@ export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, 
         value = JSON.parse(line === 1 ? sliced.text.replace(/^\uFEFF/, '') : sliced.text);
       } catch {
         // The error as the whole line gives it, positions included.
-        value = parse(decode(bytes, line), file, line);
+        value = parseJsonLine(decode(bytes, line), file, line);
       }
       yield { line, value, images: sliced.images };
       continue;
     }
     const text = decode(bytes, line);
     if (text.trim() === '') continue;
-    yield { line, value: parse(text, file, line) };
-  }
-}
-
-function parse(text: string, file: string, line: number): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new InputError(`not valid JSON: ${(err as Error).message}`, { file, line });
+    yield { line, value: parseJsonLine(text, file, line) };
   }
 }
 
