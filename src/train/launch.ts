@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT, GeolabError, InputError, ServiceError } from '../core/errors.js';
 import { REDACTED, isSecretName, redactDeep, registerSecret } from '../core/secrets.js';
@@ -96,16 +96,6 @@ export function recordedEnvironment(env: NodeJS.ProcessEnv, secretNames: readonl
     } else out[name] = value;
   }
   return redactDeep(out);
-}
-
-/** The checkpoint-N folders under the output directory, newest step last. */
-export function checkpointSteps(outputDir: string): number[] {
-  if (!existsSync(outputDir)) return [];
-  return readdirSync(outputDir)
-    .map((name) => /^checkpoint-(\d+)$/.exec(name))
-    .filter((m): m is RegExpExecArray => m !== null && statSync(join(outputDir, m[0])).isDirectory())
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
 }
 
 export interface LaunchOptions {

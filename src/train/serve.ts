@@ -3,10 +3,11 @@
  * §8), and the `geolab eval run` line that scores it. The adapter is the final one (the
  * trainer saves it to `<output_dir>/final/`), else the last complete `checkpoint-N`.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError, UsageError } from '../core/errors.js';
 import { CONFIG_FILE, loadTrainConfig } from './config-file.js';
+import { checkpointDir, checkpointSteps } from './checkpoints.js';
 import type { TrainConfig } from './config.js';
 
 /** vLLM's own default port; eval run's --base-url follows it. */
@@ -60,17 +61,9 @@ export async function planServe(run: string, options: { port?: number; checkpoin
 
 /** The checkpoints under output_dir that hold a complete adapter, by step. */
 export function listCheckpoints(outputDir: string): { step: number; dir: string }[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(outputDir);
-  } catch {
-    return [];
-  }
-  return entries
-    .map((entry) => ({ entry, step: /^checkpoint-(\d+)$/.exec(entry)?.[1] }))
-    .filter((e): e is { entry: string; step: string } => e.step !== undefined && existsSync(join(outputDir, e.entry, ADAPTER_MARKER)))
-    .map((e) => ({ step: Number(e.step), dir: join(outputDir, e.entry) }))
-    .sort((a, b) => a.step - b.step);
+  return checkpointSteps(outputDir)
+    .map((step) => ({ step, dir: checkpointDir(outputDir, step) }))
+    .filter((c) => existsSync(join(c.dir, ADAPTER_MARKER)));
 }
 
 function findAdapter(config: TrainConfig, wanted: number | undefined): { adapter: string; checkpoint: number | null } {

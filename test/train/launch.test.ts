@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { launchCommand } from '../../src/cli/commands/train-run.js';
 import { parseTrainConfig, type TrainConfig } from '../../src/train/config.js';
-import { checkpointSteps, envServerCommand, recordedEnvironment, trainerCommand } from '../../src/train/launch.js';
+import { checkpointSteps } from '../../src/train/checkpoints.js';
+import { envServerCommand, recordedEnvironment, trainerCommand } from '../../src/train/launch.js';
 import type { PreflightReport } from '../../src/train/types.js';
 import { tempDir } from '../helpers/fixtures.js';
 
