@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { isRecord } from '../core/values.js';
+import { processAlive } from '../processes.js';
 
 export const SWEEP_FILE = 'sweep.json';
 
@@ -90,16 +91,6 @@ export function readSweepStatus(dir: string): SweepStatus | null {
     throw new InputError(`cannot read: ${(err as Error).message}`, { file });
   }
   return parseSweepStatus(text, file);
-}
-
-/** Whether a process with this id exists (EPERM: it does, under another user). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function sweepPhase(status: SweepStatus, alive: (pid: number) => boolean = processAlive): SweepPhase {

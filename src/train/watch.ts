@@ -10,14 +10,11 @@ import { isRecord } from '../core/values.js';
 import type { TrainRunStatus } from '../store/train-runs.js';
 import { type LaunchRecord, signalGroup } from './launch.js';
 import { RunLogParser, type RunSnapshot } from './log.js';
+import { processAlive } from '../processes.js';
 
 /** Whether `pid` runs and is the process launch started (its argv holds `marker`). */
 export function ownsProcess(pid: number, marker: string): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!processAlive(pid)) return false;
   const cmdline = `/proc/${pid}/cmdline`;
   // Without /proc (not Linux) the pid's existence is all there is to go on.
   if (!existsSync('/proc/self/cmdline')) return true;

@@ -11,6 +11,7 @@ import { GeolabError, InputError } from '../../core/errors.js';
 import { EPISODE_FILE, writeFileAtomic } from '../../files.js';
 import { isSettled, recordKey } from './plan.js';
 import { SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
+import { processAlive } from '../../processes.js';
 
 export const LOCK_FILE = 'sweep.lock';
 /** Failed records a re-run played again: kept beside the episodes, out of every report's way. */
@@ -49,7 +50,7 @@ export function lockSweep(out: string): SweepLock {
     if (holder && holder.host !== mine.host) {
       throw new GeolabError(`refusing to start: ${file} is held by PID ${holder.pid} on ${holder.host}, so another sweep is writing ${out}; remove the file if that sweep is over`);
     }
-    if (holder && isRunning(holder.pid)) {
+    if (holder && processAlive(holder.pid)) {
       throw new GeolabError(`refusing to start: another sweep (PID ${holder.pid}, since ${holder.started_at}) is writing ${out}; give another --out, or wait for it`);
     }
     note = `took over ${file} from PID ${holder?.pid ?? '?'}, which is no longer running`;
@@ -71,16 +72,6 @@ function readHolder(file: string): LockHolder | null {
     return typeof value.pid === 'number' ? { pid: value.pid, host: String(value.host ?? ''), started_at: String(value.started_at ?? '?') } : null;
   } catch {
     return null;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
