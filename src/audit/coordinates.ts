@@ -52,6 +52,11 @@ const LABELLED_PAIR_MAX_CHARS = 200;
  * the same span), since GeoJSON and many URLs write longitude first.
  */
 export function findCoordinates(text: string, offset = 0): FoundPoint[] {
+  return mayHoldPair(text) ? coordinatesByPattern(text, offset) : [];
+}
+
+/** findCoordinates without its quick test (mayHoldPair): the pattern over the whole text. */
+export function coordinatesByPattern(text: string, offset = 0): FoundPoint[] {
   const components: Component[] = [];
   COMPONENT.lastIndex = 0;
   for (;;) {
@@ -94,6 +99,73 @@ export function findCoordinates(text: string, offset = 0): FoundPoint[] {
     }
   }
   return found.filter((p) => Math.abs(p.lat) <= 90 && Math.abs(p.lon) <= 180);
+}
+
+/** Every label has one of these; a text without one can hold only unlabelled pairs. */
+const LABEL_HINT = /la[t]|lo[n]|lng/i;
+/**
+ * ASCII letters that may stand between the numbers of an unlabelled pair: degree, minute and second
+ * marks (`d`, `deg`, `m`, `min`, `s`, `sec`), hemispheres, `x`, `and`, `%2C`; any case.
+ */
+const GAP_LETTER = Uint8Array.from({ length: 128 }, (_, c) => ('acdegimnswx'.includes(String.fromCharCode(c).toLowerCase()) ? 1 : 0));
+/** What may follow a number in a marked component: degree, minute or second marks, or a hemisphere. */
+const MARK_AFTER = /^\s?(?:[^\p{ASCII}]|[dms'"NSEW])/u;
+/** What ends the text before a number with a leading hemisphere: `N `, `S-`, `E +`. */
+const HEMISPHERE_BEFORE = /[NSEW]\s?[-+\u2212]?$/;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * A quick necessary test for a pair, which rules out most prose ("Turn 3 of 12: 9 turns left",
+ * "heading 90°, field of view 60°") before the pattern runs. Without a label, a pair is two marked
+ * numbers (a decimal, a degree, minute or second mark, a hemisphere) with nothing but marks,
+ * separators and hemisphere letters between the last digits of one and the first of the other. So
+ * it looks at each two consecutive runs of digits (a `%2C` between them counts as a separator).
+ */
+export function mayHoldPair(text: string): boolean {
+  if (LABEL_HINT.test(text)) return true;
+  // The previous run of digits [prevStart, prevEnd), and where the gap before it starts.
+  let prevStart = -1;
+  let prevEnd = -1;
+  let gapBeforePrev = 0;
+  let gapOk = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 37 && text.charCodeAt(i + 1) === 50 && (text.charCodeAt(i + 2) | 32) === 99) {
+      i += 2; // %2C
+      continue;
+    }
+    if (!isDigit(c)) {
+      if (c < 128 && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && GAP_LETTER[c] === 0) gapOk = false;
+      continue;
+    }
+    let end = i + 1;
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+    const gapStart = Math.max(prevEnd, 0);
+    // A lone "." is a decimal point: the pattern never splits a number there.
+    const pointOnly = i - prevEnd === 1 && text.charCodeAt(prevEnd) === 46;
+    if (prevEnd >= 0 && gapOk && !pointOnly && marked(text, prevStart, prevEnd, gapBeforePrev) && marked(text, i, end, gapStart)) return true;
+    prevStart = i;
+    prevEnd = end;
+    gapBeforePrev = gapStart;
+    gapOk = true;
+    i = end - 1;
+  }
+  return false;
+}
+
+/**
+ * Whether the digits [start, end) may belong to a marked component: a decimal point or comma beside
+ * them, a mark after them, or a hemisphere letter before them (within the gap from `gapStart`).
+ */
+function marked(text: string, start: number, end: number, gapStart: number): boolean {
+  const before = text.charCodeAt(start - 1);
+  const after = text.charCodeAt(end);
+  if ((before === 46 || before === 44) && isDigit(text.charCodeAt(start - 2))) return true;
+  if ((after === 46 || after === 44) && isDigit(text.charCodeAt(end + 1))) return true;
+  return MARK_AFTER.test(text.slice(end, end + 2)) || HEMISPHERE_BEFORE.test(text.slice(Math.max(gapStart, start - 3), start));
 }
 
 const DIGIT = /\d/g;

@@ -18,6 +18,7 @@ import {
   citiesNear,
   clearPlaceCache,
   cityMentions,
+  loadLexicon,
   placeMentions,
   townDictionary,
   trueCountry,
@@ -83,17 +84,24 @@ interface Candidates {
 
 const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: [], subregions: [], cities: [] }) as Candidates;
 
-/** What a task's detectors need, built on first use and kept with the AuditTask object. */
+/**
+ * What a task's detectors need, built when the task is first audited and kept with the AuditTask
+ * object. Its dictionaries of words (identity keys, towns, the lexicon) are made here, before any
+ * text is scanned for the task: a scan keeps only the words some dictionary holds.
+ */
 class CompiledTask {
   readonly identity: IdentityMatcher;
+  readonly nearbyTowns: TownDictionary;
   private country: TrueCountry | null | undefined;
-  private towns: TownDictionary | undefined;
-  private candidates = new WeakMap<TextScan, Candidates>();
-  /** The radius the cached candidates were found with. */
+  /** The key candidates are kept under on each scan; a new one when the radius changes. */
+  private candidatesKey = {};
+  /** The radius the kept candidates were found with. */
   private radiusKm = LEAK_RADIUS_KM;
 
   constructor(private readonly task: AuditTask) {
     this.identity = compileIdentity(task.identity);
+    loadLexicon();
+    this.nearbyTowns = townDictionary(task.truth ? citiesNear(task.truth) : []);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -102,25 +110,22 @@ class CompiledTask {
     return this.country;
   }
 
-  get nearbyTowns(): TownDictionary {
-    this.towns ??= townDictionary(this.task.truth ? citiesNear(this.task.truth) : []);
-    return this.towns;
-  }
-
   candidatesIn(text: string, scan: TextScan, radiusKm: number): Candidates {
     if (radiusKm !== this.radiusKm) {
-      this.candidates = new WeakMap();
+      this.candidatesKey = {};
       this.radiusKm = radiusKm;
     }
-    let found = this.candidates.get(scan);
+    let found = scan.kept(this.candidatesKey) as Candidates | undefined;
     if (!found) {
       found = this.find(text, scan);
-      this.candidates.set(scan, found);
+      scan.keep(this.candidatesKey, found);
     }
     return found;
   }
 
   private find(text: string, scan: TextScan): Candidates {
+    // Most texts hold nothing any detector looks at.
+    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
     const identity: Hit[] = findIdentity(text, scan, this.identity).map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence }));
     const truth = this.task.truth;
     if (!truth) return identity.length ? { ...NONE, identity } : NONE;

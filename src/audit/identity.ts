@@ -5,7 +5,7 @@
  * matched as whole words (a key is never part of a longer word), ignoring case: each word of the
  * scan is looked up once among the keys' first words.
  */
-import type { TextScan } from './scan.js';
+import { addDictionaryWord, CHECKSUM_PREFIX_MIN, checkCurrent, foldWord, wordHash, type TextScan } from './scan.js';
 import type { AuditTask, IdentityKind } from './types.js';
 
 export interface IdentityKey {
@@ -19,8 +19,8 @@ export interface IdentityKey {
 
 export interface IdentityMatcher {
   keys: IdentityKey[];
-  /** Indices into `keys` by their first word. */
-  byFirst: Map<string, number[]>;
+  /** Indices into `keys` by the wordHash of their folded first word. */
+  byFirst: Map<number, number[]>;
   checksums: { value: string; lower: string }[];
   taskIndex: number | null;
 }
@@ -32,9 +32,6 @@ export interface IdentityHit {
   end: number;
   evidence: string;
 }
-
-/** Checksum prefixes shorter than this are too likely to occur by chance (12 hex: 1 in 2.8e14). */
-export const CHECKSUM_PREFIX_MIN = 12;
 
 const FIRST_WORD = /[\p{L}\p{M}\p{N}]+/u;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
@@ -67,11 +64,13 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
       keys.push({ kind, value, lower, first: first[0], firstAt: first.index });
     }
   }
-  const byFirst = new Map<string, number[]>();
+  const byFirst = new Map<number, number[]>();
   keys.forEach((key, k) => {
-    const list = byFirst.get(key.first);
+    const hash = wordHash(foldWord(key.first));
+    addDictionaryWord(hash);
+    const list = byFirst.get(hash);
     if (list) list.push(k);
-    else byFirst.set(key.first, [k]);
+    else byFirst.set(hash, [k]);
   });
   return { keys, byFirst, checksums, taskIndex };
 }
@@ -79,26 +78,30 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
 export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): IdentityHit[] {
   const keyed: { key: number; hit: IdentityHit }[] = [];
   if (matcher.keys.length) {
+    checkCurrent(scan);
     for (let i = 0; i < scan.count; i++) {
+      const candidates = matcher.byFirst.get(scan.hashes[i] as number);
+      if (!candidates) continue;
+      // A key's first word is found under the word's accented or its plain spelling.
       const lower = scan.lowerAt(i);
-      const folded = scan.folded[i] as string;
-      // A word is found under its accented and its plain spelling, once.
-      for (const k of matcher.byFirst.get(lower) ?? []) keyAt(text, scan, i, k, matcher, keyed);
-      if (folded !== lower) for (const k of matcher.byFirst.get(folded) ?? []) keyAt(text, scan, i, k, matcher, keyed);
+      const folded = scan.folded(i);
+      for (const k of candidates) {
+        const first = (matcher.keys[k] as IdentityKey).first;
+        if (first === lower || first === folded) keyAt(text, scan, i, k, matcher, keyed);
+      }
     }
   }
   // Key by key, each in text order, as the hits of one key are reported together.
   const hits: IdentityHit[] = keyed.length > 1 ? keyed.sort((a, b) => a.key - b.key).map((h) => h.hit) : keyed.map((h) => h.hit);
-  for (const i of scan.hexWords) {
-    const lower = scan.lowerAt(i);
+  for (const { lower, start, end } of scan.hexWords) {
     for (const sum of matcher.checksums) {
       if (lower === sum.lower || !(sum.lower.startsWith(lower) || lower.startsWith(sum.lower))) continue;
       if (lower.length < CHECKSUM_PREFIX_MIN) continue;
       hits.push({
         kind: 'checksum',
         value: sum.value,
-        start: scan.starts[i] as number,
-        end: scan.ends[i] as number,
+        start,
+        end,
         evidence: `checksum ${sum.value.slice(0, 16)}… (${Math.min(lower.length, sum.lower.length)} of its ${sum.lower.length} hex digits)`,
       });
     }

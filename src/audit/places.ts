@@ -13,13 +13,15 @@ import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
-import type { TextScan } from './scan.js';
+import { addDictionaryWord, checkCurrent, wordHash, type TextScan } from './scan.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
 
 interface Phrase {
   /** Folded words (lower case, no accents). */
   words: string[];
+  /** Their wordHash values. */
+  hashes: number[];
   text: string;
   meanings: Meaning[];
   /** Written in capitals in the table (codes, USA, U.S.): must be written so in the text too. */
@@ -81,9 +83,15 @@ const SUBREGION_ALIASES: Readonly<Record<string, readonly string[]>> = {
 const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?:a?[23]|3166(?:-1)?(?:[_ -]?alpha[_ -]?[23])?))?|nation(?:ality)?|ctry)["']?\s*[:=]\s*["']?$/i;
 const WORD_GAP_MAX_CHARS = 3;
 
-let lexicon: Map<string, Phrase[]> | undefined;
+/** Phrases by the wordHash of their first word, longest first. */
+let lexicon: Map<number, Phrase[]> | undefined;
 
-function getLexicon(): Map<string, Phrase[]> {
+/** Makes the country lexicon, if not made yet: before any text is scanned for it (see scan.ts). */
+export function loadLexicon(): void {
+  getLexicon();
+}
+
+function getLexicon(): Map<number, Phrase[]> {
   if (lexicon) return lexicon;
   const phrases = new Map<string, Phrase>();
   const add = (text: string, meaning: Meaning) => {
@@ -93,7 +101,7 @@ function getLexicon(): Map<string, Phrase[]> {
     const key = `${upper ? 'U' : 'w'}\0${words.join(' ')}`;
     const letters = text.replace(/[^\p{L}]/gu, '');
     const needsLabel = upper && ((letters.length === 2 && !text.includes('.')) || WORDLIKE_CODES.has(text));
-    const phrase = phrases.get(key) ?? { words, text, meanings: [], upper, needsLabel };
+    const phrase = phrases.get(key) ?? { words, hashes: words.map(wordHash), text, meanings: [], upper, needsLabel };
     phrase.meanings.push(meaning);
     phrases.set(key, phrase);
   };
@@ -109,22 +117,27 @@ function getLexicon(): Map<string, Phrase[]> {
   for (const text of OTHER_PHRASES) add(text, { type: 'other' });
   lexicon = new Map();
   for (const phrase of phrases.values()) {
-    const list = lexicon.get(phrase.words[0] as string) ?? [];
+    const list = lexicon.get(phrase.hashes[0] as number) ?? [];
     list.push(phrase);
-    lexicon.set(phrase.words[0] as string, list);
+    lexicon.set(phrase.hashes[0] as number, list);
+    for (const hash of phrase.hashes) addDictionaryWord(hash);
   }
   for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
   return lexicon;
 }
 
 /** Whether the scan's words i.. spell `phrase` (adjacent words, separated by a few characters at most). */
-function spells(scan: TextScan, i: number, phrase: { words: readonly string[] }): boolean {
+function spells(scan: TextScan, i: number, phrase: { words: readonly string[]; hashes: readonly number[] }): boolean {
   const length = phrase.words.length;
   if (i + length > scan.count) return false;
   for (let k = 0; k < length; k++) {
-    if (scan.folded[i + k] !== phrase.words[k]) return false;
-    if (k > 0 && (scan.starts[i + k] as number) - (scan.ends[i + k - 1] as number) > WORD_GAP_MAX_CHARS) return false;
+    if (scan.hashes[i + k] !== phrase.hashes[k]) return false;
+    if (k === 0) continue;
+    if (scan.ordinals[i + k] !== (scan.ordinals[i] as number) + k) return false;
+    if ((scan.starts[i + k] as number) - (scan.ends[i + k - 1] as number) > WORD_GAP_MAX_CHARS) return false;
   }
+  // Hashes can collide: the words decide.
+  for (let k = 0; k < length; k++) if (scan.folded(i + k) !== phrase.words[k]) return false;
   return true;
 }
 
@@ -143,16 +156,25 @@ function acceptable(text: string, start: number, end: number, phrase: Phrase): b
   return isLabelled || text.slice(start, end).replace(/[^\p{L}]/gu, '') === phrase.text.replace(/[^\p{L}]/gu, '');
 }
 
-const mentionsCache = new WeakMap<TextScan, PlaceMention[]>();
+/** The key placeMentions keeps its answer under on a scan. */
+const MENTIONS = {};
 
 /** Every country, subregion or other place phrase of the lexicon in a text, longest match first. */
 export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
-  let found = mentionsCache.get(scan);
-  if (found) return found;
-  found = [];
+  let found = scan.kept(MENTIONS) as PlaceMention[] | undefined;
+  if (!found) {
+    found = findPlaceMentions(text, scan);
+    scan.keep(MENTIONS, found);
+  }
+  return found;
+}
+
+function findPlaceMentions(text: string, scan: TextScan): PlaceMention[] {
+  const found: PlaceMention[] = [];
   const lex = getLexicon();
+  checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
-    const candidates = lex.get(scan.folded[i] as string);
+    const candidates = lex.get(scan.hashes[i] as number);
     if (!candidates) continue;
     for (const phrase of candidates) {
       if (!spells(scan, i, phrase)) continue;
@@ -164,7 +186,6 @@ export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
       break;
     }
   }
-  mentionsCache.set(scan, found);
   return found;
 }
 
@@ -177,6 +198,8 @@ export const CITY_RADIUS_KM = 50;
 export interface NearbyCity {
   name: string;
   words: string[];
+  /** Their wordHash values. */
+  hashes: number[];
   /** Three letters or fewer: only as written (capitalised, accents or their plain form). */
   exact: string[] | null;
   lat: number;
@@ -218,10 +241,10 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
     const key = words.join(' ');
     if (words.length === 0 || seen.has(key) || key.replace(/ /g, '').length < 3) continue;
     if (words.length === 1 && stop.has(key)) continue;
-    if (lex.get(words[0] as string)?.some((p) => p.words.join(' ') === key)) continue;
+    if (lex.get(wordHash(words[0] as string))?.some((p) => p.words.join(' ') === key)) continue;
     seen.add(key);
     const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
-    cities.push({ name: town.name, words, exact, lat: town.lat, lon: town.lon, distanceKm });
+    cities.push({ name: town.name, words, hashes: words.map(wordHash), exact, lat: town.lat, lon: town.lon, distanceKm });
   }
   return cities;
 }
@@ -230,16 +253,17 @@ function normalize(lon: number): number {
   return lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon;
 }
 
-/** A task's towns by their first (folded) word, as indices into the list: one lookup per word of a text. */
+/** A task's towns by the wordHash of their first (folded) word, as indices into the list: one lookup per word of a text. */
 export interface TownDictionary {
   readonly cities: readonly NearbyCity[];
-  readonly byFirst: ReadonlyMap<string, readonly number[]>;
+  readonly byFirst: ReadonlyMap<number, readonly number[]>;
 }
 
 export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
-  const byFirst = new Map<string, number[]>();
+  const byFirst = new Map<number, number[]>();
   cities.forEach((city, c) => {
-    const first = city.words[0] as string;
+    const first = city.hashes[0] as number;
+    for (const hash of city.hashes) addDictionaryWord(hash);
     const list = byFirst.get(first);
     if (list) list.push(c);
     else byFirst.set(first, [c]);
@@ -250,9 +274,10 @@ export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
 /** The towns a text names, town by town in the dictionary's order, each in text order. */
 export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): { city: NearbyCity; start: number; end: number }[] {
   if (towns.byFirst.size === 0) return [];
+  checkCurrent(scan);
   const found: { c: number; city: NearbyCity; start: number; end: number }[] = [];
   for (let i = 0; i < scan.count; i++) {
-    const candidates = towns.byFirst.get(scan.folded[i] as string);
+    const candidates = towns.byFirst.get(scan.hashes[i] as number);
     if (!candidates) continue;
     for (const c of candidates) {
       const city = towns.cities[c] as NearbyCity;

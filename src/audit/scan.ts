@@ -8,15 +8,6 @@ import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
 import { scannableRanges } from './text.js';
 
-export interface Word {
-  /** Lower case, as written otherwise (accents kept). */
-  lower: string;
-  /** Lower case without accents ("nis" for "Niš"). */
-  folded: string;
-  start: number;
-  end: number;
-}
-
 export type BudgetUnit = 'turns' | 'steps';
 
 export interface BudgetClaim {
@@ -27,29 +18,93 @@ export interface BudgetClaim {
 }
 
 /**
- * A text's words as columns (word i spans starts[i]..ends[i]), not objects: scans are cached, so
- * whatever they hold lives long and every object in them costs the garbage collector twice. A
- * detector looks the words up in its own dictionary (lexicon, identity keys, towns) by `folded` and
- * `lowerAt`, one map lookup per word.
+ * A text's notable words as columns (word i spans starts[i]..ends[i]): those whose hash some
+ * dictionary of words held when the text was scanned (see addDictionaryWord). Most words of a
+ * prompt are in none, and scans are cached, so whatever they hold lives long: no string or object
+ * per word, and none at all for the others. A detector keys its dictionary (lexicon, identity keys,
+ * towns) by the hash and asks for a word's strings (`folded`, `lowerAt`) only when it holds it.
  */
 export interface TextScan {
+  /** The dictionaries' generation its words were picked in (see addDictionaryWord). */
+  readonly generation: number;
   readonly count: number;
-  readonly starts: Int32Array;
-  readonly ends: Int32Array;
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+  /** wordHash of each word's folded form. */
+  readonly hashes: readonly number[];
+  /** Each word's position among all words of the text: words i and i+1 are adjacent when these differ by one. */
+  readonly ordinals: readonly number[];
   /** Lower case without accents ("nis" for "Niš"). */
-  readonly folded: readonly string[];
+  folded(i: number): string;
   /** Lower case, as written otherwise (accents kept): the folded word unless the word has accents. */
   lowerAt(i: number): string;
-  /** The words as objects (for tests and tools; the detectors read the columns). */
-  readonly words: readonly Word[];
   readonly points: readonly FoundPoint[];
-  /** Indices of words of 12 or more hex digits (checksums and their prefixes). */
-  readonly hexWords: readonly number[];
+  /** Words of 12 or more hex digits (checksums and their prefixes), lower case. */
+  readonly hexWords: readonly { lower: string; start: number; end: number }[];
   readonly budget: readonly BudgetClaim[];
   /** A task index where a label names it one: `"task_index": 3`, `task index 3`, `taskIdx=3`, `task #3`. */
   readonly taskIndexes: readonly { index: number; start: number; end: number }[];
   /** Host names of URLs (and `www.` hosts) that end in a two-letter (country code) top-level domain, lower case. */
   readonly hosts: readonly { tld: string; start: number; end: number }[];
+  /**
+   * What a detector made of this scan, kept with it under the detector's key (a task's candidates,
+   * the country mentions): undefined until `keep` stores it. Kept on the scan rather than in weak
+   * maps keyed by it: weak maps of thousands of entries make every garbage collection slower.
+   */
+  kept(key: object): unknown;
+  keep(key: object, value: unknown): void;
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+/** Hashes are kept in small-integer range, which V8 stores and compares without boxing. */
+const SMI_MASK = 0x3fffffff;
+
+/**
+ * The hash dictionaries of words are keyed by: FNV-1a over the UTF-16 units of a folded word (lower
+ * case, accents removed; see `foldWord`). The scan computes the same value from the characters as
+ * it reads them, so an ASCII word never becomes a string unless a dictionary holds its hash.
+ */
+export function wordHash(folded: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < folded.length; i++) h = Math.imul(h ^ folded.charCodeAt(i), FNV_PRIME);
+  return h & SMI_MASK;
+}
+
+/**
+ * Every hash a dictionary of words holds (the country lexicon, each task's identity keys and towns),
+ * as bits: one load says a word is in none. Bits are only ever set; each new one starts a new
+ * generation, and a cached scan of an older generation is made again (it may lack a word the new
+ * dictionary holds). Dictionaries are made before the texts they look at are scanned.
+ */
+const DICTIONARY_BITS = new Int32Array(1 << 15);
+let generation = 0;
+
+/** Registers a word of a dictionary (every word of a phrase that is matched word by word). */
+export function addDictionaryWord(hash: number): void {
+  const slot = (hash >>> 5) & 0x7fff;
+  const bit = 1 << (hash & 31);
+  const bits = DICTIONARY_BITS[slot] as number;
+  if ((bits & bit) !== 0) return;
+  DICTIONARY_BITS[slot] = bits | bit;
+  generation++;
+}
+
+/**
+ * For a detector about to look a scan's words up: throws when a dictionary gained a word after the
+ * scan was made (the scan may lack it; a programming error, never a clean result).
+ */
+export function checkCurrent(scan: TextScan): void {
+  if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
+}
+
+function inSomeDictionary(hash: number): boolean {
+  return ((DICTIONARY_BITS[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
+}
+
+/** A word as the scan compares it: lower case without accents ("nis" for "Niš"). */
+export function foldWord(word: string): string {
+  return fold(word.toLowerCase());
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -80,7 +135,10 @@ function isWordCodePoint(cp: number): boolean {
 
 const NON_ASCII = /[^\p{ASCII}]/u;
 const MARKS = /\p{M}/gu;
-const HEX_12 = /^[0-9a-f]{12,}$/;
+/** Checksum prefixes shorter than this are too likely to occur by chance (12 hex: 1 in 2.8e14). */
+export const CHECKSUM_PREFIX_MIN = 12;
+/** ASCII hex digits, by char code. */
+const HEX_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (/[0-9A-Fa-f]/.test(String.fromCharCode(c)) ? 1 : 0));
 
 /**
  * The budget a harness or the environment states: "8 tool calls left.", "3 turns left, this one
@@ -94,21 +152,21 @@ const BUDGET_WORD = /left|remain|have/i;
 /** The environment's own sentence for a spent budget, as written (lower case "out of actions" is prose). */
 const SPENT = new RegExp(OUT_OF_ACTIONS.replace('.', '\\.'), 'g');
 
-function budgetClaims(text: string, offset: number): BudgetClaim[] {
-  const claims: BudgetClaim[] = [];
+function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
+  let claims: BudgetClaim[] | undefined;
   if (BUDGET_WORD.test(text)) {
     BUDGET.lastIndex = 0;
     for (let m = BUDGET.exec(text); m !== null; m = BUDGET.exec(text)) {
       const [whole, count, unit, haveCount, haveUnit] = m;
       const n = (count ?? haveCount) as string;
       const turns = /^(tool|turn)/i.test((unit ?? haveUnit) as string);
-      claims.push({ unit: turns ? 'turns' : 'steps', left: /^no$/i.test(n) ? 0 : Number(n), start: m.index + offset, end: m.index + offset + whole.length });
+      (claims ??= []).push({ unit: turns ? 'turns' : 'steps', left: /^no$/i.test(n) ? 0 : Number(n), start: m.index + offset, end: m.index + offset + whole.length });
     }
   }
   if (text.includes(OUT_OF_ACTIONS)) {
-    for (const m of text.matchAll(SPENT)) claims.push({ unit: 'steps', left: 0, start: m.index + offset, end: m.index + offset + m[0].length });
+    for (const m of text.matchAll(SPENT)) (claims ??= []).push({ unit: 'steps', left: 0, start: m.index + offset, end: m.index + offset + m[0].length });
   }
-  return claims.sort((a, b) => a.start - b.start);
+  return claims ? claims.sort((a, b) => a.start - b.start) : NONE;
 }
 
 const TASK_INDEX = /\btask[\s_-]?(?:index|idx|no\.?|number|#)["']?\s*[:=#]?\s*["']?(\d+)\b|\btask\s*#(\d+)\b/gi;
@@ -116,7 +174,8 @@ const TASK_WORD = /task/i;
 
 function taskIndexes(text: string, offset: number): TextScan['taskIndexes'] {
   if (!TASK_WORD.test(text)) return NONE;
-  return [...text.matchAll(TASK_INDEX)].map((m) => ({ index: Number(m[1] ?? m[2]), start: m.index + offset, end: m.index + offset + m[0].length }));
+  const found = [...text.matchAll(TASK_INDEX)].map((m) => ({ index: Number(m[1] ?? m[2]), start: m.index + offset, end: m.index + offset + m[0].length }));
+  return found.length ? found : NONE;
 }
 
 /**
@@ -128,67 +187,101 @@ const HOST = /(?:\b[a-z][a-z0-9+.-]*:\/\/(?:[^\s/?#@"']*@)?|(?<![\w.-])(?=www\.)
 
 function hostsOf(text: string, offset: number): TextScan['hosts'] {
   if (!text.includes('://') && !/www\./i.test(text)) return NONE;
-  return [...text.matchAll(HOST)].map((m) => {
+  const found = [...text.matchAll(HOST)].map((m) => {
     const start = m.index + m[0].length - (m[1] as string).length + offset;
     return { tld: (m[2] as string).toLowerCase(), start, end: start + (m[1] as string).length };
   });
+  return found.length ? found : NONE;
 }
 
 function fold(lower: string): string {
   return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(MARKS, '') : lower;
 }
 
-/** Word bounds of the text being scanned, grown as needed and copied out at the end (one scan at a time). */
-let scratchStarts = new Int32Array(1024);
-let scratchEnds = new Int32Array(1024);
+/** Keys kept per scan: a text shared by every task's prompts (a system prompt) keeps the latest ones. */
+const KEPT_MAX = 64;
 
 class Scan implements TextScan {
-  private objects: Word[] | undefined;
+  /** Folded words made so far, by index (most words are never asked for). */
+  private made: Map<number, string> | undefined;
+  /** Keys and values, alternating: most scans keep two (the mentions and one task's candidates). */
+  private keeps: unknown[] | undefined;
 
   constructor(
-    readonly count: number,
-    readonly starts: Int32Array,
-    readonly ends: Int32Array,
-    readonly folded: readonly string[],
-    /** Only where a word's lower case keeps accents its folded form drops. */
-    private readonly accented: ReadonlyMap<number, string> | null,
+    private readonly text: string,
+    /** The dictionaries' generation the words were picked in. */
+    readonly generation: number,
+    readonly starts: readonly number[],
+    readonly ends: readonly number[],
+    readonly hashes: readonly number[],
+    readonly ordinals: readonly number[],
+    /** Words with letters beyond ASCII: their lower case and folded forms, made while scanning. */
+    private readonly nonAscii: ReadonlyMap<number, { lower: string; folded: string }> | null,
     readonly points: readonly FoundPoint[],
-    readonly hexWords: readonly number[],
+    readonly hexWords: TextScan['hexWords'],
     readonly budget: readonly BudgetClaim[],
     readonly taskIndexes: TextScan['taskIndexes'],
     readonly hosts: TextScan['hosts'],
   ) {}
 
-  lowerAt(i: number): string {
-    return this.accented?.get(i) ?? (this.folded[i] as string);
+  get count(): number {
+    return this.starts.length;
   }
 
-  get words(): readonly Word[] {
-    this.objects ??= Array.from({ length: this.count }, (_, i) => ({ lower: this.lowerAt(i), folded: this.folded[i] as string, start: this.starts[i] as number, end: this.ends[i] as number }));
-    return this.objects;
+  folded(i: number): string {
+    const wide = this.nonAscii?.get(i);
+    if (wide) return wide.folded;
+    let word = this.made?.get(i);
+    if (word === undefined) {
+      word = this.text.slice(this.starts[i], this.ends[i]).toLowerCase();
+      (this.made ??= new Map()).set(i, word);
+    }
+    return word;
+  }
+
+  lowerAt(i: number): string {
+    return this.nonAscii?.get(i)?.lower ?? this.folded(i);
+  }
+
+  kept(key: object): unknown {
+    const keeps = this.keeps;
+    if (keeps) for (let k = 0; k < keeps.length; k += 2) if (keeps[k] === key) return keeps[k + 1];
+    return undefined;
+  }
+
+  keep(key: object, value: unknown): void {
+    if (!this.keeps || this.keeps.length >= 2 * KEPT_MAX) this.keeps = [];
+    this.keeps.push(key, value);
   }
 }
 
-function scan(text: string): TextScan {
-  const folded: string[] = [];
-  let accented: Map<number, string> | null = null;
-  let hexWords: number[] | null = null;
-  let points: FoundPoint[] | null = null;
-  let budget: BudgetClaim[] | null = null;
-  let indexes: { index: number; start: number; end: number }[] | null = null;
-  let hosts: { tld: string; start: number; end: number }[] | null = null;
+function scan(text: string): Scan {
+  // Plain arrays of small integers: typed arrays this small cost the garbage collector more.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const hashes: number[] = [];
+  const ordinals: number[] = [];
+  let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
+  let hexWords: { lower: string; start: number; end: number }[] | null = null;
+  let points: readonly FoundPoint[] = NONE;
+  let budget: readonly BudgetClaim[] = NONE;
+  let indexes: TextScan['taskIndexes'] = NONE;
+  let hosts: TextScan['hosts'] = NONE;
   let n = 0;
   const ranges = scannableRanges(text);
   for (const [from, to] of ranges) {
     let digits = 0;
     let start = -1;
     let nonAscii = false;
-    // One pass over the characters: words are maximal runs of letters, marks and digits.
+    let allHex = true;
+    let hash = FNV_OFFSET;
+    // One pass over the characters: words are maximal runs of letters, marks and digits, hashed as read.
     for (let i = from; i <= to; ) {
       let width = 1;
       let isWord = false;
+      let c = 0;
       if (i < to) {
-        const c = text.charCodeAt(i);
+        c = text.charCodeAt(i);
         if (c < 128) {
           isWord = ASCII_WORD_CHAR[c] === 1;
           if (c >= 48 && c <= 57) digits++;
@@ -202,68 +295,76 @@ function scan(text: string): TextScan {
             }
           }
           isWord = isWordCodePoint(cp);
-          if (isWord) nonAscii = true;
         }
       }
       if (isWord) {
-        if (start < 0) start = i;
-      } else if (start >= 0) {
-        const lower = text.slice(start, i).toLowerCase();
-        const plain = nonAscii ? fold(lower) : lower;
-        if (n === scratchStarts.length) {
-          scratchStarts = grow(scratchStarts);
-          scratchEnds = grow(scratchEnds);
+        if (start < 0) {
+          start = i;
+          nonAscii = false;
+          allHex = true;
+          hash = FNV_OFFSET;
         }
-        scratchStarts[n] = start;
-        scratchEnds[n] = i;
-        folded.push(plain);
-        if (plain !== lower) (accented ??= new Map()).set(n, lower);
-        if (lower.length >= 12 && HEX_12.test(lower)) (hexWords ??= []).push(n);
+        if (c < 128) {
+          allHex &&= HEX_CHAR[c] === 1;
+          hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+        } else {
+          nonAscii = true;
+        }
+      } else if (start >= 0) {
+        let lower: string | undefined;
+        let folded: string | undefined;
+        if (nonAscii) {
+          lower = text.slice(start, i).toLowerCase();
+          folded = fold(lower);
+          hash = wordHash(folded);
+        } else {
+          hash &= SMI_MASK;
+          if (allHex && i - start >= CHECKSUM_PREFIX_MIN) (hexWords ??= []).push({ lower: text.slice(start, i).toLowerCase(), start, end: i });
+        }
+        if (inSomeDictionary(hash)) {
+          if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(starts.length, { lower, folded });
+          starts.push(start);
+          ends.push(i);
+          hashes.push(hash);
+          ordinals.push(n);
+        }
         n++;
         start = -1;
-        nonAscii = false;
       }
       i += width;
     }
-    if (ranges.length === 1) {
-      // The whole text: no substring to make for the pattern detectors.
-      points = digits >= 2 ? findCoordinates(text) : null;
-      budget = budgetClaims(text, 0);
-      indexes = [...taskIndexes(text, 0)];
-      hosts = [...hostsOf(text, 0)];
-      continue;
-    }
-    const part = text.slice(from, to);
-    // A pair of coordinates has two numbers.
-    if (digits >= 2) (points ??= []).push(...findCoordinates(part, from));
-    (budget ??= []).push(...budgetClaims(part, from));
-    (indexes ??= []).push(...taskIndexes(part, from));
-    (hosts ??= []).push(...hostsOf(part, from));
+    // The whole text needs no substring for the pattern detectors; a pair of coordinates has two numbers.
+    const part = ranges.length === 1 ? text : text.slice(from, to);
+    if (digits >= 2) points = joined(points, findCoordinates(part, from));
+    budget = joined(budget, budgetClaims(part, from));
+    indexes = joined(indexes, taskIndexes(part, from));
+    hosts = joined(hosts, hostsOf(part, from));
   }
   return new Scan(
-    n,
-    scratchStarts.slice(0, n),
-    scratchEnds.slice(0, n),
-    folded,
-    accented,
-    points?.length ? points : NONE,
+    text,
+    generation,
+    starts,
+    ends,
+    hashes,
+    ordinals,
+    nonAsciiWords,
+    points,
     hexWords ?? NONE,
-    budget?.length ? budget : NONE,
-    indexes?.length ? indexes : NONE,
-    hosts?.length ? hosts : NONE,
+    budget,
+    indexes,
+    hosts,
   );
 }
 
-function grow(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
+/** What the parts of a text found, together (most texts have one part and most finds are empty). */
+function joined<T>(so: readonly T[], more: readonly T[]): readonly T[] {
+  return more.length === 0 ? so : so.length === 0 ? more : [...so, ...more];
 }
 
 /** Texts longer than this are scanned every time: hashing them as cache keys would cost as much. */
 const CACHE_MAX_CHARS = 20_000;
 const CACHE_MAX_ENTRIES = 4_096;
-const cache = new Map<string, TextScan>();
+const cache = new Map<string, Scan>();
 
 export function scanText(text: string): TextScan {
   // A data URL on its own (an image part's url) has nothing to scan after its media type.
@@ -281,7 +382,7 @@ export function clearScanCache(): void {
 
 function cached(text: string): TextScan {
   let found = cache.get(text);
-  if (!found) {
+  if (!found || found.generation !== generation) {
     if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
     found = scan(text);
     cache.set(text, found);

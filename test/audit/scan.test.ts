@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { budgetSentence } from '../../src/agent/protocols/common.js';
-import { findCoordinates } from '../../src/audit/coordinates.js';
-import { scanText } from '../../src/audit/scan.js';
+import { coordinatesByPattern, findCoordinates, mayHoldPair } from '../../src/audit/coordinates.js';
+import { loadLexicon, placeMentions } from '../../src/audit/places.js';
+import { addDictionaryWord, foldWord, scanText, wordHash } from '../../src/audit/scan.js';
 import { scannableRanges } from '../../src/audit/text.js';
 import { episodeStarted, lookFeedback, OUT_OF_ACTIONS, panFeedback } from '../../src/env/feedback.js';
 
@@ -32,6 +33,81 @@ describe('coordinates in any common notation', () => {
   });
 });
 
+describe("the coordinate pattern's quick test", () => {
+  // Texts of two components in random notations with random gaps, prose around and random pieces
+  // dropped in: most hold a point, many hold none.
+  const PIECES = ['-', '.', ',', '°', "'", '"', 'd', 'm', 's', 'N', 'E', ' ', ';', ':', '%2C', 'x', ' and ', '(', 'of ', 'turn ', '7', '12'];
+  const GAPS = [', ', ',', '; ', ' / ', ' | ', ':', ' & ', ' x ', ' and ', '%2C', '%2c', ' ', '  ', '\n', ', pitch ', ' of '];
+  const PROSE = ['', 'at ', 'Turn 3 of 12: ', 'q=', '@', '(', 'heading ', 'Pin 1 placed at '];
+
+  it('never rules out a text in which the pattern finds a point (20,000 random texts)', () => {
+    let seed = 7;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const pick = <T,>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
+    const maybe = (p: number, text: string) => (rand() < p ? text : '');
+    const component = () => {
+      const deg = String(Math.floor(rand() * 180));
+      const decimal = maybe(0.5, pick(['.', ',']) + String(Math.floor(rand() * 10_000)));
+      const dms = maybe(0.3, pick(['°', 'º', '˚', 'deg', 'd', ' °']) + maybe(0.6, `${Math.floor(rand() * 60)}${pick(["'", '′', '’', 'min', 'm'])}` + maybe(0.5, `${Math.floor(rand() * 60)}${pick(['"', '″', '”', "''", 'sec', 's'])}`)));
+      return maybe(0.2, pick(['N', 'S', 'E', 'W']) + maybe(0.5, ' ')) + maybe(0.3, pick(['-', '+', '\u2212'])) + deg + decimal + dms + maybe(0.25, maybe(0.5, ' ') + pick(['N', 'S', 'E', 'W']));
+    };
+    let withPoints = 0;
+    let without = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let text = pick(PROSE) + component() + pick(GAPS) + component() + maybe(0.5, pick(GAPS) + component()) + maybe(0.5, pick(PROSE));
+      for (let k = Math.floor(rand() * 3); k > 0; k--) {
+        const at = Math.floor(rand() * (text.length + 1));
+        text = text.slice(0, at) + pick(PIECES) + text.slice(at);
+      }
+      if (coordinatesByPattern(text).length === 0) {
+        without++;
+        continue;
+      }
+      withPoints++;
+      expect(mayHoldPair(text), JSON.stringify(text)).toBe(true);
+    }
+    // Both kinds in numbers, or the property means little.
+    expect(withPoints).toBeGreaterThan(3_000);
+    expect(without).toBeGreaterThan(1_000);
+  });
+
+  it('rules out the prose of prompts and their transcripts', () => {
+    for (const text of ['Turn 8 of 12: 5 turns left, this one included.', '- turn 3: look(heading_deg=22) -> Facing 29°.', 'heading 90°, field of view 90°, pitch 0°.', 'at 12:30, 3 of 10, 1/3']) {
+      expect(mayHoldPair(text), text).toBe(false);
+    }
+  });
+});
+
+describe('words', () => {
+  it('keeps the words a dictionary holds, hashed as read the way wordHash hashes their folded form', () => {
+    const text = 'NIŠ, Niš and nis; Ελλάδα İstanbul São-Paulo ZQXWV-unheld 2f9a4c1e0b7d';
+    const held = ['nis', 'ελλαδα', 'istanbul', 'sao', 'paulo'];
+    for (const word of held) addDictionaryWord(wordHash(word));
+    const scan = scanText(text);
+    const kept = Array.from({ length: scan.count }, (_, i) => scan.folded(i));
+    for (const word of held) expect(kept).toContain(word);
+    expect(kept).not.toContain('zqxwv');
+    for (let i = 0; i < scan.count; i++) {
+      const word = text.slice(scan.starts[i], scan.ends[i]);
+      expect(scan.folded(i)).toBe(foldWord(word));
+      expect(scan.hashes[i], word).toBe(wordHash(foldWord(word)));
+    }
+    expect(scan.lowerAt(kept.indexOf('nis') + 1)).toBe('niš');
+    // Words are numbered among all words of the text, so a phrase's words are known to be adjacent.
+    const sao = kept.indexOf('sao');
+    expect(scan.ordinals[sao + 1]).toBe((scan.ordinals[sao] as number) + 1);
+    expect(scan.hexWords.map((w) => w.lower)).toEqual(['2f9a4c1e0b7d']);
+  });
+
+  it('scans a text again once a dictionary holds a word it did not', () => {
+    const text = 'Passing through Qwertyville today.';
+    expect(scanText(text).count === 0 || !Array.from({ length: scanText(text).count }, (_, i) => scanText(text).folded(i)).includes('qwertyville')).toBe(true);
+    addDictionaryWord(wordHash('qwertyville'));
+    const again = scanText(text);
+    expect(Array.from({ length: again.count }, (_, i) => again.folded(i))).toContain('qwertyville');
+  });
+});
+
 describe('budget sentences', () => {
   const claims = (text: string) => scanText(text).budget.map((c) => `${c.unit} ${c.left}`);
 
@@ -51,7 +127,10 @@ describe('base64 payloads are never scanned', () => {
     const text = 'before data:image/png;base64,QUJD+/0= after SRB';
     const ranges = scannableRanges(text);
     expect(ranges.map(([a, b]) => text.slice(a, b))).toEqual(['before data:image/png;base64,', ' after SRB']);
-    const scan = scanText(text);
-    expect(scan.words.map((w) => text.slice(w.start, w.end))).toEqual(['before', 'data', 'image', 'png', 'base64', 'after', 'SRB']);
+    // An alpha-3 code after the payload is found where it stands; the same letters inside it are not.
+    loadLexicon();
+    expect(placeMentions(text, scanText(text)).map((m) => text.slice(m.start, m.end))).toEqual(['SRB']);
+    const inside = 'data:image/png;base64,QUJD SRB+/0=';
+    expect(placeMentions(inside, scanText(inside))).toEqual([]);
   });
 });
