@@ -229,14 +229,13 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
   const dLon = Math.min(180, CITY_RADIUS_KM / (111 * Math.max(0.01, Math.cos((truth.lat * Math.PI) / 180))));
   const west = normalize(truth.lon - dLon);
   const east = normalize(truth.lon + dLon);
-  const towns = townsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east });
+  const within = (lat: number, lon: number) => haversineKm(truth.lat, truth.lon, lat, lon) <= CITY_RADIUS_KM;
+  const towns = townsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, within);
   const stop = getStopWords();
   const lex = getLexicon();
   const cities: NearbyCity[] = [];
   const seen = new Set<string>();
   for (const town of towns) {
-    const distanceKm = haversineKm(truth.lat, truth.lon, town.lat, town.lon);
-    if (distanceKm > CITY_RADIUS_KM) continue;
     const words = wordsOf(town.name);
     const key = words.join(' ');
     if (words.length === 0 || seen.has(key) || key.replace(/ /g, '').length < 3) continue;
@@ -244,7 +243,7 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
     if (lex.get(wordHash(words[0] as string))?.some((p) => p.words.join(' ') === key)) continue;
     seen.add(key);
     const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
-    cities.push({ name: town.name, words, hashes: words.map(wordHash), exact, lat: town.lat, lon: town.lon, distanceKm });
+    cities.push({ name: town.name, words, hashes: words.map(wordHash), exact, lat: town.lat, lon: town.lon, distanceKm: haversineKm(truth.lat, truth.lon, town.lat, town.lon) });
   }
   return cities;
 }

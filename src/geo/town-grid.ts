@@ -46,8 +46,11 @@ function getGrid(): TownGrid {
   return grid;
 }
 
-/** Every place inside the box, bounds included (`west > east` crosses the antimeridian). */
-export function townsInBox(box: { south: number; west: number; north: number; east: number }): Town[] {
+/**
+ * Every place inside the box, bounds included (`west > east` crosses the antimeridian), and where
+ * given, for which `keep(lat, lon)` holds (tested before a name is decoded).
+ */
+export function townsInBox(box: { south: number; west: number; north: number; east: number }, keep?: (lat: number, lon: number) => boolean): Town[] {
   const g = getGrid();
   const { buf, lat, lon, population, nameStart, nameEnd } = g.table;
   const { south, west, north, east } = box;
@@ -65,7 +68,7 @@ export function townsInBox(box: { south: number; west: number; north: number; ea
           const id = g.ids[k] as number;
           const la = lat[id] as number;
           const lo = lon[id] as number;
-          if (la >= south && la <= north && lo >= w && lo <= e) found.push(id);
+          if (la >= south && la <= north && lo >= w && lo <= e && (!keep || keep(la, lo))) found.push(id);
         }
       }
     }
