@@ -169,6 +169,12 @@ function marked(text: string, start: number, end: number, gapStart: number): boo
 }
 
 const DIGIT = /\d/g;
+const SIGN = /[-+\u2212]/;
+const BEFORE_NUMBER = /[\s"':=NSEW]/;
+const LABEL_CHAR = /[A-Za-z_]/;
+const TRAILING_LETTER = /\s?[NSEW]$/;
+const LAT_LABEL = /^lat/i;
+const DECIMAL = /[.,]/;
 /** The longest label ("longitude") with its `_x` suffix. */
 const LABEL_MAX_CHARS = 11;
 
@@ -183,9 +189,9 @@ function earliestStart(text: string, from: number): number {
   const digit = DIGIT.exec(text);
   if (digit === null) return -1;
   let at = digit.index;
-  while (at > from && /[-+\u2212]/.test(text[at - 1] as string)) at--;
-  while (at > from && /[\s"':=NSEW]/.test(text[at - 1] as string)) at--;
-  for (let letters = 0; letters < LABEL_MAX_CHARS && at > from && /[A-Za-z_]/.test(text[at - 1] as string); letters++) at--;
+  while (at > from && SIGN.test(text[at - 1] as string)) at--;
+  while (at > from && BEFORE_NUMBER.test(text[at - 1] as string)) at--;
+  for (let letters = 0; letters < LABEL_MAX_CHARS && at > from && LABEL_CHAR.test(text[at - 1] as string); letters++) at--;
   return at;
 }
 
@@ -197,13 +203,13 @@ function toComponent(m: RegExpExecArray): Component | null {
   const [whole, label, leading, sign, degrees, degreeMark, minutes, seconds, trailing] = m;
   const hemisphere = leading ?? trailing;
   // With a hemisphere before the number, a letter after it starts the next one.
-  const end = m.index + (leading !== undefined && trailing !== undefined ? whole.replace(/\s?[NSEW]$/, '').length : whole.length);
+  const end = m.index + (leading !== undefined && trailing !== undefined ? whole.replace(TRAILING_LETTER, '').length : whole.length);
   const min = minutes === undefined ? 0 : Number(minutes);
   const sec = seconds === undefined ? 0 : Number(seconds);
   if (min >= 60 || sec >= 60) return null;
   const magnitude = Number((degrees as string).replace(',', '.')) + min / 60 + sec / 3600;
   const negative = hemisphere ? hemisphere === 'S' || hemisphere === 'W' : sign === '-' || sign === '\u2212';
-  const labelAxis: Axis = label ? (/^lat/i.test(label) ? 'lat' : 'lon') : undefined;
+  const labelAxis: Axis = label ? (LAT_LABEL.test(label) ? 'lat' : 'lon') : undefined;
   const hemisphereAxis: Axis = hemisphere ? (hemisphere === 'N' || hemisphere === 'S' ? 'lat' : 'lon') : undefined;
   if (labelAxis && hemisphereAxis && labelAxis !== hemisphereAxis) return null;
   return {
@@ -212,6 +218,6 @@ function toComponent(m: RegExpExecArray): Component | null {
     deg: negative ? -magnitude : magnitude,
     axis: labelAxis ?? hemisphereAxis,
     labelled: label !== undefined,
-    marked: label !== undefined || hemisphere !== undefined || degreeMark !== undefined || /[.,]/.test(degrees as string),
+    marked: label !== undefined || hemisphere !== undefined || degreeMark !== undefined || DECIMAL.test(degrees as string),
   };
 }

@@ -24,11 +24,13 @@ import {
   trueCountry,
   VANITY_CCTLDS,
   type NearbyCity,
+  type PlaceMention,
   type TownDictionary,
   type TrueCountry,
 } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
-import { clearScanCache, scanText, type BudgetClaim, type BudgetUnit, type TextScan } from './scan.js';
+import type { FoundPoint } from './coordinates.js';
+import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
 import { around } from './text.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
@@ -126,11 +128,14 @@ class CompiledTask {
   private find(text: string, scan: TextScan): Candidates {
     // Most texts hold nothing any detector looks at.
     if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
-    const identity: Hit[] = findIdentity(text, scan, this.identity).map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence }));
+    const identityHits = findIdentity(text, scan, this.identity);
+    const identity: Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : [];
     const truth = this.task.truth;
     if (!truth) return identity.length ? { ...NONE, identity } : NONE;
+    // Indexed loops: this runs for every text a task's prompts hold, and iterators are garbage.
     const points: Candidates['points'] = [];
-    for (const p of scan.points) {
+    for (let i = 0; i < scan.points.length; i++) {
+      const p = scan.points[i] as FoundPoint;
       const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
       if (km <= this.radiusKm) points.push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
     }
@@ -138,18 +143,20 @@ class CompiledTask {
     const subregions: Candidates['subregions'] = [];
     const mentions = placeMentions(text, scan);
     const place = mentions.length ? this.place : null;
-    for (const mention of place ? mentions : []) {
-      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place?.admin);
+    for (let i = 0; place && i < mentions.length; i++) {
+      const mention = mentions[i] as PlaceMention;
+      const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
       if (country?.type === 'country') {
         const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : country.kind;
         countries.push({ start: mention.start, end: mention.end, how });
-      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place?.subregion)) {
+      } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion)) {
         subregions.push({ start: mention.start, end: mention.end });
       }
     }
     const host = scan.hosts.length ? this.place : null;
-    for (const h of host ? scan.hosts : []) {
-      if (host?.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
+    for (let i = 0; host && i < scan.hosts.length; i++) {
+      const h = scan.hosts[i] as TextScan['hosts'][number];
+      if (host.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
     if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
@@ -199,7 +206,11 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   const compiledTask = compile(task);
   const agent = new Agent(prompt);
   const findings: Finding[] = [];
-  const budget: LatestBudget = new Map();
+  // The latest budget sentence of each unit, in the order the units were first stated.
+  let turns: StatedBudget | undefined;
+  let steps: StatedBudget | undefined;
+  let stepsFirst = false;
+  // Indexed loops: this runs for every text of every prompt, and iterators are garbage.
   const messages = prompt.messages;
   for (let m = 0; m < messages.length; m++) {
     const message = messages[m] as AuditMessage;
@@ -208,19 +219,31 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     for (let t = 0; t < texts.length; t++) {
       const text = texts[t] as string;
       const scan = scanText(text);
-      for (const claim of scan.budget) budget.set(claim.unit, { claim, message: m, textIndex: t, text });
+      for (let c = 0; c < scan.budget.length; c++) {
+        const claim = scan.budget[c] as BudgetClaim;
+        if (!turns && !steps) stepsFirst = claim.unit === 'steps';
+        if (claim.unit === 'turns') turns = { claim, message: m, textIndex: t, text };
+        else steps = { claim, message: m, textIndex: t, text };
+      }
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
       if (candidates === NONE) continue;
       const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
-      for (const hit of unexplained(candidates, agent, compiledTask, explain)) {
+      const hits = unexplained(candidates, agent, compiledTask, explain);
+      for (let h = 0; h < hits.length; h++) {
+        const hit = hits[h] as Hit;
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
       }
     }
-    for (const image of message.images) {
-      for (const hit of imageHits(image, compiledTask, task.truth)) findings.push(finding(prompt, m, undefined, hit.text, { ...hit, start: 0, end: 0 }, image.ref));
+    for (let i = 0; i < message.images.length; i++) {
+      const image = message.images[i] as AuditImage;
+      const hits = imageHits(image, compiledTask, task.truth);
+      for (let h = 0; h < hits.length; h++) findings.push(finding(prompt, m, undefined, (hits[h] as ImageHit).text, { ...(hits[h] as ImageHit), start: 0, end: 0 }, image.ref));
     }
   }
-  if (budget.size) findings.push(...budgetFindings(prompt, budget));
+  for (const stated of stepsFirst ? [steps, turns] : [turns, steps]) {
+    const found = stated && budgetFinding(prompt, stated);
+    if (found) findings.push(found);
+  }
   return findings;
 }
 
@@ -366,22 +389,25 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null):
 // ---------------------------------------------------------------------------------------------
 // Budget
 
-type LatestBudget = Map<BudgetUnit, { claim: BudgetClaim; message: number; textIndex: number; text: string }>;
+/** A budget sentence and where it stands. */
+interface StatedBudget {
+  claim: BudgetClaim;
+  message: number;
+  textIndex: number;
+  text: string;
+}
 
 /**
- * The latest budget the prompt states for turns and for steps, against the one it really had.
+ * The latest budget a prompt states for a unit (turns or steps), against the one it really had.
  * Earlier statements (older tool results still in the conversation) were true when written.
  */
-function budgetFindings(prompt: AuditPrompt, latest: LatestBudget): Finding[] {
-  const findings: Finding[] = [];
-  for (const [unit, { claim, message, textIndex, text }] of latest) {
-    const real = unit === 'turns' ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
-    if (real === undefined || real === claim.left) continue;
-    const what = unit === 'turns' ? 'turns (tool calls)' : 'environment steps';
-    const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
-    findings.push(finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end)));
-  }
-  return findings;
+function budgetFinding(prompt: AuditPrompt, { claim, message, textIndex, text }: StatedBudget): Finding | null {
+  const turns = claim.unit === 'turns';
+  const real = turns ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
+  if (real === undefined || real === claim.left) return null;
+  const what = turns ? 'turns (tool calls)' : 'environment steps';
+  const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
+  return finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,20 +75,23 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
   return { keys, byFirst, checksums, taskIndex };
 }
 
-export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): IdentityHit[] {
+const NO_HITS: readonly IdentityHit[] = Object.freeze([]);
+
+export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): readonly IdentityHit[] {
+  checkCurrent(scan);
+  // Most texts hold no word any key starts with, no long hex word and no task index.
+  if (!scan.hexWords.length && !scan.taskIndexes.length && !anyKeyStart(scan, matcher)) return NO_HITS;
   const keyed: { key: number; hit: IdentityHit }[] = [];
-  if (matcher.keys.length) {
-    checkCurrent(scan);
-    for (let i = 0; i < scan.count; i++) {
-      const candidates = matcher.byFirst.get(scan.hashes[i] as number);
-      if (!candidates) continue;
-      // A key's first word is found under the word's accented or its plain spelling.
-      const lower = scan.lowerAt(i);
-      const folded = scan.folded(i);
-      for (const k of candidates) {
-        const first = (matcher.keys[k] as IdentityKey).first;
-        if (first === lower || first === folded) keyAt(text, scan, i, k, matcher, keyed);
-      }
+  for (let i = 0; i < scan.count; i++) {
+    const candidates = matcher.byFirst.get(scan.hash(i));
+    if (!candidates) continue;
+    // A key's first word is found under the word's accented or its plain spelling.
+    const lower = scan.lowerAt(i);
+    const folded = scan.folded(i);
+    for (let c = 0; c < candidates.length; c++) {
+      const k = candidates[c] as number;
+      const first = (matcher.keys[k] as IdentityKey).first;
+      if (first === lower || first === folded) keyAt(text, scan, i, k, matcher, keyed);
     }
   }
   // Key by key, each in text order, as the hits of one key are reported together.
@@ -114,10 +117,15 @@ export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatc
   return hits.length > 1 ? dedupe(hits) : hits;
 }
 
+function anyKeyStart(scan: TextScan, matcher: IdentityMatcher): boolean {
+  for (let i = 0; i < scan.count; i++) if (matcher.byFirst.has(scan.hash(i))) return true;
+  return false;
+}
+
 /** Key `k` at word `i` when the whole key is written there, bounded by non-word characters. */
 function keyAt(text: string, scan: TextScan, i: number, k: number, matcher: IdentityMatcher, out: { key: number; hit: IdentityHit }[]): void {
   const key = matcher.keys[k] as IdentityKey;
-  const start = (scan.starts[i] as number) - key.firstAt;
+  const start = scan.start(i) - key.firstAt;
   const end = start + key.lower.length;
   if (start < 0 || end > text.length) return;
   if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) return;

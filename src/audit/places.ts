@@ -131,10 +131,10 @@ function spells(scan: TextScan, i: number, phrase: { words: readonly string[]; h
   const length = phrase.words.length;
   if (i + length > scan.count) return false;
   for (let k = 0; k < length; k++) {
-    if (scan.hashes[i + k] !== phrase.hashes[k]) return false;
+    if (scan.hash(i + k) !== phrase.hashes[k]) return false;
     if (k === 0) continue;
-    if (scan.ordinals[i + k] !== (scan.ordinals[i] as number) + k) return false;
-    if ((scan.starts[i + k] as number) - (scan.ends[i + k - 1] as number) > WORD_GAP_MAX_CHARS) return false;
+    if (scan.ordinal(i + k) !== scan.ordinal(i) + k) return false;
+    if (scan.start(i + k) - scan.end(i + k - 1) > WORD_GAP_MAX_CHARS) return false;
   }
   // Hashes can collide: the words decide.
   for (let k = 0; k < length; k++) if (scan.folded(i + k) !== phrase.words[k]) return false;
@@ -174,12 +174,12 @@ function findPlaceMentions(text: string, scan: TextScan): PlaceMention[] {
   const lex = getLexicon();
   checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
-    const candidates = lex.get(scan.hashes[i] as number);
+    const candidates = lex.get(scan.hash(i));
     if (!candidates) continue;
     for (const phrase of candidates) {
       if (!spells(scan, i, phrase)) continue;
-      const start = scan.starts[i] as number;
-      const end = scan.ends[i + phrase.words.length - 1] as number;
+      const start = scan.start(i);
+      const end = scan.end(i + phrase.words.length - 1);
       if (!acceptable(text, start, end, phrase)) continue;
       found.push({ start, end, meanings: phrase.meanings });
       i += phrase.words.length - 1;
@@ -276,13 +276,13 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
   checkCurrent(scan);
   const found: { c: number; city: NearbyCity; start: number; end: number }[] = [];
   for (let i = 0; i < scan.count; i++) {
-    const candidates = towns.byFirst.get(scan.hashes[i] as number);
+    const candidates = towns.byFirst.get(scan.hash(i));
     if (!candidates) continue;
     for (const c of candidates) {
       const city = towns.cities[c] as NearbyCity;
       if (!spells(scan, i, city)) continue;
-      const start = scan.starts[i] as number;
-      const end = scan.ends[i + city.words.length - 1] as number;
+      const start = scan.start(i);
+      const end = scan.end(i + city.words.length - 1);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
       found.push({ c, city, start, end });
     }

@@ -18,7 +18,7 @@ export interface BudgetClaim {
 }
 
 /**
- * A text's notable words as columns (word i spans starts[i]..ends[i]): those whose hash some
+ * A text's notable words (word i spans start(i)..end(i)): those whose hash some
  * dictionary of words held when the text was scanned (see addDictionaryWord). Most words of a
  * prompt are in none, and scans are cached, so whatever they hold lives long: no string or object
  * per word, and none at all for the others. A detector keys its dictionary (lexicon, identity keys,
@@ -28,12 +28,12 @@ export interface TextScan {
   /** The dictionaries' generation its words were picked in (see addDictionaryWord). */
   readonly generation: number;
   readonly count: number;
-  readonly starts: readonly number[];
-  readonly ends: readonly number[];
-  /** wordHash of each word's folded form. */
-  readonly hashes: readonly number[];
-  /** Each word's position among all words of the text: words i and i+1 are adjacent when these differ by one. */
-  readonly ordinals: readonly number[];
+  start(i: number): number;
+  end(i: number): number;
+  /** wordHash of the word's folded form. */
+  hash(i: number): number;
+  /** The word's position among all words of the text: words i and i+1 are adjacent when these differ by one. */
+  ordinal(i: number): number;
   /** Lower case without accents ("nis" for "Niš"). */
   folded(i: number): string;
   /** Lower case, as written otherwise (accents kept): the folded word unless the word has accents. */
@@ -55,10 +55,13 @@ export interface TextScan {
   keep(key: object, value: unknown): void;
 }
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-/** Hashes are kept in small-integer range, which V8 stores and compares without boxing. */
+/**
+ * FNV-1a's constants, with every step kept to 30 bits: a small integer, which V8 never boxes (a
+ * 32-bit hash in the scan's loop became a heap number per character).
+ */
 const SMI_MASK = 0x3fffffff;
+const FNV_OFFSET = 0x811c9dc5 & SMI_MASK;
+const FNV_PRIME = 0x01000193;
 
 /**
  * The hash dictionaries of words are keyed by: FNV-1a over the UTF-16 units of a folded word (lower
@@ -67,8 +70,8 @@ const SMI_MASK = 0x3fffffff;
  */
 export function wordHash(folded: string): number {
   let h = FNV_OFFSET;
-  for (let i = 0; i < folded.length; i++) h = Math.imul(h ^ folded.charCodeAt(i), FNV_PRIME);
-  return h & SMI_MASK;
+  for (let i = 0; i < folded.length; i++) h = Math.imul(h ^ folded.charCodeAt(i), FNV_PRIME) & SMI_MASK;
+  return h;
 }
 
 /**
@@ -157,10 +160,10 @@ function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
   if (BUDGET_WORD.test(text)) {
     BUDGET.lastIndex = 0;
     for (let m = BUDGET.exec(text); m !== null; m = BUDGET.exec(text)) {
-      const [whole, count, unit, haveCount, haveUnit] = m;
-      const n = (count ?? haveCount) as string;
-      const turns = /^(tool|turn)/i.test((unit ?? haveUnit) as string);
-      (claims ??= []).push({ unit: turns ? 'turns' : 'steps', left: /^no$/i.test(n) ? 0 : Number(n), start: m.index + offset, end: m.index + offset + whole.length });
+      const n = (m[1] ?? m[3]) as string;
+      // Tool calls and turns count turns; actions and steps count steps. The count is digits or "no".
+      const turns = (((m[2] ?? m[4]) as string).charCodeAt(0) | 32) === 116;
+      (claims ??= []).push({ unit: turns ? 'turns' : 'steps', left: (n.charCodeAt(0) | 32) === 110 ? 0 : Number(n), start: m.index + offset, end: m.index + offset + m[0].length });
     }
   }
   if (text.includes(OUT_OF_ACTIONS)) {
@@ -202,8 +205,6 @@ function fold(lower: string): string {
 const KEPT_MAX = 64;
 
 class Scan implements TextScan {
-  /** Folded words made so far, by index (most words are never asked for). */
-  private made: Map<number, string> | undefined;
   /** Keys and values, alternating: most scans keep two (the mentions and one task's candidates). */
   private keeps: unknown[] | undefined;
 
@@ -211,10 +212,8 @@ class Scan implements TextScan {
     private readonly text: string,
     /** The dictionaries' generation the words were picked in. */
     readonly generation: number,
-    readonly starts: readonly number[],
-    readonly ends: readonly number[],
-    readonly hashes: readonly number[],
-    readonly ordinals: readonly number[],
+    /** Four numbers a word: start, end, hash, ordinal. */
+    private readonly columns: readonly number[],
     /** Words with letters beyond ASCII: their lower case and folded forms, made while scanning. */
     private readonly nonAscii: ReadonlyMap<number, { lower: string; folded: string }> | null,
     readonly points: readonly FoundPoint[],
@@ -225,18 +224,28 @@ class Scan implements TextScan {
   ) {}
 
   get count(): number {
-    return this.starts.length;
+    return this.columns.length >> 2;
+  }
+
+  start(i: number): number {
+    return this.columns[i << 2] as number;
+  }
+
+  end(i: number): number {
+    return this.columns[(i << 2) + 1] as number;
+  }
+
+  hash(i: number): number {
+    return this.columns[(i << 2) + 2] as number;
+  }
+
+  ordinal(i: number): number {
+    return this.columns[(i << 2) + 3] as number;
   }
 
   folded(i: number): string {
-    const wide = this.nonAscii?.get(i);
-    if (wide) return wide.folded;
-    let word = this.made?.get(i);
-    if (word === undefined) {
-      word = this.text.slice(this.starts[i], this.ends[i]).toLowerCase();
-      (this.made ??= new Map()).set(i, word);
-    }
-    return word;
+    // Made when asked for: a word is asked for only when a dictionary holds its hash.
+    return this.nonAscii?.get(i)?.folded ?? this.text.slice(this.start(i), this.end(i)).toLowerCase();
   }
 
   lowerAt(i: number): string {
@@ -255,12 +264,12 @@ class Scan implements TextScan {
   }
 }
 
+/** The words being kept while one text is scanned. */
+const scratch: number[] = [];
+
 function scan(text: string): Scan {
-  // Plain arrays of small integers: typed arrays this small cost the garbage collector more.
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const hashes: number[] = [];
-  const ordinals: number[] = [];
+  scratch.length = 0;
+  let kept = 0;
   let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
   let hexWords: { lower: string; start: number; end: number }[] | null = null;
   let points: readonly FoundPoint[] = NONE;
@@ -268,8 +277,12 @@ function scan(text: string): Scan {
   let indexes: TextScan['taskIndexes'] = NONE;
   let hosts: TextScan['hosts'] = NONE;
   let n = 0;
-  const ranges = scannableRanges(text);
-  for (const [from, to] of ranges) {
+  // Most texts hold no data URL: one range, the whole text, without making one.
+  const ranges = text.includes(';base64,') ? scannableRanges(text) : null;
+  const parts = ranges ? ranges.length : 1;
+  for (let r = 0; r < parts; r++) {
+    const from = ranges ? (ranges[r] as [number, number])[0] : 0;
+    const to = ranges ? (ranges[r] as [number, number])[1] : text.length;
     let digits = 0;
     let start = -1;
     let nonAscii = false;
@@ -306,7 +319,7 @@ function scan(text: string): Scan {
         }
         if (c < 128) {
           allHex &&= HEX_CHAR[c] === 1;
-          hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+          hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
         } else {
           nonAscii = true;
         }
@@ -318,15 +331,12 @@ function scan(text: string): Scan {
           folded = fold(lower);
           hash = wordHash(folded);
         } else {
-          hash &= SMI_MASK;
           if (allHex && i - start >= CHECKSUM_PREFIX_MIN) (hexWords ??= []).push({ lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         if (inSomeDictionary(hash)) {
-          if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(starts.length, { lower, folded });
-          starts.push(start);
-          ends.push(i);
-          hashes.push(hash);
-          ordinals.push(n);
+          if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
+          scratch.push(start, i, hash, n);
+          kept++;
         }
         n++;
         start = -1;
@@ -334,7 +344,7 @@ function scan(text: string): Scan {
       i += width;
     }
     // The whole text needs no substring for the pattern detectors; a pair of coordinates has two numbers.
-    const part = ranges.length === 1 ? text : text.slice(from, to);
+    const part = parts === 1 ? text : text.slice(from, to);
     if (digits >= 2) points = joined(points, findCoordinates(part, from));
     budget = joined(budget, budgetClaims(part, from));
     indexes = joined(indexes, taskIndexes(part, from));
@@ -343,10 +353,8 @@ function scan(text: string): Scan {
   return new Scan(
     text,
     generation,
-    starts,
-    ends,
-    hashes,
-    ordinals,
+    // One exactly sized array of small integers (typed arrays this small cost the garbage collector more).
+    kept ? scratch.slice(0, kept * 4) : NONE,
     nonAsciiWords,
     points,
     hexWords ?? NONE,

@@ -88,14 +88,14 @@ describe('words', () => {
     for (const word of held) expect(kept).toContain(word);
     expect(kept).not.toContain('zqxwv');
     for (let i = 0; i < scan.count; i++) {
-      const word = text.slice(scan.starts[i], scan.ends[i]);
+      const word = text.slice(scan.start(i), scan.end(i));
       expect(scan.folded(i)).toBe(foldWord(word));
-      expect(scan.hashes[i], word).toBe(wordHash(foldWord(word)));
+      expect(scan.hash(i), word).toBe(wordHash(foldWord(word)));
     }
     expect(scan.lowerAt(kept.indexOf('nis') + 1)).toBe('niš');
     // Words are numbered among all words of the text, so a phrase's words are known to be adjacent.
     const sao = kept.indexOf('sao');
-    expect(scan.ordinals[sao + 1]).toBe((scan.ordinals[sao] as number) + 1);
+    expect(scan.ordinal(sao + 1)).toBe(scan.ordinal(sao) + 1);
     expect(scan.hexWords.map((w) => w.lower)).toEqual(['2f9a4c1e0b7d']);
   });
 
