@@ -77,14 +77,15 @@ interface Hit {
  * Cached per task and text scan, so a text repeated across a task's prompts is looked at once.
  */
 interface Candidates {
-  identity: Hit[];
-  points: { start: number; end: number; lat: number; lon: number; km: number }[];
-  countries: { start: number; end: number; how: string; severity?: Severity }[];
-  subregions: { start: number; end: number }[];
-  cities: { city: NearbyCity; start: number; end: number }[];
+  identity: readonly Hit[];
+  points: readonly { start: number; end: number; lat: number; lon: number; km: number }[];
+  countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
+  subregions: readonly { start: number; end: number }[];
+  cities: readonly { city: NearbyCity; start: number; end: number }[];
 }
 
-const NONE: Candidates = Object.freeze({ identity: [], points: [], countries: [], subregions: [], cities: [] }) as Candidates;
+const EMPTY: readonly never[] = Object.freeze([]);
+const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY });
 
 /**
  * What a task's detectors need, built when the task is first audited and kept with the AuditTask
@@ -125,22 +126,22 @@ class CompiledTask {
     return found;
   }
 
+  /** Arrays are made only for what is found: this runs for every text a task's prompts hold. */
   private find(text: string, scan: TextScan): Candidates {
     // Most texts hold nothing any detector looks at.
     if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
     const identityHits = findIdentity(text, scan, this.identity);
-    const identity: Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : [];
+    const identity: readonly Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : EMPTY;
     const truth = this.task.truth;
     if (!truth) return identity.length ? { ...NONE, identity } : NONE;
-    // Indexed loops: this runs for every text a task's prompts hold, and iterators are garbage.
-    const points: Candidates['points'] = [];
+    let points: Candidates['points'][number][] | undefined;
     for (let i = 0; i < scan.points.length; i++) {
       const p = scan.points[i] as FoundPoint;
       const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
-      if (km <= this.radiusKm) points.push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
+      if (km <= this.radiusKm) (points ??= []).push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
     }
-    const countries: Candidates['countries'] = [];
-    const subregions: Candidates['subregions'] = [];
+    let countries: Candidates['countries'][number][] | undefined;
+    let subregions: Candidates['subregions'][number][] | undefined;
     const mentions = placeMentions(text, scan);
     const place = mentions.length ? this.place : null;
     for (let i = 0; place && i < mentions.length; i++) {
@@ -148,19 +149,19 @@ class CompiledTask {
       const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
       if (country?.type === 'country') {
         const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : country.kind;
-        countries.push({ start: mention.start, end: mention.end, how });
+        (countries ??= []).push({ start: mention.start, end: mention.end, how });
       } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion)) {
-        subregions.push({ start: mention.start, end: mention.end });
+        (subregions ??= []).push({ start: mention.start, end: mention.end });
       }
     }
     const host = scan.hosts.length ? this.place : null;
     for (let i = 0; host && i < scan.hosts.length; i++) {
       const h = scan.hosts[i] as TextScan['hosts'][number];
-      if (host.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
+      if (host.ccTlds.includes(h.tld)) (countries ??= []).push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
-    if (!identity.length && !points.length && !countries.length && !subregions.length && !cities.length) return NONE;
-    return { identity, points, countries, subregions, cities };
+    if (!identity.length && !points && !countries && !subregions && !cities.length) return NONE;
+    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities };
   }
 }
 

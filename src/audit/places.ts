@@ -160,8 +160,8 @@ function acceptable(text: string, start: number, end: number, phrase: Phrase): b
 const MENTIONS = {};
 
 /** Every country, subregion or other place phrase of the lexicon in a text, longest match first. */
-export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
-  let found = scan.kept(MENTIONS) as PlaceMention[] | undefined;
+export function placeMentions(text: string, scan: TextScan): readonly PlaceMention[] {
+  let found = scan.kept(MENTIONS) as readonly PlaceMention[] | undefined;
   if (!found) {
     found = findPlaceMentions(text, scan);
     scan.keep(MENTIONS, found);
@@ -169,8 +169,10 @@ export function placeMentions(text: string, scan: TextScan): PlaceMention[] {
   return found;
 }
 
-function findPlaceMentions(text: string, scan: TextScan): PlaceMention[] {
-  const found: PlaceMention[] = [];
+const NO_MENTIONS: readonly never[] = Object.freeze([]);
+
+function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[] {
+  let found: PlaceMention[] | undefined;
   const lex = getLexicon();
   checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
@@ -181,12 +183,12 @@ function findPlaceMentions(text: string, scan: TextScan): PlaceMention[] {
       const start = scan.start(i);
       const end = scan.end(i + phrase.words.length - 1);
       if (!acceptable(text, start, end, phrase)) continue;
-      found.push({ start, end, meanings: phrase.meanings });
+      (found ??= []).push({ start, end, meanings: phrase.meanings });
       i += phrase.words.length - 1;
       break;
     }
   }
-  return found;
+  return found ?? NO_MENTIONS;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +240,8 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
   for (const town of towns) {
     const words = wordsOf(town.name);
     const key = words.join(' ');
-    if (words.length === 0 || seen.has(key) || key.replace(/ /g, '').length < 3) continue;
+    // Names of fewer than three letters and digits (key holds one space between words).
+    if (words.length === 0 || key.length - (words.length - 1) < 3 || seen.has(key)) continue;
     if (words.length === 1 && stop.has(key)) continue;
     if (lex.get(wordHash(words[0] as string))?.some((p) => p.words.join(' ') === key)) continue;
     seen.add(key);
@@ -271,10 +274,10 @@ export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
 }
 
 /** The towns a text names, town by town in the dictionary's order, each in text order. */
-export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): { city: NearbyCity; start: number; end: number }[] {
-  if (towns.byFirst.size === 0) return [];
+export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): readonly { city: NearbyCity; start: number; end: number }[] {
+  if (towns.byFirst.size === 0) return NO_MENTIONS;
   checkCurrent(scan);
-  const found: { c: number; city: NearbyCity; start: number; end: number }[] = [];
+  let found: { c: number; city: NearbyCity; start: number; end: number }[] | undefined;
   for (let i = 0; i < scan.count; i++) {
     const candidates = towns.byFirst.get(scan.hash(i));
     if (!candidates) continue;
@@ -284,9 +287,10 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
       const start = scan.start(i);
       const end = scan.end(i + city.words.length - 1);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
-      found.push({ c, city, start, end });
+      (found ??= []).push({ c, city, start, end });
     }
   }
+  if (!found) return NO_MENTIONS;
   if (found.length > 1) found.sort((a, b) => a.c - b.c);
   return found.map(({ city, start, end }) => ({ city, start, end }));
 }
