@@ -31,7 +31,7 @@ import {
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import type { FoundPoint } from './coordinates.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
-import { around } from './text.js';
+import { around, withItem } from './text.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
@@ -138,7 +138,7 @@ class CompiledTask {
     for (let i = 0; i < scan.points.length; i++) {
       const p = scan.points[i] as FoundPoint;
       const km = haversineKm(p.lat, p.lon, truth.lat, truth.lon);
-      if (km <= this.radiusKm) (points ??= []).push({ start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
+      if (km <= this.radiusKm) points = withItem(points, { start: p.start, end: p.end, lat: p.lat, lon: p.lon, km });
     }
     let countries: Candidates['countries'][number][] | undefined;
     let subregions: Candidates['subregions'][number][] | undefined;
@@ -149,15 +149,15 @@ class CompiledTask {
       const country = mention.meanings.find((m) => m.type === 'country' && m.admin === place.admin);
       if (country?.type === 'country') {
         const how = country.kind === 'code' ? `${mention.end - mention.start === 2 ? 'ISO alpha-2' : 'alpha-3'} code` : country.kind;
-        (countries ??= []).push({ start: mention.start, end: mention.end, how });
+        countries = withItem(countries, { start: mention.start, end: mention.end, how });
       } else if (mention.meanings.some((m) => m.type === 'subregion' && m.name === place.subregion)) {
-        (subregions ??= []).push({ start: mention.start, end: mention.end });
+        subregions = withItem(subregions, { start: mention.start, end: mention.end });
       }
     }
     const host = scan.hosts.length ? this.place : null;
     for (let i = 0; host && i < scan.hosts.length; i++) {
       const h = scan.hosts[i] as TextScan['hosts'][number];
-      if (host.ccTlds.includes(h.tld)) (countries ??= []).push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
+      if (host.ccTlds.includes(h.tld)) countries = withItem(countries, { start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
     if (!identity.length && !points && !countries && !subregions && !cities.length) return NONE;

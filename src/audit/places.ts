@@ -14,6 +14,7 @@ import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } fro
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
 import { addDictionaryWord, checkCurrent, wordHash, type TextScan } from './scan.js';
+import { withItem } from './text.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
 
@@ -183,7 +184,7 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
       const start = scan.start(i);
       const end = scan.end(i + phrase.words.length - 1);
       if (!acceptable(text, start, end, phrase)) continue;
-      (found ??= []).push({ start, end, meanings: phrase.meanings });
+      found = withItem(found, { start, end, meanings: phrase.meanings });
       i += phrase.words.length - 1;
       break;
     }
@@ -287,7 +288,7 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
       const start = scan.start(i);
       const end = scan.end(i + city.words.length - 1);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
-      (found ??= []).push({ c, city, start, end });
+      found = withItem(found, { c, city, start, end });
     }
   }
   if (!found) return NO_MENTIONS;

@@ -6,7 +6,7 @@
  */
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
-import { scannableRanges } from './text.js';
+import { scannableRanges, withItem } from './text.js';
 
 export type BudgetUnit = 'turns' | 'steps';
 
@@ -163,11 +163,11 @@ function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
       const n = (m[1] ?? m[3]) as string;
       // Tool calls and turns count turns; actions and steps count steps. The count is digits or "no".
       const turns = (((m[2] ?? m[4]) as string).charCodeAt(0) | 32) === 116;
-      (claims ??= []).push({ unit: turns ? 'turns' : 'steps', left: (n.charCodeAt(0) | 32) === 110 ? 0 : Number(n), start: m.index + offset, end: m.index + offset + m[0].length });
+      claims = withItem(claims, { unit: turns ? 'turns' : 'steps', left: (n.charCodeAt(0) | 32) === 110 ? 0 : Number(n), start: m.index + offset, end: m.index + offset + m[0].length });
     }
   }
   if (text.includes(OUT_OF_ACTIONS)) {
-    for (const m of text.matchAll(SPENT)) (claims ??= []).push({ unit: 'steps', left: 0, start: m.index + offset, end: m.index + offset + m[0].length });
+    for (const m of text.matchAll(SPENT)) claims = withItem(claims, { unit: 'steps', left: 0, start: m.index + offset, end: m.index + offset + m[0].length });
   }
   return claims ? claims.sort((a, b) => a.start - b.start) : NONE;
 }
@@ -259,8 +259,8 @@ class Scan implements TextScan {
   }
 
   keep(key: object, value: unknown): void {
-    if (!this.keeps || this.keeps.length >= 2 * KEPT_MAX) this.keeps = [];
-    this.keeps.push(key, value);
+    if (!this.keeps || this.keeps.length >= 2 * KEPT_MAX) this.keeps = [key, value];
+    else this.keeps.push(key, value);
   }
 }
 
@@ -271,7 +271,7 @@ function scan(text: string): Scan {
   scratch.length = 0;
   let kept = 0;
   let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
-  let hexWords: { lower: string; start: number; end: number }[] | null = null;
+  let hexWords: { lower: string; start: number; end: number }[] | undefined;
   let points: readonly FoundPoint[] = NONE;
   let budget: readonly BudgetClaim[] = NONE;
   let indexes: TextScan['taskIndexes'] = NONE;
@@ -331,7 +331,7 @@ function scan(text: string): Scan {
           folded = fold(lower);
           hash = wordHash(folded);
         } else {
-          if (allHex && i - start >= CHECKSUM_PREFIX_MIN) (hexWords ??= []).push({ lower: text.slice(start, i).toLowerCase(), start, end: i });
+          if (allHex && i - start >= CHECKSUM_PREFIX_MIN) hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         if (inSomeDictionary(hash)) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });

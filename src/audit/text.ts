@@ -1,7 +1,17 @@
 /**
  * What the detectors share about texts: which parts of a text are worth scanning (never the base64
- * payload of a data URL) and the context shown around a span.
+ * payload of a data URL), the context shown around a span, and how they collect what they find.
  */
+
+/**
+ * `list` with `item` added; a new list of exactly one item when there is none yet. Detectors keep
+ * what they find in long-lived caches, and `[]` grown by a push reserves room for 17.
+ */
+export function withItem<T>(list: T[] | undefined, item: T): T[] {
+  if (!list) return [item];
+  list.push(item);
+  return list;
+}
 
 /** Characters of context either side of a span (Finding.context). */
 const CONTEXT_CHARS = 40;
