@@ -92,35 +92,65 @@ function isDirectory(path: string): boolean {
  * The lines of a file as bytes, numbered from 1. A line ends at "\n", "\r\n" or a lone "\r". Lines
  * are cut in the bytes (no UTF-8 sequence holds a newline byte): readline's scan of long lines (a
  * prompt or episode line with inline images runs to megabytes) cost three times as much, and a
- * reader may skip bytes it never decodes. Memory stays one chunk plus the longest line.
+ * reader may skip bytes it never decodes.
+ *
+ * A line's bytes are a view of one reused buffer, valid until the next line is asked for: a
+ * reader copies what it keeps. Reading into fresh chunks (a stream's) cost 200 ms of a 56 MB file's
+ * first read in page faults and copies, against 10 ms reused. Memory stays about twice the longest
+ * line (at least `chunkBytes`).
  */
-export async function* byteLines(file: string): AsyncGenerator<{ line: number; bytes: Buffer }> {
+export async function* byteLines(file: string, chunkBytes = 1 << 20): AsyncGenerator<{ line: number; bytes: Buffer }> {
   let line = 0;
+  let buffer = Buffer.allocUnsafe(chunkBytes);
+  // The bytes not yet cut into lines are buffer[start, end).
+  let start = 0;
+  let end = 0;
+  // The lines of a piece that ended at "\n" (or at the end of the file): a trailing "\r" dropped, a lone "\r" a line end.
   const pieces = function* (bytes: Buffer) {
-    const end = bytes.length && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
+    const stop = bytes.length && bytes[bytes.length - 1] === CR[0] ? bytes.length - 1 : bytes.length;
     let from = 0;
-    for (let cr = bytes.indexOf(CR, from); cr !== -1 && cr < end; cr = bytes.indexOf(CR, from)) {
+    for (let cr = bytes.indexOf(CR, from); cr !== -1 && cr < stop; cr = bytes.indexOf(CR, from)) {
       yield { line: ++line, bytes: bytes.subarray(from, cr) };
       from = cr + 1;
     }
-    yield { line: ++line, bytes: bytes.subarray(from, end) };
+    yield { line: ++line, bytes: bytes.subarray(from, stop) };
   };
-  let pending: Buffer[] = [];
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
-      const piece = chunk.subarray(from, nl);
-      yield* pieces(pending.length ? Buffer.concat([...pending, piece]) : piece);
-      pending = [];
-      from = nl + 1;
+  const fd = openSync(file, 'r');
+  try {
+    for (;;) {
+      // Searches stop at `end`: the buffer beyond it holds bytes of earlier reads.
+      const data = buffer.subarray(0, end);
+      for (let nl = data.indexOf(LF, start); nl !== -1; nl = data.indexOf(LF, start)) {
+        yield* pieces(data.subarray(start, nl));
+        start = nl + 1;
+      }
+      // Keep the partial line at the front, growing the buffer when the line fills it.
+      if (start > 0) {
+        buffer.copy(buffer, 0, start, end);
+        end -= start;
+        start = 0;
+      }
+      if (end === buffer.length) {
+        const grown = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(grown, 0, 0, end);
+        buffer = grown;
+      }
+      const read = readSync(fd, buffer, end, buffer.length - end, null);
+      if (read === 0) break;
+      end += read;
     }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
+    if (end > start) yield* pieces(buffer.subarray(start, end));
+  } finally {
+    closeSync(fd);
   }
-  if (pending.length) yield* pieces(Buffer.concat(pending));
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
+/**
+ * Line ends as one-byte buffers: Buffer#indexOf with a buffer needle is a fast native search, with a
+ * number it walks byte by byte (on Node 20, 95 ms against 3.5 ms over a 56 MB prompt file).
+ */
+const LF = Buffer.from('\n');
+const CR = Buffer.from('\r');
 
 /** One line of a JSON-lines file; a line that does not parse is an InputError naming file:line. */
 export function parseJsonLine(text: string, file: string, line: number): unknown {

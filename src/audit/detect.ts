@@ -259,19 +259,7 @@ interface Note {
 /** The candidates the agent's own points do not explain, as hits; `explain` hears of the others. */
 function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
   const hits: Hit[] = [...candidates.identity];
-  const best = new Map<number, Candidates['points'][number]>();
-  for (const p of candidates.points) {
-    const own = agent.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
-    if (own) {
-      explain?.({ kind: 'coordinates', start: p.start, end: p.end, evidence: `the agent's own point ${point(own)} (within ${OWN_POINT_TOLERANCE_KM} km): explained` });
-      continue;
-    }
-    const seen = best.get(p.start);
-    if (!seen || p.km < seen.km) best.set(p.start, p);
-  }
-  for (const p of best.values()) {
-    hits.push({ kind: 'coordinates', start: p.start, end: p.end, evidence: `${round(p.lat)}, ${round(p.lon)} is ${p.km.toFixed(1)} km from the truth` });
-  }
+  if (candidates.points.length) hits.push(...pointHits(candidates.points, agent, explain));
   const place = task.place;
   if (place) {
     const inCountry = candidates.countries.length ? agent.places.pointInCountry(place.admin) : undefined;
@@ -295,6 +283,21 @@ function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, e
     explain?.({ kind: 'city', start, end, evidence: `the agent's point ${point(near.point)} ${how}: explained` });
   }
   return hits.sort((a, b) => a.start - b.start);
+}
+
+/** Points near the truth the agent did not write itself, the nearest reading of each span. */
+function pointHits(points: Candidates['points'], agent: Agent, explain?: (note: Note) => void): Hit[] {
+  const best = new Map<number, Candidates['points'][number]>();
+  for (const p of points) {
+    const own = agent.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
+    if (own) {
+      explain?.({ kind: 'coordinates', start: p.start, end: p.end, evidence: `the agent's own point ${point(own)} (within ${OWN_POINT_TOLERANCE_KM} km): explained` });
+      continue;
+    }
+    const seen = best.get(p.start);
+    if (!seen || p.km < seen.km) best.set(p.start, p);
+  }
+  return [...best.values()].map((p) => ({ kind: 'coordinates', start: p.start, end: p.end, evidence: `${round(p.lat)}, ${round(p.lon)} is ${p.km.toFixed(1)} km from the truth` }));
 }
 
 function point(p: LatLon): string {

@@ -15,7 +15,7 @@ export type InlineImages = ReadonlyMap<string, () => AuditImage>;
 export interface JsonLine {
   line: number;
   value: unknown;
-  /** With `inlineImages`: the data URL images that placeholders stand for in `value`. */
+  /** With `inlineImages`: the data URL images that placeholders stand for in `value`, readable until the next line is asked for. */
   images?: InlineImages;
 }
 
@@ -45,6 +45,8 @@ export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, 
         value = parseJsonLine(decode(bytes, line), file, line);
       }
       yield { line, value, images: sliced.images };
+      // The line's bytes are about to be reused (byteLines): its images can no longer be read.
+      sliced.expire();
       continue;
     }
     const text = decode(bytes, line);
@@ -58,7 +60,8 @@ function decode(bytes: Buffer, line: number): string {
   return line === 1 ? text.replace(/^\uFEFF/, '') : text;
 }
 
-const QUOTE = 0x22;
+/** A buffer needle: Buffer#indexOf searches natively for one, byte by byte for a number (see files.ts). */
+const QUOTE = Buffer.from('"');
 const DATA_URL_START = Buffer.from('"data:');
 const HEADER = /^data:[^;,"\\]+(?:;[^;,"\\]*)*?;base64,/;
 const IMAGE_KEY = /"(?:url|image_url|image)"\s*:\s*$/;
@@ -73,11 +76,12 @@ const PLACEHOLDER = `\u0000inline-image:${randomUUID()}:`;
  * it is plain ASCII without escapes or control characters up to its closing quote, so the parsed
  * value is what parsing the whole line gives, that one string apart.
  */
-function sliceImages(bytes: Buffer): { text: string; images: InlineImages } | null {
+function sliceImages(bytes: Buffer): { text: string; images: InlineImages; expire: () => void } | null {
   let at = bytes.indexOf(DATA_URL_START);
   if (at === -1) return null;
   const parts: string[] = [];
   const images = new Map<string, () => AuditImage>();
+  let expired = false;
   let copied = 0;
   for (; at !== -1; at = bytes.indexOf(DATA_URL_START, at + 1)) {
     const start = at + 1;
@@ -87,29 +91,53 @@ function sliceImages(bytes: Buffer): { text: string; images: InlineImages } | nu
     if (end === -1 || end - start < MIN_PAYLOAD_BYTES) continue;
     const key = `${PLACEHOLDER}${images.size}`;
     const payloadStart = start + header[0].length;
-    images.set(key, () =>
-      imageOfBase64(bytes.toString('latin1', start, start + 64), (from, to) => bytes.toString('latin1', payloadStart + from, Math.min(end, payloadStart + to)), end - payloadStart),
-    );
+    images.set(key, () => {
+      if (expired) throw new Error('jsonLines: an inline image was read after its line');
+      return imageOfBase64(bytes.toString('latin1', start, start + 64), (from, to) => bytes.toString('latin1', payloadStart + from, Math.min(end, payloadStart + to)), end - payloadStart);
+    });
     parts.push(bytes.toString('utf8', copied, start), JSON.stringify(key).slice(1, -1));
     copied = end;
     at = end;
   }
   if (images.size === 0) return null;
   parts.push(bytes.toString('utf8', copied));
-  return { text: parts.join(''), images };
+  return { text: parts.join(''), images, expire: () => (expired = true) };
 }
 
-/** Anything but printable ASCII other than a backslash: a payload with one is not sliced. */
-const NOT_PLAIN = /[^\x20-\x5b\x5d-\x7e]/;
-
 /**
- * Where the JSON string whose content goes on at `from` closes, or -1 if it holds anything but plain
- * ASCII. Native search and a regex over the payload: a byte loop here was the read's largest cost.
+ * Where the JSON string whose content goes on at `from` closes, or -1 if it holds anything but
+ * printable ASCII other than a backslash (an escape, a control character or a wider character:
+ * such a payload is not sliced). Checked four bytes at a time: a byte loop, or a latin1 string of the
+ * payload and a regex over it, was the read's largest cost.
  */
 function plainStringEnd(bytes: Buffer, from: number): number {
   const quote = bytes.indexOf(QUOTE, from);
-  if (quote === -1 || NOT_PLAIN.test(bytes.toString('latin1', from, quote))) return -1;
-  return quote;
+  return quote !== -1 && isPlain(bytes, from, quote) ? quote : -1;
+}
+
+function isPlainByte(c: number): boolean {
+  return c >= 0x20 && c <= 0x7e && c !== 0x5c;
+}
+
+/** Whether bytes [from, to) are all printable ASCII other than a backslash. */
+export function isPlain(bytes: Buffer, from: number, to: number): boolean {
+  let i = from;
+  // Byte by byte up to a four-byte boundary of the underlying memory, then by words, then the tail.
+  for (; i < to && ((bytes.byteOffset + i) & 3) !== 0; i++) if (!isPlainByte(bytes[i] as number)) return false;
+  // (A run that ends before the boundary leaves i unaligned and no words.)
+  const count = ((bytes.byteOffset + i) & 3) === 0 ? (to - i) >> 2 : 0;
+  const words = new Uint32Array(bytes.buffer, count ? bytes.byteOffset + i : 0, count);
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k] as number;
+    // A byte of 0x80 or more; then (all bytes below 0x80) one below 0x20, one equal to 0x7f or to 0x5c:
+    // the classic "has a zero byte" test on w, and on w xor the byte repeated.
+    if ((w & 0x80808080) !== 0 || ((w - 0x20202020) & ~w & 0x80808080) !== 0) return false;
+    const del = w ^ 0x7f7f7f7f;
+    const backslash = w ^ 0x5c5c5c5c;
+    if (((del - 0x01010101) & ~del & 0x80808080) !== 0 || ((backslash - 0x01010101) & ~backslash & 0x80808080) !== 0) return false;
+  }
+  for (i += words.length * 4; i < to; i++) if (!isPlainByte(bytes[i] as number)) return false;
+  return true;
 }
 
 /** Runs `read` on one line's value, turning a MessageError into an InputError naming file:line and field. */

@@ -1,0 +1,34 @@
+/**
+ * The audit.prompts bench's measurement, in a process of its own as `geolab audit` runs: its heap
+ * holds the audit's data and the prompts, not the corpus writer's (sharp, the borders it located
+ * pins with, the JSON it wrote), whose garbage would be collected during the timed passes.
+ * Prints one JSON line: {per_pass_ms, read_ms, prompts, findings}.
+ *
+ * Each pass starts with every cache of texts, places and call arguments cleared and every task
+ * compiled anew, so no prompt is timed a second time warm; caches filled during a pass (a
+ * conversation re-sends its earlier turns) count, as in a real audit. One untimed pass first loads
+ * the geography and compiles the code (audit.882 counts those).
+ */
+import { auditPrompt, clearAuditCaches } from '../src/audit/detect.js';
+import { readPromptFile } from '../src/audit/sources/prompt-file.js';
+import { TaskLookup } from '../src/audit/sources/tasks.js';
+import type { AuditPrompt } from '../src/audit/types.js';
+import { loadTasksStrict } from '../src/tasks/load.js';
+import { timeBatches } from './harness.js';
+
+const [promptsFile, tasksFile, samples] = process.argv.slice(2) as [string, string, string];
+const { tasks } = await loadTasksStrict(tasksFile);
+const readStart = process.hrtime.bigint();
+const prompts: AuditPrompt[] = [];
+for await (const prompt of readPromptFile(promptsFile, 'prompts.jsonl')) prompts.push(prompt);
+const readMs = Number(process.hrtime.bigint() - readStart) / 1e6;
+let findings = 0;
+const pass = () => {
+  clearAuditCaches();
+  const lookup = new TaskLookup();
+  for (const task of tasks) lookup.add('demo', task);
+  findings = 0;
+  for (const prompt of prompts) findings += auditPrompt(prompt, lookup.find(prompt.task)).length;
+};
+const perPass = timeBatches(pass, 1, Number(samples));
+process.stdout.write(JSON.stringify({ per_pass_ms: perPass.median_ms, read_ms: readMs, prompts: prompts.length, findings }) + '\n');
