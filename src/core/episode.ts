@@ -5,7 +5,7 @@
  * full message list, image files, ...). What a record cannot do without: schema_version 2, an
  * episode_id, and the task's split and index, which key it to its task.
  */
-import { z } from 'zod';
+import { z } from '../vendor/zod.js';
 import { EPISODE_SCHEMA_VERSION } from './episode-fields.js';
 import { isRecord } from './values.js';
 

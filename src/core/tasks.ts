@@ -3,7 +3,7 @@
  * whether a task file can be used. Pure: the file reader in src/tasks feeds lines in, so one set of
  * rules serves validation, import, the environment and splits.
  */
-import { z } from 'zod';
+import { z } from '../vendor/zod.js';
 
 /** Image ids name files in a panorama cache: anything path-like is refused. */
 export const IMAGE_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;

@@ -6,7 +6,7 @@
  * another op is ignored, a field no op knows is refused (so a typo such as `heading` is not silently
  * read as the default), and a null field counts as absent (Python clients dump unset fields as null).
  */
-import { z } from 'zod';
+import { z } from '../vendor/zod.js';
 import { EnvError, type Op, type ResetRequest } from './types.js';
 import { isRecord } from '../core/values.js';
 

@@ -8,7 +8,7 @@
  * a renderer failure) and a call after the end are tool results with `isError: true`, as MCP wants
  * execution errors reported to the model rather than as protocol errors.
  */
-import { z } from 'zod';
+import { z } from '../vendor/zod.js';
 import { ACTION_SCHEMAS, MCP_TOOL_NAMES, MCP_TOOL_OPS, type McpToolName } from './actions.js';
 import type { Episode } from './engine.js';
 import { toolDescriptions } from './feedback.js';

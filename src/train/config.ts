@@ -4,7 +4,7 @@
  * Every default is the published run 1's recipe, except max_steps (it plateaued by 200-250).
  * Pure: the reader of the file lives with the commands; this module validates and derives.
  */
-import { z } from 'zod';
+import { z } from '../vendor/zod.js';
 
 export const TRAIN_CONFIG_VERSION = 1;
 

@@ -7,7 +7,7 @@
  * Pure: message building and reply reading over plain data. The model policy (policies/model.ts)
  * owns the conversation, the images and the requests.
  */
-import { z } from 'zod';
+import { z } from '../../vendor/zod.js';
 import { parseGuess } from '../../core/parse-guess.js';
 import { ACTION_SCHEMAS, COST_HUNDREDTHS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
