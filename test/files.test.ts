@@ -1,8 +1,8 @@
-/** textLines: the line splitting every JSONL reader shares. */
+/** textLines and byteLines: the line splitting every JSONL reader shares. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { textLines } from '../src/files.js';
+import { byteLines, textLines } from '../src/files.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function linesOf(content: string | Buffer): Promise<{ line: number; text: string }[]> {
@@ -32,5 +32,46 @@ describe('textLines', () => {
     expect(lines.map((l) => l.text.length)).toEqual([long.length, 5, long.length]);
     expect(lines[0]!.text).toBe(long);
     expect(lines[2]!.text).toBe(long);
+  });
+});
+
+async function byteLinesOf(content: Buffer, chunkBytes: number): Promise<string[]> {
+  const file = join(tempDir(), 'lines.txt');
+  writeFileSync(file, content);
+  const out: string[] = [];
+  let expected = 1;
+  for await (const { line, bytes } of byteLines(file, chunkBytes)) {
+    expect(line).toBe(expected++);
+    out.push(bytes.toString('latin1'));
+  }
+  return out;
+}
+
+/** What the lines are: split at "\r\n", "\n" or a lone "\r", no line after a final line end. */
+function splitLines(content: Buffer): string[] {
+  const text = content.toString('latin1');
+  if (text === '') return [];
+  const parts = text.split(/\r\n|\n|\r/);
+  if (/(\r\n|\n|\r)$/.test(text)) parts.pop();
+  return parts;
+}
+
+describe('byteLines', () => {
+  it('cuts lines as splitting the whole file does, for random files and buffers smaller and larger than a line', async () => {
+    let seed = 5;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const pieces = ['a', 'bc', '{"k": "v"}', 'é', '\n', '\r\n', '\r', 'x'.repeat(50), 'y'.repeat(300)];
+    for (let trial = 0; trial < 120; trial++) {
+      const count = Math.floor(rand() * 40);
+      const content = Buffer.from(Array.from({ length: count }, () => pieces[Math.floor(rand() * pieces.length)]).join(''), 'latin1');
+      const chunkBytes = [1, 2, 3, 7, 16, 64, 1024][trial % 7] as number;
+      expect(await byteLinesOf(content, chunkBytes), JSON.stringify(content.toString('latin1'))).toEqual(splitLines(content));
+    }
+  });
+
+  it('reads an empty file as no lines and a file without a final line end to its last byte', async () => {
+    expect(await byteLinesOf(Buffer.alloc(0), 4)).toEqual([]);
+    expect(await byteLinesOf(Buffer.from('one\ntwo'), 4)).toEqual(['one', 'two']);
+    expect(await byteLinesOf(Buffer.from('\n\n'), 4)).toEqual(['', '']);
   });
 });

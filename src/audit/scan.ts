@@ -330,8 +330,8 @@ function scan(text: string): Scan {
           lower = text.slice(start, i).toLowerCase();
           folded = fold(lower);
           hash = wordHash(folded);
-        } else {
-          if (allHex && i - start >= CHECKSUM_PREFIX_MIN) hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
+        } else if (allHex && i - start >= CHECKSUM_PREFIX_MIN) {
+          hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         if (inSomeDictionary(hash)) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
