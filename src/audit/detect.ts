@@ -427,10 +427,13 @@ function round(deg: number): number {
  */
 function ownPoints(prompt: AuditPrompt): LatLon[] {
   const points: LatLon[] = [...prompt.agentPoints];
-  for (const message of prompt.messages) {
+  const messages = prompt.messages;
+  for (let m = 0; m < messages.length; m++) {
+    const message = messages[m] as AuditMessage;
     if (message.author !== 'model') continue;
-    for (const text of message.texts) points.push(...scanText(text).points);
-    for (const call of message.toolCalls ?? []) points.push(...pointsOfCall(call));
+    for (let t = 0; t < message.texts.length; t++) points.push(...scanText(message.texts[t] as string).points);
+    const calls = message.toolCalls ?? [];
+    for (let c = 0; c < calls.length; c++) points.push(...pointsOfCall(calls[c]));
   }
   return points;
 }

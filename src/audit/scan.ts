@@ -205,8 +205,13 @@ function fold(lower: string): string {
 const KEPT_MAX = 64;
 
 class Scan implements TextScan {
-  /** Keys and values, alternating: most scans keep two (the mentions and one task's candidates). */
-  private keeps: unknown[] | undefined;
+  // Most scans keep two values (the mentions and one task's candidates): those in fields, the rest
+  // (a text shared by many tasks' prompts) in `more`, keys and values alternating.
+  private key0: object | undefined;
+  private value0: unknown;
+  private key1: object | undefined;
+  private value1: unknown;
+  private more: unknown[] | undefined;
 
   constructor(
     private readonly text: string,
@@ -253,14 +258,25 @@ class Scan implements TextScan {
   }
 
   kept(key: object): unknown {
-    const keeps = this.keeps;
-    if (keeps) for (let k = 0; k < keeps.length; k += 2) if (keeps[k] === key) return keeps[k + 1];
+    if (this.key0 === key) return this.value0;
+    if (this.key1 === key) return this.value1;
+    const more = this.more;
+    if (more) for (let k = 0; k < more.length; k += 2) if (more[k] === key) return more[k + 1];
     return undefined;
   }
 
   keep(key: object, value: unknown): void {
-    if (!this.keeps || this.keeps.length >= 2 * KEPT_MAX) this.keeps = [key, value];
-    else this.keeps.push(key, value);
+    if (this.key0 === undefined) {
+      this.key0 = key;
+      this.value0 = value;
+    } else if (this.key1 === undefined) {
+      this.key1 = key;
+      this.value1 = value;
+    } else if (!this.more || this.more.length >= 2 * KEPT_MAX) {
+      this.more = [key, value];
+    } else {
+      this.more.push(key, value);
+    }
   }
 }
 
