@@ -280,11 +280,13 @@ class Scan implements TextScan {
   }
 }
 
-/** The words being kept while one text is scanned. */
+/**
+ * The words being kept while one text is scanned, written by index (truncating the array would
+ * give its memory back, and every scan would grow it again).
+ */
 const scratch: number[] = [];
 
 function scan(text: string): Scan {
-  scratch.length = 0;
   let kept = 0;
   let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
   let hexWords: { lower: string; start: number; end: number }[] | undefined;
@@ -351,7 +353,11 @@ function scan(text: string): Scan {
         }
         if (inSomeDictionary(hash)) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
-          scratch.push(start, i, hash, n);
+          const at = kept * 4;
+          scratch[at] = start;
+          scratch[at + 1] = i;
+          scratch[at + 2] = hash;
+          scratch[at + 3] = n;
           kept++;
         }
         n++;
