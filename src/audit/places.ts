@@ -13,7 +13,7 @@ import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
-import { addDictionaryWord, checkCurrent, wordHash, type TextScan } from './scan.js';
+import { addCodeWord, addDictionaryWord, checkCurrent, wordHash, type TextScan } from './scan.js';
 import { withItem } from './text.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
@@ -121,7 +121,8 @@ function getLexicon(): Map<number, Phrase[]> {
     const list = lexicon.get(phrase.hashes[0] as number) ?? [];
     list.push(phrase);
     lexicon.set(phrase.hashes[0] as number, list);
-    for (const hash of phrase.hashes) addDictionaryWord(hash);
+    // A code's first word counts only in capitals or after a label (acceptable() decides; the scan keeps no other).
+    phrase.hashes.forEach((hash, k) => (k === 0 && phrase.upper ? addCodeWord(hash) : addDictionaryWord(hash)));
   }
   for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
   return lexicon;

@@ -76,21 +76,52 @@ export function wordHash(folded: string): number {
 
 /**
  * Every hash a dictionary of words holds (the country lexicon, each task's identity keys and towns),
- * as bits: one load says a word is in none. Bits are only ever set; each new one starts a new
- * generation, and a cached scan of an older generation is made again (it may lack a word the new
- * dictionary holds). Dictionaries are made before the texts they look at are scanned.
+ * as bits: one load says a word is in none. A second table holds the first words of codes (RS, SRB,
+ * U.S.), which count only written in capitals or after a label (`cc: rs`, `(rs)`): as plain words
+ * ("at", "is", "km", "se") they would be most of a prompt's kept words. Bits are only ever set; each
+ * new one starts a new generation, and a cached scan of an older generation is made again (it may
+ * lack a word the new dictionary holds). Dictionaries are made before the texts they look at are
+ * scanned.
  */
 const DICTIONARY_BITS = new Int32Array(1 << 15);
+const CODE_BITS = new Int32Array(1 << 15);
 let generation = 0;
+
+function setBit(table: Int32Array, hash: number): void {
+  const slot = (hash >>> 5) & 0x7fff;
+  const bit = 1 << (hash & 31);
+  const bits = table[slot] as number;
+  if ((bits & bit) !== 0) return;
+  table[slot] = bits | bit;
+  generation++;
+}
+
+function hasBit(table: Int32Array, hash: number): boolean {
+  return ((table[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
+}
 
 /** Registers a word of a dictionary (every word of a phrase that is matched word by word). */
 export function addDictionaryWord(hash: number): void {
-  const slot = (hash >>> 5) & 0x7fff;
-  const bit = 1 << (hash & 31);
-  const bits = DICTIONARY_BITS[slot] as number;
-  if ((bits & bit) !== 0) return;
-  DICTIONARY_BITS[slot] = bits | bit;
-  generation++;
+  setBit(DICTIONARY_BITS, hash);
+}
+
+/** Registers the first word of a code, kept only where written without small letters or after a label. */
+export function addCodeWord(hash: number): void {
+  setBit(CODE_BITS, hash);
+}
+
+/**
+ * Whether the text before `start` may label a code: a ":" or "=" (then spaces and a quote at most),
+ * or an opening bracket. What places.ts's `labelled` then checks in full.
+ */
+function mayBeLabelled(text: string, start: number): boolean {
+  let k = start - 1;
+  const open = text.charCodeAt(k);
+  if (open === 0x28 || open === 0x5b) return true;
+  if (open === 0x22 || open === 0x27) k--;
+  while (k >= 0 && /\s/.test(text[k] as string)) k--;
+  const mark = text.charCodeAt(k);
+  return mark === 0x3a || mark === 0x3d;
 }
 
 /**
@@ -99,10 +130,6 @@ export function addDictionaryWord(hash: number): void {
  */
 export function checkCurrent(scan: TextScan): void {
   if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
-}
-
-function inSomeDictionary(hash: number): boolean {
-  return ((DICTIONARY_BITS[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
 }
 
 /** A word as the scan compares it: lower case without accents ("nis" for "Niš"). */
@@ -305,6 +332,7 @@ function scan(text: string): Scan {
     let start = -1;
     let nonAscii = false;
     let allHex = true;
+    let small = false;
     let hash = FNV_OFFSET;
     // One pass over the characters: words are maximal runs of letters, marks and digits, hashed as read.
     for (let i = from; i <= to; ) {
@@ -333,10 +361,12 @@ function scan(text: string): Scan {
           start = i;
           nonAscii = false;
           allHex = true;
+          small = false;
           hash = FNV_OFFSET;
         }
         if (c < 128) {
           allHex &&= HEX_CHAR[c] === 1;
+          small ||= c >= 97 && c <= 122;
           hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
         } else {
           nonAscii = true;
@@ -351,7 +381,8 @@ function scan(text: string): Scan {
         } else if (allHex && i - start >= CHECKSUM_PREFIX_MIN) {
           hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
-        if (inSomeDictionary(hash)) {
+        // A word with letters beyond ASCII may be written in capitals: kept when it is a code's.
+        if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !small || mayBeLabelled(text, start)))) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
           const at = kept * 4;
           scratch[at] = start;

@@ -61,6 +61,8 @@ describe('audit core: every planted leak is found', () => {
     ['an alpha-3 code', 'Plates read SRB.', 'country', 'SRB'],
     ['an alpha-2 code in a label', '{"cc": "RS", "zoom": 3}', 'country', 'RS'],
     ['an alpha-2 code in brackets', 'Plates (RS) seen', 'country', 'RS'],
+    ['an alpha-2 code in small letters in a label', '{"country_code": "rs"}', 'country', 'rs'],
+    ['an alpha-3 code in small letters after a label', 'iso3 = srb', 'country', 'srb'],
     ['a demonym', 'Serbian Cyrillic on the signs', 'country', 'Serbian'],
     ['the name', 'Welcome to Serbia', 'country', 'Serbia'],
     ['a native name', 'Republika Srbija', 'country', 'Srbija'],
@@ -135,7 +137,7 @@ describe('audit core: nothing on clean look-alikes', () => {
   });
 
   it('passes other countries, and codes that are not in a code context', () => {
-    const text = 'Croatian plates (HR), HRV, Hrvatska; Bulgarian Cyrillic near Sofia; Papua New Guinea; South Sudanese; an RS-232 port; RS 10 km.';
+    const text = 'Croatian plates (HR), HRV, Hrvatska; Bulgarian Cyrillic near Sofia; Papua New Guinea; South Sudanese; an RS-232 port; RS 10 km; srb and rs as words.';
     expect(summary(audit([...base, harness(text)]))).toEqual([]);
   });
 
