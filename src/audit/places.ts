@@ -13,7 +13,7 @@ import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, checkCurrent, wordHash, type TextScan } from './scan.js';
+import { addCodeWord, addDictionaryWord, checkCurrent, foldWord, wordAfter, wordHash, type TextScan } from './scan.js';
 import { withItem } from './text.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
@@ -21,8 +21,8 @@ type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type:
 interface Phrase {
   /** Folded words (lower case, no accents). */
   words: string[];
-  /** Their wordHash values. */
-  hashes: number[];
+  /** The first word's wordHash. */
+  firstHash: number;
   text: string;
   meanings: Meaning[];
   /** Written in capitals in the table (codes, USA, U.S.): must be written so in the text too. */
@@ -102,7 +102,7 @@ function getLexicon(): Map<number, Phrase[]> {
     const key = `${upper ? 'U' : 'w'}\0${words.join(' ')}`;
     const letters = text.replace(/[^\p{L}]/gu, '');
     const needsLabel = upper && ((letters.length === 2 && !text.includes('.')) || WORDLIKE_CODES.has(text));
-    const phrase = phrases.get(key) ?? { words, hashes: words.map(wordHash), text, meanings: [], upper, needsLabel };
+    const phrase = phrases.get(key) ?? { words, firstHash: wordHash(words[0] as string), text, meanings: [], upper, needsLabel };
     phrase.meanings.push(meaning);
     phrases.set(key, phrase);
   };
@@ -118,29 +118,31 @@ function getLexicon(): Map<number, Phrase[]> {
   for (const text of OTHER_PHRASES) add(text, { type: 'other' });
   lexicon = new Map();
   for (const phrase of phrases.values()) {
-    const list = lexicon.get(phrase.hashes[0] as number) ?? [];
+    const list = lexicon.get(phrase.firstHash) ?? [];
     list.push(phrase);
-    lexicon.set(phrase.hashes[0] as number, list);
+    lexicon.set(phrase.firstHash, list);
     // A code's first word counts only in capitals or after a label (acceptable() decides; the scan keeps no other).
-    phrase.hashes.forEach((hash, k) => (k === 0 && phrase.upper ? addCodeWord(hash) : addDictionaryWord(hash)));
+    if (phrase.upper) addCodeWord(phrase.firstHash);
+    else addDictionaryWord(phrase.firstHash);
   }
   for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
   return lexicon;
 }
 
-/** Whether the scan's words i.. spell `phrase` (adjacent words, separated by a few characters at most). */
-function spells(scan: TextScan, i: number, phrase: { words: readonly string[]; hashes: readonly number[] }): boolean {
-  const length = phrase.words.length;
-  if (i + length > scan.count) return false;
-  for (let k = 0; k < length; k++) {
-    if (scan.hash(i + k) !== phrase.hashes[k]) return false;
-    if (k === 0) continue;
-    if (scan.ordinal(i + k) !== scan.ordinal(i) + k) return false;
-    if (scan.start(i + k) - scan.end(i + k - 1) > WORD_GAP_MAX_CHARS) return false;
+/**
+ * Where `phrase` ends if the scan's word i starts it and the text's next words spell the rest
+ * (each after a few characters at most), else -1.
+ */
+function phraseEnd(text: string, scan: TextScan, i: number, phrase: { words: readonly string[]; firstHash: number }): number {
+  // Hashes can collide: the word decides.
+  if (scan.hash(i) !== phrase.firstHash || scan.folded(i) !== phrase.words[0]) return -1;
+  let end = scan.end(i);
+  for (let k = 1; k < phrase.words.length; k++) {
+    const next = wordAfter(text, end, WORD_GAP_MAX_CHARS);
+    if (!next || foldWord(text.slice(next.start, next.end)) !== phrase.words[k]) return -1;
+    end = next.end;
   }
-  // Hashes can collide: the words decide.
-  for (let k = 0; k < length; k++) if (scan.folded(i + k) !== phrase.words[k]) return false;
-  return true;
+  return end;
 }
 
 function labelled(text: string, start: number, end: number): boolean {
@@ -181,12 +183,13 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
     const candidates = lex.get(scan.hash(i));
     if (!candidates) continue;
     for (const phrase of candidates) {
-      if (!spells(scan, i, phrase)) continue;
+      const end = phraseEnd(text, scan, i, phrase);
+      if (end < 0) continue;
       const start = scan.start(i);
-      const end = scan.end(i + phrase.words.length - 1);
       if (!acceptable(text, start, end, phrase)) continue;
       found = withItem(found, { start, end, meanings: phrase.meanings });
-      i += phrase.words.length - 1;
+      // The phrase's other words, where the scan kept them, are its own.
+      while (i + 1 < scan.count && scan.start(i + 1) < end) i++;
       break;
     }
   }
@@ -202,8 +205,8 @@ export const CITY_RADIUS_KM = 50;
 export interface NearbyCity {
   name: string;
   words: string[];
-  /** Their wordHash values. */
-  hashes: number[];
+  /** The first word's wordHash. */
+  firstHash: number;
   /** Three letters or fewer: only as written (capitalised, accents or their plain form). */
   exact: string[] | null;
   lat: number;
@@ -248,7 +251,7 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
     if (lex.get(wordHash(words[0] as string))?.some((p) => p.words.join(' ') === key)) continue;
     seen.add(key);
     const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
-    cities.push({ name: town.name, words, hashes: words.map(wordHash), exact, lat: town.lat, lon: town.lon, distanceKm: haversineKm(truth.lat, truth.lon, town.lat, town.lon) });
+    cities.push({ name: town.name, words, firstHash: wordHash(words[0] as string), exact, lat: town.lat, lon: town.lon, distanceKm: haversineKm(truth.lat, truth.lon, town.lat, town.lon) });
   }
   return cities;
 }
@@ -266,8 +269,8 @@ export interface TownDictionary {
 export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
   const byFirst = new Map<number, number[]>();
   cities.forEach((city, c) => {
-    const first = city.hashes[0] as number;
-    for (const hash of city.hashes) addDictionaryWord(hash);
+    const first = city.firstHash;
+    addDictionaryWord(first);
     const list = byFirst.get(first);
     if (list) list.push(c);
     else byFirst.set(first, [c]);
@@ -285,9 +288,9 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
     if (!candidates) continue;
     for (const c of candidates) {
       const city = towns.cities[c] as NearbyCity;
-      if (!spells(scan, i, city)) continue;
+      const end = phraseEnd(text, scan, i, city);
+      if (end < 0) continue;
       const start = scan.start(i);
-      const end = scan.end(i + city.words.length - 1);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
       found = withItem(found, { c, city, start, end });
     }

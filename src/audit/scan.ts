@@ -32,8 +32,6 @@ export interface TextScan {
   end(i: number): number;
   /** wordHash of the word's folded form. */
   hash(i: number): number;
-  /** The word's position among all words of the text: words i and i+1 are adjacent when these differ by one. */
-  ordinal(i: number): number;
   /** Lower case without accents ("nis" for "Niš"). */
   folded(i: number): string;
   /** Lower case, as written otherwise (accents kept): the folded word unless the word has accents. */
@@ -100,7 +98,7 @@ function hasBit(table: Int32Array, hash: number): boolean {
   return ((table[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
 }
 
-/** Registers a word of a dictionary (every word of a phrase that is matched word by word). */
+/** Registers a word a dictionary's entries start with (their later words are read from the text). */
 export function addDictionaryWord(hash: number): void {
   setBit(DICTIONARY_BITS, hash);
 }
@@ -135,6 +133,32 @@ export function checkCurrent(scan: TextScan): void {
 /** A word as the scan compares it: lower case without accents ("nis" for "Niš"). */
 export function foldWord(word: string): string {
   return fold(word.toLowerCase());
+}
+
+/** How many UTF-16 units the word character at `i` takes (1 or 2), or 0 if it is no word character. */
+function wordCharWidth(text: string, i: number): number {
+  if (i >= text.length) return 0;
+  const c = text.charCodeAt(i);
+  if (c < 128) return ASCII_WORD_CHAR[c] === 1 ? 1 : 0;
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const low = text.charCodeAt(i + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) return isWordCodePoint((c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000) ? 2 : 0;
+  }
+  return isWordCodePoint(c) ? 1 : 0;
+}
+
+/**
+ * The word after `from` (where a word ends), as the scan cuts words, if no more than `maxGap`
+ * other characters stand between: its bounds, or null. The later words of a phrase are read so,
+ * from the text: the scan keeps only the words a phrase can start with.
+ */
+export function wordAfter(text: string, from: number, maxGap: number): { start: number; end: number } | null {
+  let start = from;
+  while (start < text.length && start - from <= maxGap && wordCharWidth(text, start) === 0) start++;
+  if (start >= text.length || start - from > maxGap) return null;
+  let end = start;
+  for (let width = wordCharWidth(text, end); width > 0; width = wordCharWidth(text, end)) end += width;
+  return { start, end };
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -244,7 +268,7 @@ class Scan implements TextScan {
     private readonly text: string,
     /** The dictionaries' generation the words were picked in. */
     readonly generation: number,
-    /** Four numbers a word: start, end, hash, ordinal. */
+    /** Three numbers a word: start, end, hash. */
     private readonly columns: readonly number[],
     /** Words with letters beyond ASCII: their lower case and folded forms, made while scanning. */
     private readonly nonAscii: ReadonlyMap<number, { lower: string; folded: string }> | null,
@@ -256,23 +280,19 @@ class Scan implements TextScan {
   ) {}
 
   get count(): number {
-    return this.columns.length >> 2;
+    return this.columns.length / 3;
   }
 
   start(i: number): number {
-    return this.columns[i << 2] as number;
+    return this.columns[i * 3] as number;
   }
 
   end(i: number): number {
-    return this.columns[(i << 2) + 1] as number;
+    return this.columns[i * 3 + 1] as number;
   }
 
   hash(i: number): number {
-    return this.columns[(i << 2) + 2] as number;
-  }
-
-  ordinal(i: number): number {
-    return this.columns[(i << 2) + 3] as number;
+    return this.columns[i * 3 + 2] as number;
   }
 
   folded(i: number): string {
@@ -321,7 +341,6 @@ function scan(text: string): Scan {
   let budget: readonly BudgetClaim[] = NONE;
   let indexes: TextScan['taskIndexes'] = NONE;
   let hosts: TextScan['hosts'] = NONE;
-  let n = 0;
   // Most texts hold no data URL: one range, the whole text, without making one.
   const ranges = text.includes(';base64,') ? scannableRanges(text) : null;
   const parts = ranges ? ranges.length : 1;
@@ -384,14 +403,12 @@ function scan(text: string): Scan {
         // A word with letters beyond ASCII may be written in capitals: kept when it is a code's.
         if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !small || mayBeLabelled(text, start)))) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
-          const at = kept * 4;
+          const at = kept * 3;
           scratch[at] = start;
           scratch[at + 1] = i;
           scratch[at + 2] = hash;
-          scratch[at + 3] = n;
           kept++;
         }
-        n++;
         start = -1;
       }
       i += width;
@@ -407,7 +424,7 @@ function scan(text: string): Scan {
     text,
     generation,
     // One exactly sized array of small integers (typed arrays this small cost the garbage collector more).
-    kept ? scratch.slice(0, kept * 4) : NONE,
+    kept ? scratch.slice(0, kept * 3) : NONE,
     nonAsciiWords,
     points,
     hexWords ?? NONE,

@@ -93,10 +93,17 @@ describe('words', () => {
       expect(scan.hash(i), word).toBe(wordHash(foldWord(word)));
     }
     expect(scan.lowerAt(kept.indexOf('nis') + 1)).toBe('niš');
-    // Words are numbered among all words of the text, so a phrase's words are known to be adjacent.
-    const sao = kept.indexOf('sao');
-    expect(scan.ordinal(sao + 1)).toBe(scan.ordinal(sao) + 1);
     expect(scan.hexWords.map((w) => w.lower)).toEqual(['2f9a4c1e0b7d']);
+  });
+
+  it("reads a phrase's later words from the text: adjacent ones only", () => {
+    loadLexicon();
+    const spans = (text: string) => placeMentions(text, scanText(text)).map((m) => text.slice(m.start, m.end));
+    expect(spans('Plates of Papua New Guinea.')).toEqual(['Papua New Guinea']);
+    expect(spans('Papua,  New Guinea')).toEqual(['Papua,  New Guinea']);
+    // A word between, or more than three characters, and the phrase is not there.
+    expect(spans('Papua X New Guinea')).not.toContain('Papua X New Guinea');
+    expect(spans('Papua ... New Guinea')).not.toContain('Papua ... New Guinea');
   });
 
   it('scans a text again once a dictionary holds a word it did not', () => {
