@@ -69,13 +69,16 @@ function episodeFiles(out: string): string[] {
   return (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('episodes.jsonl')).map((f) => join(out, f));
 }
 
+/** The complete lines of the tree's episode files (a line still being appended is left out). */
 function rows(out: string): Row[] {
-  return episodeFiles(out).flatMap((file) =>
-    readFileSync(file, 'utf8')
+  return episodeFiles(out).flatMap((file) => {
+    const text = readFileSync(file, 'utf8');
+    return text
+      .slice(0, text.lastIndexOf('\n') + 1)
       .split('\n')
       .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as Row),
-  );
+      .map((l) => JSON.parse(l) as Row);
+  });
 }
 
 /** Resolves once the tree holds at least n records (the sweep is then part-way). */
