@@ -36,6 +36,16 @@ export interface EpisodeFacts {
 /** Above this share of model turns without a finish_reason an arm's numbers are not trusted (DESIGN §4). */
 export const MAX_NO_FINISH_SHARE = 0.02;
 
+/** A report's number as `geolab eval report` and the Eval board print it ("-" when there is none). */
+export function fixed(v: number, digits: number): string {
+  return Number.isFinite(v) ? v.toFixed(digits) : '-';
+}
+
+/** A report's difference, with its sign ("+0.0123"). */
+export function signed(v: number, digits: number): string {
+  return Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-';
+}
+
 export type ArmFlag = 'no_finish_reason' | 'duplicate_samples' | 'non_integral_k';
 
 export interface ArmRow {

@@ -1,7 +1,7 @@
 /** `geolab eval report`: the board of a sweep, from run trees or the workspace. Draws no TUI. */
 import { EXIT, UsageError } from '../../core/errors.js';
 import { factsFromPaths } from '../../eval/episodes.js';
-import { buildReport, groupArms, resolveBaseline, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
+import { buildReport, fixed, groupArms, resolveBaseline, signed, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
 
@@ -54,9 +54,6 @@ async function workspaceFacts(opts: ReportOptions): Promise<EpisodeFacts[]> {
     ws.close();
   }
 }
-
-const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
-const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-');
 
 function sections(report: Report): { title: string; rows: string[][] }[] {
   const out = [

@@ -4,16 +4,13 @@
  * `geolab eval report`'s text table, so the board and the command read the same.
  */
 import { Box, Text } from 'ink';
-import type { ArmRow, Comparison, GroupRow } from '../../eval/report.js';
+import { fixed, signed, type ArmRow, type Comparison, type GroupRow } from '../../eval/report.js';
 import type { SweepPhase } from '../../eval/sweep-status.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { ARM_FLAG_REASONS, groupKey, type GroupBy, type RankedEpisode } from '../eval/board.js';
 import { bar, truncate } from '../format.js';
 import type { EvalRunRow, SweepRow } from '../services.js';
 import type { Theme } from '../theme.js';
-
-const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
-const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(digits)}` : '-');
 
 /** The rows of a list that fit in `height`, scrolled so that the selected one is in view. */
 function windowOf(selected: number, total: number, height: number): { top: number; visible: number } {
