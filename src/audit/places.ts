@@ -13,7 +13,7 @@ import { nearestCity } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, checkCurrent, foldWord, wordAfter, wordHash, type TextScan } from './scan.js';
+import { addCodeWord, addDictionaryWord, checkCurrent, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { withItem } from './text.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
@@ -135,12 +135,13 @@ function getLexicon(): Map<number, Phrase[]> {
  */
 function phraseEnd(text: string, scan: TextScan, i: number, phrase: { words: readonly string[]; firstHash: number }): number {
   // Hashes can collide: the word decides.
-  if (scan.hash(i) !== phrase.firstHash || scan.folded(i) !== phrase.words[0]) return -1;
+  if (scan.hash(i) !== phrase.firstHash || !sameWord(text, scan.start(i), scan.end(i), phrase.words[0] as string)) return -1;
   let end = scan.end(i);
   for (let k = 1; k < phrase.words.length; k++) {
-    const next = wordAfter(text, end, WORD_GAP_MAX_CHARS);
-    if (!next || foldWord(text.slice(next.start, next.end)) !== phrase.words[k]) return -1;
-    end = next.end;
+    const start = wordStartAfter(text, end, WORD_GAP_MAX_CHARS);
+    if (start < 0) return -1;
+    end = wordEnd(text, start);
+    if (!sameWord(text, start, end, phrase.words[k] as string)) return -1;
   }
   return end;
 }

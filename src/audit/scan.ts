@@ -148,17 +148,35 @@ function wordCharWidth(text: string, i: number): number {
 }
 
 /**
- * The word after `from` (where a word ends), as the scan cuts words, if no more than `maxGap`
- * other characters stand between: its bounds, or null. The later words of a phrase are read so,
- * from the text: the scan keeps only the words a phrase can start with.
+ * Where the word after `from` (where a word ends) starts, as the scan cuts words, if no more than
+ * `maxGap` other characters stand between; else -1. The later words of a phrase are read so, from
+ * the text: the scan keeps only the words a phrase can start with.
  */
-export function wordAfter(text: string, from: number, maxGap: number): { start: number; end: number } | null {
+export function wordStartAfter(text: string, from: number, maxGap: number): number {
   let start = from;
   while (start < text.length && start - from <= maxGap && wordCharWidth(text, start) === 0) start++;
-  if (start >= text.length || start - from > maxGap) return null;
+  return start >= text.length || start - from > maxGap ? -1 : start;
+}
+
+/** Where the word starting at `start` ends. */
+export function wordEnd(text: string, start: number): number {
   let end = start;
   for (let width = wordCharWidth(text, end); width > 0; width = wordCharWidth(text, end)) end += width;
-  return { start, end };
+  return end;
+}
+
+/**
+ * Whether text[start..end) folds to `folded` (see foldWord), without making a string when the word
+ * is ASCII. Folding keeps an ASCII character where it is, so an ASCII prefix that differs decides.
+ */
+export function sameWord(text: string, start: number, end: number, folded: string): boolean {
+  for (let k = start; k < end; k++) {
+    let c = text.charCodeAt(k);
+    if (c >= 128) return foldWord(text.slice(start, end)) === folded;
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== folded.charCodeAt(k - start)) return false;
+  }
+  return end - start === folded.length;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
