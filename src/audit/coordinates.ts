@@ -168,7 +168,6 @@ function marked(text: string, start: number, end: number, gapStart: number): boo
   return MARK_AFTER.test(text.slice(end, end + 2)) || HEMISPHERE_BEFORE.test(text.slice(Math.max(gapStart, start - 3), start));
 }
 
-const DIGIT = /\d/g;
 const SIGN = /[-+\u2212]/;
 const BEFORE_NUMBER = /[\s"':=NSEW]/;
 const LABEL_CHAR = /[A-Za-z_]/;
@@ -185,10 +184,9 @@ const LABEL_MAX_CHARS = 11;
  * back further than a match starts), so the pattern finds the same matches as run from `from`.
  */
 function earliestStart(text: string, from: number): number {
-  DIGIT.lastIndex = from;
-  const digit = DIGIT.exec(text);
-  if (digit === null) return -1;
-  let at = digit.index;
+  let at = from;
+  while (at < text.length && !isDigit(text.charCodeAt(at))) at++;
+  if (at >= text.length) return -1;
   while (at > from && SIGN.test(text[at - 1] as string)) at--;
   while (at > from && BEFORE_NUMBER.test(text[at - 1] as string)) at--;
   for (let letters = 0; letters < LABEL_MAX_CHARS && at > from && LABEL_CHAR.test(text[at - 1] as string); letters++) at--;

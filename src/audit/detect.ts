@@ -207,9 +207,13 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   const compiledTask = compile(task);
   const agent = new Agent(prompt);
   const findings: Finding[] = [];
-  // The latest budget sentence of each unit, in the order the units were first stated.
-  let turns: StatedBudget | undefined;
-  let steps: StatedBudget | undefined;
+  // The latest budget sentence of each unit (its message and text), in the order the units were first stated.
+  let turns: BudgetClaim | undefined;
+  let turnsMessage = 0;
+  let turnsText = 0;
+  let steps: BudgetClaim | undefined;
+  let stepsMessage = 0;
+  let stepsText = 0;
   let stepsFirst = false;
   // Indexed loops: this runs for every text of every prompt, and iterators are garbage.
   const messages = prompt.messages;
@@ -223,8 +227,15 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       for (let c = 0; c < scan.budget.length; c++) {
         const claim = scan.budget[c] as BudgetClaim;
         if (!turns && !steps) stepsFirst = claim.unit === 'steps';
-        if (claim.unit === 'turns') turns = { claim, message: m, textIndex: t, text };
-        else steps = { claim, message: m, textIndex: t, text };
+        if (claim.unit === 'turns') {
+          turns = claim;
+          turnsMessage = m;
+          turnsText = t;
+        } else {
+          steps = claim;
+          stepsMessage = m;
+          stepsText = t;
+        }
       }
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
       if (candidates === NONE) continue;
@@ -241,10 +252,11 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       for (let h = 0; h < hits.length; h++) findings.push(finding(prompt, m, undefined, (hits[h] as ImageHit).text, { ...(hits[h] as ImageHit), start: 0, end: 0 }, image.ref));
     }
   }
-  for (const stated of stepsFirst ? [steps, turns] : [turns, steps]) {
-    const found = stated && budgetFinding(prompt, stated);
-    if (found) findings.push(found);
-  }
+  const turnsFinding = budgetFinding(prompt, turns, turnsMessage, turnsText);
+  const stepsFinding = budgetFinding(prompt, steps, stepsMessage, stepsText);
+  if (stepsFirst && stepsFinding) findings.push(stepsFinding);
+  if (turnsFinding) findings.push(turnsFinding);
+  if (!stepsFirst && stepsFinding) findings.push(stepsFinding);
   return findings;
 }
 
@@ -393,22 +405,16 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null):
 // ---------------------------------------------------------------------------------------------
 // Budget
 
-/** A budget sentence and where it stands. */
-interface StatedBudget {
-  claim: BudgetClaim;
-  message: number;
-  textIndex: number;
-  text: string;
-}
-
 /**
  * The latest budget a prompt states for a unit (turns or steps), against the one it really had.
  * Earlier statements (older tool results still in the conversation) were true when written.
  */
-function budgetFinding(prompt: AuditPrompt, { claim, message, textIndex, text }: StatedBudget): Finding | null {
+function budgetFinding(prompt: AuditPrompt, claim: BudgetClaim | undefined, message: number, textIndex: number): Finding | null {
+  if (!claim) return null;
   const turns = claim.unit === 'turns';
   const real = turns ? prompt.budget?.turnsLeft : prompt.budget?.stepsLeft;
   if (real === undefined || real === claim.left) return null;
+  const text = (prompt.messages[message] as AuditMessage).texts[textIndex] as string;
   const what = turns ? 'turns (tool calls)' : 'environment steps';
   const hit: Hit = { kind: 'budget', start: claim.start, end: claim.end, evidence: `says ${claim.left} ${what} left; ${real} were left` };
   return finding(prompt, message, textIndex, text.slice(claim.start, claim.end), hit, around(text, claim.start, claim.end));

@@ -117,9 +117,15 @@ function mayBeLabelled(text: string, start: number): boolean {
   const open = text.charCodeAt(k);
   if (open === 0x28 || open === 0x5b) return true;
   if (open === 0x22 || open === 0x27) k--;
-  while (k >= 0 && /\s/.test(text[k] as string)) k--;
+  while (k >= 0 && isSpace(text.charCodeAt(k))) k--;
   const mark = text.charCodeAt(k);
   return mark === 0x3a || mark === 0x3d;
+}
+
+/** Whether `/\s/` matches the character with this code (ECMAScript's white space and line terminators). */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /**
