@@ -41,11 +41,11 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 
 const NON_ASCII = /[^\p{ASCII}]/u;
-const ASCII_WORD = /[A-Za-z0-9]+/g;
+const ASCII_WORD = /[a-z0-9]+/g;
 
 function wordsOf(text: string): string[] {
   // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
-  if (!NON_ASCII.test(text)) return (text.match(ASCII_WORD) ?? []).map((w) => w.toLowerCase());
+  if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
   return [...text.matchAll(WORD)].map((m) => m[0].toLowerCase().normalize('NFD').replace(MARKS, ''));
 }
 
@@ -86,6 +86,8 @@ const WORD_GAP_MAX_CHARS = 3;
 
 /** Phrases by the wordHash of their first word, longest first. */
 let lexicon: Map<number, Phrase[]> | undefined;
+/** The folded words of every phrase, one space between: names a town is not matched by. */
+let phraseNames: Set<string> | undefined;
 
 /** Makes the country lexicon, if not made yet: before any text is scanned for it (see scan.ts). */
 export function loadLexicon(): void {
@@ -126,6 +128,7 @@ function getLexicon(): Map<number, Phrase[]> {
     else addDictionaryWord(phrase.firstHash);
   }
   for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
+  phraseNames = new Set([...phrases.values()].map((phrase) => phrase.words.join(' ')));
   return lexicon;
 }
 
@@ -240,7 +243,8 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
   const within = (lat: number, lon: number) => haversineKm(truth.lat, truth.lon, lat, lon) <= CITY_RADIUS_KM;
   const towns = townsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, within);
   const stop = getStopWords();
-  const lex = getLexicon();
+  loadLexicon();
+  const lexiconNames = phraseNames as Set<string>;
   const cities: NearbyCity[] = [];
   const seen = new Set<string>();
   for (const town of towns) {
@@ -249,7 +253,7 @@ export function citiesNear(truth: LatLon): NearbyCity[] {
     // Names of fewer than three letters and digits (key holds one space between words).
     if (words.length === 0 || key.length - (words.length - 1) < 3 || seen.has(key)) continue;
     if (words.length === 1 && stop.has(key)) continue;
-    if (lex.get(wordHash(words[0] as string))?.some((p) => p.words.join(' ') === key)) continue;
+    if (lexiconNames.has(key)) continue;
     seen.add(key);
     const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
     cities.push({ name: town.name, words, firstHash: wordHash(words[0] as string), exact, lat: town.lat, lon: town.lon, distanceKm: haversineKm(truth.lat, truth.lon, town.lat, town.lon) });
