@@ -27,7 +27,7 @@ import { loadTasksStrict } from '../src/tasks/load.js';
 import { lcg, median, round, type Bench } from './harness.js';
 
 const CORPUS_PROMPTS = 1_000;
-/** Timed passes of audit.prompts (a pass is about 20-50 ms: the median of 9 steadies a noisy machine). */
+/** Timed passes of audit.prompts (a pass is about 15-40 ms: the median of 9 steadies a noisy machine). */
 const CORE_SAMPLES = 9;
 /** Tool calls in the longest conversation: each adds a view, and views are most of a prompt's bytes. */
 const MAX_CALLS = 5;
@@ -197,13 +197,14 @@ export const auditBenches: Bench[] = [
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      const { per_pass_ms, read_ms, prompts, findings } = JSON.parse(out) as { per_pass_ms: number; read_ms: number; prompts: number; findings: number };
+      const { per_pass_ms, read_ms, prompts, findings, warm_up_passes } = JSON.parse(out) as { per_pass_ms: number; read_ms: number; prompts: number; findings: number; warm_up_passes: number };
       return {
         median_ms: round(per_pass_ms / prompts, 5),
         per_s: Math.round((prompts * 1000) / per_pass_ms),
         read_and_audit_per_s: Math.round((prompts * 1000) / (read_ms + per_pass_ms)),
         corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
         findings,
+        warm_up_passes,
       };
     },
   },
