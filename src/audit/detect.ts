@@ -30,6 +30,7 @@ import {
 } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
 import type { FoundPoint } from './coordinates.js';
+import { Memo } from './memo.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
 import { around, withItem } from './text.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
@@ -450,8 +451,7 @@ function pointsOfCall(call: unknown): LatLon[] {
   return typeof args === 'string' ? pointsOfArguments(args) : pointsOfObject(args);
 }
 
-const argumentPoints = new Map<string, LatLon[]>();
-const ARGUMENT_CACHE_MAX = 4_096;
+const argumentPoints = new Memo<string, LatLon[]>(4_096);
 
 /**
  * Forgets what was learnt from texts seen before (scans, call arguments), so that a benchmark can
@@ -473,7 +473,6 @@ function pointsOfArguments(args: string): LatLon[] {
     } catch {
       // arguments that are not JSON name no point beyond what the text scan found
     }
-    if (argumentPoints.size >= ARGUMENT_CACHE_MAX) argumentPoints.clear();
     argumentPoints.set(args, points);
   }
   return points;

@@ -14,6 +14,7 @@ import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } fro
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townsInBox } from '../geo/town-grid.js';
 import { addCodeWord, addDictionaryWord, checkCurrent, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
 type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
@@ -354,10 +355,10 @@ export class AgentPlaces {
 const CARVED_PARENTS = new Set(Object.values(CARVED_OUT_OF));
 
 /** An agent's pins come back in every later prompt of its episode: each point is located once. */
-const placeCache = new Map<string, { country: string | null; subregion: string | null }>();
-const codedCache = new Map<string, Country | null>();
-const cityCache = new Map<string, string>();
 const PLACE_CACHE_MAX = 4_096;
+const placeCache = new Memo<string, { country: string | null; subregion: string | null }>(PLACE_CACHE_MAX);
+const codedCache = new Memo<string, Country | null>(PLACE_CACHE_MAX);
+const cityCache = new Memo<string, string>(PLACE_CACHE_MAX);
 
 export function clearPlaceCache(): void {
   placeCache.clear();
@@ -370,7 +371,6 @@ function codedOf(p: LatLon): Country | null {
   let country = codedCache.get(key);
   if (country === undefined) {
     country = codedCountryAt(p.lat, p.lon);
-    if (codedCache.size >= PLACE_CACHE_MAX) codedCache.clear();
     codedCache.set(key, country);
   }
   return country;
@@ -382,7 +382,6 @@ function placeOf(p: LatLon): { country: string | null; subregion: string | null 
   if (!place) {
     const found = countryAt(p.lat, p.lon);
     place = { country: found.country, subregion: found.subregion };
-    if (placeCache.size >= PLACE_CACHE_MAX) placeCache.clear();
     placeCache.set(key, place);
   }
   return place;
@@ -393,7 +392,6 @@ function nearestCityOf(p: LatLon): string {
   let name = cityCache.get(key);
   if (name === undefined) {
     name = nearestCity(p.lat, normalize(p.lon)).name;
-    if (cityCache.size >= PLACE_CACHE_MAX) cityCache.clear();
     cityCache.set(key, name);
   }
   return name;

@@ -6,6 +6,7 @@
  */
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
+import { Memo } from './memo.js';
 import { scannableRanges, withItem } from './text.js';
 
 export type BudgetUnit = 'turns' | 'steps';
@@ -465,8 +466,7 @@ function joined<T>(so: readonly T[], more: readonly T[]): readonly T[] {
 
 /** Texts longer than this are scanned every time: hashing them as cache keys would cost as much. */
 const CACHE_MAX_CHARS = 20_000;
-const CACHE_MAX_ENTRIES = 4_096;
-const cache = new Map<string, Scan>();
+const cache = new Memo<string, Scan>(4_096);
 
 export function scanText(text: string): TextScan {
   // A data URL on its own (an image part's url) has nothing to scan after its media type.
@@ -485,7 +485,6 @@ export function clearScanCache(): void {
 function cached(text: string): TextScan {
   let found = cache.get(text);
   if (!found || found.generation !== generation) {
-    if (cache.size >= CACHE_MAX_ENTRIES) cache.clear();
     found = scan(text);
     cache.set(text, found);
   }
