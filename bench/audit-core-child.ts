@@ -7,8 +7,9 @@
  * Each pass starts with every cache of texts, places and call arguments cleared and every task
  * compiled anew, so no prompt is timed a second time warm; caches filled during a pass (a
  * conversation re-sends its earlier turns) count, as in a real audit. Untimed passes first load
- * the geography and let V8 optimise the code: on this machine the second to fourth passes still run
- * 1.5-3x slower while the optimising compiler catches up (audit.882 counts all of that, end to end).
+ * the geography and let V8 optimise the code: functions called per task (33 calls a pass) reach the
+ * optimising compiler only after several passes, and --trace-opt shows it still at work in the ninth;
+ * until then passes run 1.5-3x slower. audit.882 counts all of that, end to end.
  */
 import { auditPrompt, clearAuditCaches } from '../src/audit/detect.js';
 import { readPromptFile } from '../src/audit/sources/prompt-file.js';
@@ -32,7 +33,7 @@ const pass = () => {
   for (const prompt of prompts) findings += auditPrompt(prompt, lookup.find(prompt.task)).length;
 };
 /** Untimed passes before the samples (timeBatches adds one). */
-const WARM_UP_PASSES = 3;
+const WARM_UP_PASSES = 9;
 for (let i = 0; i < WARM_UP_PASSES; i++) pass();
 const perPass = timeBatches(pass, 1, Number(samples));
 process.stdout.write(JSON.stringify({ per_pass_ms: perPass.median_ms, read_ms: readMs, prompts: prompts.length, findings, warm_up_passes: WARM_UP_PASSES + 1 }) + '\n');
