@@ -138,7 +138,11 @@ export function mayHoldPair(text: string): boolean {
       continue;
     }
     if (!isDigit(c)) {
-      if (c < 128 && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && GAP_LETTER[c] === 0) gapOk = false;
+      if (c < 128 && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) && GAP_LETTER[c] === 0) {
+        // This gap pairs nothing: on to the next digit or "%" (most of a text is such gaps).
+        gapOk = false;
+        while (i + 1 < text.length && !isDigit(text.charCodeAt(i + 1)) && text.charCodeAt(i + 1) !== 37) i++;
+      }
       continue;
     }
     let end = i + 1;

@@ -134,21 +134,62 @@ function getLexicon(): Map<number, Phrase[]> {
 }
 
 /**
- * Where `phrase` ends if the scan's word i starts it and the text's next words spell the rest
- * (each after a few characters at most), else -1.
+ * Reads phrases at one word of a text: a word starts every phrase of its dictionary list, so the
+ * first word is compared once per spelling and the words after it are read from the text once,
+ * however many phrases are tried there ("the" starts eleven).
  */
-function phraseEnd(text: string, scan: TextScan, i: number, phrase: { words: readonly string[]; firstHash: number }): number {
-  // Hashes can collide: the word decides.
-  if (scan.hash(i) !== phrase.firstHash || !sameWord(text, scan.start(i), scan.end(i), phrase.words[0] as string)) return -1;
-  let end = scan.end(i);
-  for (let k = 1; k < phrase.words.length; k++) {
-    const start = wordStartAfter(text, end, WORD_GAP_MAX_CHARS);
-    if (start < 0) return -1;
-    end = wordEnd(text, start);
-    if (!sameWord(text, start, end, phrase.words[k] as string)) return -1;
+class PhraseReader {
+  private text = '';
+  /** [start, end) of the word (k = 0) and of the words read after it, at 2k and 2k + 1. */
+  private readonly bounds: number[] = [];
+  private read = 0;
+  /** No further word within reach of the last one read. */
+  private ended = false;
+  private checkedFirst: string | undefined;
+  private firstMatches = false;
+
+  /** Starts at the scan's word i. */
+  at(text: string, scan: TextScan, i: number): void {
+    this.text = text;
+    this.bounds[0] = scan.start(i);
+    this.bounds[1] = scan.end(i);
+    this.read = 1;
+    this.ended = false;
+    this.checkedFirst = undefined;
   }
-  return end;
+
+  /**
+   * Where the phrase of these folded words ends if the word starts it and the text's next words
+   * spell the rest (each after a few characters at most), else -1. Hashes can collide: the words decide.
+   */
+  end(words: readonly string[]): number {
+    const first = words[0] as string;
+    if (first !== this.checkedFirst) {
+      this.checkedFirst = first;
+      this.firstMatches = sameWord(this.text, this.bounds[0] as number, this.bounds[1] as number, first);
+    }
+    if (!this.firstMatches) return -1;
+    for (let k = 1; k < words.length; k++) {
+      if (!this.has(k) || !sameWord(this.text, this.bounds[2 * k] as number, this.bounds[2 * k + 1] as number, words[k] as string)) return -1;
+    }
+    return this.bounds[2 * words.length - 1] as number;
+  }
+
+  private has(k: number): boolean {
+    while (this.read <= k && !this.ended) {
+      const start = wordStartAfter(this.text, this.bounds[2 * this.read - 1] as number, WORD_GAP_MAX_CHARS);
+      if (start < 0) this.ended = true;
+      else {
+        this.bounds[2 * this.read] = start;
+        this.bounds[2 * this.read + 1] = wordEnd(this.text, start);
+        this.read++;
+      }
+    }
+    return k < this.read;
+  }
 }
+
+const reader = new PhraseReader();
 
 function labelled(text: string, start: number, end: number): boolean {
   const open = text[start - 1];
@@ -187,8 +228,9 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
   for (let i = 0; i < scan.count; i++) {
     const candidates = lex.get(scan.hash(i));
     if (!candidates) continue;
+    reader.at(text, scan, i);
     for (const phrase of candidates) {
-      const end = phraseEnd(text, scan, i, phrase);
+      const end = reader.end(phrase.words);
       if (end < 0) continue;
       const start = scan.start(i);
       if (!acceptable(text, start, end, phrase)) continue;
@@ -292,9 +334,10 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
   for (let i = 0; i < scan.count; i++) {
     const candidates = towns.byFirst.get(scan.hash(i));
     if (!candidates) continue;
+    reader.at(text, scan, i);
     for (const c of candidates) {
       const city = towns.cities[c] as NearbyCity;
-      const end = phraseEnd(text, scan, i, city);
+      const end = reader.end(city.words);
       if (end < 0) continue;
       const start = scan.start(i);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
