@@ -219,6 +219,24 @@ export const CHECKSUM_PREFIX_MIN = 12;
 /** ASCII hex digits, by char code. */
 const HEX_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (/[0-9A-Fa-f]/.test(String.fromCharCode(c)) ? 1 : 0));
 
+// A word's hex digits and small letters are looked at only for the few words that need them
+// (12 characters or more; a code's first word), not while every character is read.
+function allHex(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 128 || HEX_CHAR[c] === 0) return false;
+  }
+  return true;
+}
+
+function hasSmallLetter(text: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 97 && c <= 122) return true;
+  }
+  return false;
+}
+
 /**
  * The budget a harness or the environment states: "8 tool calls left.", "3 turns left, this one
  * included", "only 2 turn(s) left", "No tool calls left", "You have 12 actions.", "5 actions remain.",
@@ -375,8 +393,6 @@ function scan(text: string): Scan {
     let digits = 0;
     let start = -1;
     let nonAscii = false;
-    let allHex = true;
-    let small = false;
     let hash = FNV_OFFSET;
     // One pass over the characters: words are maximal runs of letters, marks and digits, hashed as read.
     for (let i = from; i <= to; ) {
@@ -404,13 +420,9 @@ function scan(text: string): Scan {
         if (start < 0) {
           start = i;
           nonAscii = false;
-          allHex = true;
-          small = false;
           hash = FNV_OFFSET;
         }
         if (c < 128) {
-          allHex &&= HEX_CHAR[c] === 1;
-          small ||= c >= 97 && c <= 122;
           hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
         } else {
           nonAscii = true;
@@ -422,11 +434,11 @@ function scan(text: string): Scan {
           lower = text.slice(start, i).toLowerCase();
           folded = fold(lower);
           hash = wordHash(folded);
-        } else if (allHex && i - start >= CHECKSUM_PREFIX_MIN) {
+        } else if (i - start >= CHECKSUM_PREFIX_MIN && allHex(text, start, i)) {
           hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         // A word with letters beyond ASCII may be written in capitals: kept when it is a code's.
-        if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !small || mayBeLabelled(text, start)))) {
+        if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !hasSmallLetter(text, start, i) || mayBeLabelled(text, start)))) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
           const at = kept * 3;
           scratch[at] = start;
