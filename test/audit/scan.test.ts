@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetSentence } from '../../src/agent/protocols/common.js';
 import { coordinatesByPattern, findCoordinates, mayHoldPair } from '../../src/audit/coordinates.js';
 import { loadLexicon, placeMentions } from '../../src/audit/places.js';
-import { addDictionaryWord, foldWord, scanText, wordHash } from '../../src/audit/scan.js';
+import { addDictionaryWord, foldWord, sameWord, scanText, wordHash } from '../../src/audit/scan.js';
 import { scannableRanges } from '../../src/audit/text.js';
 import { episodeStarted, lookFeedback, OUT_OF_ACTIONS, panFeedback } from '../../src/env/feedback.js';
 
@@ -94,6 +94,23 @@ describe('words', () => {
     }
     expect(scan.lowerAt(kept.indexOf('nis') + 1)).toBe('niš');
     expect(scan.hexWords.map((w) => w.lower)).toEqual(['2f9a4c1e0b7d']);
+  });
+
+  it('compares a stretch of text with a folded word as foldWord would, ASCII or not', () => {
+    const cases: [string, string][] = [
+      ['Nis', 'nis'],
+      ['NIS', 'nis'],
+      ['Niš', 'nis'],
+      ['Nix', 'nis'],
+      ['Ni', 'nis'],
+      ['Nise', 'nis'],
+      ['Sa\u0303o', 'sao'],
+      ['İstanbul', 'istanbul'],
+      ['Ελλάδα', 'ελλαδα'],
+      ['x2', 'x2'],
+    ];
+    for (const [text, word] of cases) expect(sameWord(`(${text})`, 1, text.length + 1, word), text).toBe(foldWord(text) === word);
+    expect(cases.filter(([text, word]) => foldWord(text) === word).length).toBeGreaterThan(5);
   });
 
   it("reads a phrase's later words from the text: adjacent ones only", () => {
