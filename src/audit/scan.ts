@@ -73,6 +73,16 @@ export function wordHash(folded: string): number {
   return h;
 }
 
+/** wordHash of an ASCII word given as bytes [start, end) (letters in either case): no string made. */
+export function asciiWordHash(bytes: Uint8Array, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
+  }
+  return h;
+}
+
 /**
  * Every hash a dictionary of words holds (the country lexicon, each task's identity keys and towns),
  * as bits: one load says a word is in none. A second table holds the first words of codes (RS, SRB,

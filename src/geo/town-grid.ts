@@ -47,12 +47,13 @@ function getGrid(): TownGrid {
 }
 
 /**
- * Every place inside the box, bounds included (`west > east` crosses the antimeridian), and where
- * given, for which `keep(lat, lon)` holds (tested before a name is decoded).
+ * The ids (in the shared place table, cities.ts) of every place inside the box, bounds included
+ * (`west > east` crosses the antimeridian), and where given, for which `keep(lat, lon)` holds:
+ * most populous first, equally populous ones in file order.
  */
-export function townsInBox(box: { south: number; west: number; north: number; east: number }, keep?: (lat: number, lon: number) => boolean): Town[] {
+export function townIdsInBox(box: { south: number; west: number; north: number; east: number }, keep?: (lat: number, lon: number) => boolean): number[] {
   const g = getGrid();
-  const { buf, lat, lon, population, nameStart, nameEnd } = g.table;
+  const { lat, lon, population } = g.table;
   const { south, west, north, east } = box;
   const found: number[] = [];
   const collect = (w: number, e: number) => {
@@ -78,8 +79,13 @@ export function townsInBox(box: { south: number; west: number; north: number; ea
     collect(west, 180);
     collect(-180, east);
   }
-  found.sort((a, b) => (population[b] as number) - (population[a] as number) || a - b);
-  return found.map((id) => ({
+  return found.sort((a, b) => (population[b] as number) - (population[a] as number) || a - b);
+}
+
+/** townIdsInBox's places, named. */
+export function townsInBox(box: { south: number; west: number; north: number; east: number }, keep?: (lat: number, lon: number) => boolean): Town[] {
+  const { buf, lat, lon, population, nameStart, nameEnd } = getGrid().table;
+  return townIdsInBox(box, keep).map((id) => ({
     name: buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number),
     lat: lat[id] as number,
     lon: lon[id] as number,
