@@ -5,7 +5,7 @@
  * for many queries as cities.ts's town index is for the maps. Answers as `townsWithin(box, 0, ∞)`:
  * most populous first, equally populous ones in file order.
  */
-import { placeTable, type PlaceTable, type Town } from './cities.js';
+import { placeTable, type PlaceTable } from './cities.js';
 
 const LON_CELLS = 360;
 const LAT_CELLS = 180;
@@ -80,15 +80,4 @@ export function townIdsInBox(box: { south: number; west: number; north: number; 
     collect(-180, east);
   }
   return found.sort((a, b) => (population[b] as number) - (population[a] as number) || a - b);
-}
-
-/** townIdsInBox's places, named. */
-export function townsInBox(box: { south: number; west: number; north: number; east: number }, keep?: (lat: number, lon: number) => boolean): Town[] {
-  const { buf, lat, lon, population, nameStart, nameEnd } = getGrid().table;
-  return townIdsInBox(box, keep).map((id) => ({
-    name: buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number),
-    lat: lat[id] as number,
-    lon: lon[id] as number,
-    population: population[id] as number,
-  }));
 }

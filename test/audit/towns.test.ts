@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { haversineKm } from '../../src/core/geodesy.js';
 import { foldWord, wordHash } from '../../src/audit/scan.js';
 import { CITY_RADIUS_KM, TownDictionary, type NearbyCity } from '../../src/audit/places.js';
-import { townsInBox } from '../../src/geo/town-grid.js';
+import { townsWithin } from '../../src/geo/cities.js';
 
 const NIS = { lat: 43.3209, lon: 21.8958 };
 const SPLIT = { lat: 43.5081, lon: 16.4402 };
@@ -12,7 +12,7 @@ function named(truth: { lat: number; lon: number }): NearbyCity[] {
   const dictionary = new TownDictionary(truth);
   const box = { south: truth.lat - 1, north: truth.lat + 1, west: truth.lon - 1.5, east: truth.lon + 1.5 };
   const indexes = new Set<number>();
-  for (const town of townsInBox(box)) {
+  for (const town of townsWithin(box, 0, Number.MAX_SAFE_INTEGER)) {
     const first = foldWord(town.name.split(/[^\p{L}\p{M}\p{N}]+/u).find(Boolean) ?? '');
     for (const c of dictionary.withFirst(wordHash(first)) ?? []) indexes.add(c);
   }

@@ -16,13 +16,13 @@ vi.mock('node:fs', async (importOriginal) => {
 });
 
 const { nearestCity, townsWithin } = await import('../../src/geo/cities.js');
-const { townsInBox } = await import('../../src/geo/town-grid.js');
+const { townIdsInBox } = await import('../../src/geo/town-grid.js');
 
 describe('the place table', () => {
   it('is read once for the major cities, the towns and the town grid', () => {
     expect(nearestCity(43.32, 21.9).name).toBe('Niš');
     const box = { south: 42.87, north: 43.77, west: 21.28, east: 22.51 };
-    expect(townsInBox(box).length).toBeGreaterThan(10);
+    expect(townIdsInBox(box).length).toBeGreaterThan(10);
     expect(townsWithin(box, 0, 5)).toHaveLength(5);
     expect(reads.pbf).toBe(1);
   });
