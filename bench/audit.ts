@@ -197,10 +197,18 @@ export const auditBenches: Bench[] = [
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      const { per_pass_ms, read_ms, prompts, findings, warm_up_passes } = JSON.parse(out) as { per_pass_ms: number; read_ms: number; prompts: number; findings: number; warm_up_passes: number };
+      const { per_pass_ms, early_pass_ms, read_ms, prompts, findings, warm_up_passes } = JSON.parse(out) as {
+        per_pass_ms: number;
+        early_pass_ms: number;
+        read_ms: number;
+        prompts: number;
+        findings: number;
+        warm_up_passes: number;
+      };
       return {
         median_ms: round(per_pass_ms / prompts, 5),
         per_s: Math.round((prompts * 1000) / per_pass_ms),
+        early_passes_per_s: Math.round((prompts * 1000) / early_pass_ms),
         read_and_audit_per_s: Math.round((prompts * 1000) / (read_ms + per_pass_ms)),
         corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
         findings,
