@@ -69,18 +69,24 @@ const FNV_PRIME = 0x01000193;
  */
 export function wordHash(folded: string): number {
   let h = FNV_OFFSET;
-  for (let i = 0; i < folded.length; i++) h = Math.imul(h ^ folded.charCodeAt(i), FNV_PRIME) & SMI_MASK;
+  for (let i = 0; i < folded.length; i++) h = hashStep(h, folded.charCodeAt(i));
   return h;
 }
 
 /** wordHash of an ASCII word given as bytes [start, end) (letters in either case): no string made. */
 export function asciiWordHash(bytes: Uint8Array, start: number, end: number): number {
   let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) {
-    const c = bytes[i] as number;
-    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
-  }
+  for (let i = start; i < end; i++) h = hashStep(h, asciiLower(bytes[i] as number));
   return h;
+}
+
+function hashStep(h: number, unit: number): number {
+  return Math.imul(h ^ unit, FNV_PRIME) & SMI_MASK;
+}
+
+/** An ASCII character's lower case (any other code as it is). */
+function asciiLower(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c;
 }
 
 /**
@@ -188,10 +194,9 @@ export function wordEnd(text: string, start: number): number {
  */
 export function sameWord(text: string, start: number, end: number, folded: string): boolean {
   for (let k = start; k < end; k++) {
-    let c = text.charCodeAt(k);
+    const c = text.charCodeAt(k);
     if (c >= 128) return foldWord(text.slice(start, end)) === folded;
-    if (c >= 65 && c <= 90) c += 32;
-    if (c !== folded.charCodeAt(k - start)) return false;
+    if (asciiLower(c) !== folded.charCodeAt(k - start)) return false;
   }
   return end - start === folded.length;
 }
@@ -201,6 +206,11 @@ const NONE: readonly never[] = Object.freeze([]);
 /** Word characters as `[\p{L}\p{M}\p{N}]` has them; ASCII by table, the rest by the regex, remembered. */
 const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
 const ASCII_WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
+
+/** Whether an ASCII code (below 128) is a word character, as the scan cuts words. */
+export function isAsciiWordChar(c: number): boolean {
+  return ASCII_WORD_CHAR[c] === 1;
+}
 /** 0 not classified yet, 1 a word character, 2 not. */
 const BMP_CLASS = new Uint8Array(0x10000);
 const astralClass = new Map<number, boolean>();
@@ -433,7 +443,7 @@ function scan(text: string): Scan {
           hash = FNV_OFFSET;
         }
         if (c < 128) {
-          hash = Math.imul(hash ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME) & SMI_MASK;
+          hash = hashStep(hash, asciiLower(c));
         } else {
           nonAscii = true;
         }
