@@ -13,7 +13,7 @@ import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { townIdsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, isAsciiWordChar, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -85,17 +85,21 @@ const SUBREGION_ALIASES: Readonly<Record<string, readonly string[]>> = {
 const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?:a?[23]|3166(?:-1)?(?:[_ -]?alpha[_ -]?[23])?))?|nation(?:ality)?|ctry)["']?\s*[:=]\s*["']?$/i;
 const WORD_GAP_MAX_CHARS = 3;
 
-/** Phrases by the wordHash of their first word, longest first. */
-let lexicon: Map<number, Phrase[]> | undefined;
-/** The folded words of every phrase, one space between: names a town is not matched by. */
-let phraseNames: Set<string> | undefined;
+interface Lexicon {
+  /** Phrases by the wordHash of their first word, longest first. */
+  byFirst: Map<number, Phrase[]>;
+  /** The folded words of every phrase, one space between: names a town is not matched by. */
+  names: Set<string>;
+}
+
+let lexicon: Lexicon | undefined;
 
 /** Makes the country lexicon, if not made yet: before any text is scanned for it (see scan.ts). */
 export function loadLexicon(): void {
   getLexicon();
 }
 
-function getLexicon(): Map<number, Phrase[]> {
+function getLexicon(): Lexicon {
   if (lexicon) return lexicon;
   const phrases = new Map<string, Phrase>();
   const add = (text: string, meaning: Meaning) => {
@@ -119,17 +123,17 @@ function getLexicon(): Map<number, Phrase[]> {
     for (const text of [name, ...(SUBREGION_ALIASES[name] ?? [])]) add(text, { type: 'subregion', name });
   }
   for (const text of OTHER_PHRASES) add(text, { type: 'other' });
-  lexicon = new Map();
+  const byFirst = new Map<number, Phrase[]>();
   for (const phrase of phrases.values()) {
-    const list = lexicon.get(phrase.firstHash) ?? [];
+    const list = byFirst.get(phrase.firstHash) ?? [];
     list.push(phrase);
-    lexicon.set(phrase.firstHash, list);
+    byFirst.set(phrase.firstHash, list);
     // A code's first word counts only in capitals or after a label (acceptable() decides; the scan keeps no other).
     if (phrase.upper) addCodeWord(phrase.firstHash);
     else addDictionaryWord(phrase.firstHash);
   }
-  for (const list of lexicon.values()) list.sort((a, b) => b.words.length - a.words.length);
-  phraseNames = new Set([...phrases.values()].map((phrase) => phrase.words.join(' ')));
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
+  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))) };
   return lexicon;
 }
 
@@ -223,7 +227,7 @@ const NO_MENTIONS: readonly never[] = Object.freeze([]);
 
 function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[] {
   let found: PlaceMention[] | undefined;
-  const lex = getLexicon();
+  const lex = getLexicon().byFirst;
   checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
     const candidates = lex.get(scan.hash(i));
@@ -252,8 +256,6 @@ export const CITY_RADIUS_KM = 50;
 export interface NearbyCity {
   name: string;
   words: string[];
-  /** The first word's wordHash. */
-  firstHash: number;
   /** Three letters or fewer: only as written (capitalised, accents or their plain form). */
   exact: string[] | null;
   lat: number;
@@ -298,23 +300,9 @@ export class TownDictionary {
   constructor(private readonly truth: LatLon | null) {
     this.ids = truth ? townIdsNear(truth) : [];
     const { buf, nameStart, nameEnd } = placeTable();
-    const { words: stop, stopHashes } = getStopWords();
     this.ids.forEach((id, c) => {
-      const start = nameStart[id] as number;
-      const end = nameEnd[id] as number;
-      const wordStart = firstWordStart(buf, start, end);
-      if (wordStart === NO_WORD) return;
-      const wordEnd = wordStart === NON_ASCII_NAME ? NON_ASCII_NAME : asciiWordEnd(buf, wordStart, end);
-      let hash: number;
-      if (wordEnd === NON_ASCII_NAME) {
-        const words = wordsOf(buf.toString('utf8', start, end));
-        if (!words.length) return;
-        hash = wordHash(words[0] as string);
-      } else {
-        hash = asciiWordHash(buf, wordStart, wordEnd);
-        // A name of one word that is too short or a stop word never counts: its word need not be kept.
-        if (!hasWordAfter(buf, wordEnd, end) && (wordEnd - wordStart < 3 || (stopHashes.has(hash) && stop.has(buf.toString('latin1', wordStart, wordEnd).toLowerCase())))) return;
-      }
+      const hash = firstWordHash(buf, nameStart[id] as number, nameEnd[id] as number);
+      if (hash === null) return;
       addDictionaryWord(hash);
       this.firstHashes[c] = hash;
       const list = this.byFirst.get(hash);
@@ -342,8 +330,7 @@ export class TownDictionary {
   private name(hash: number): void {
     const { buf, nameStart, nameEnd, lat, lon } = placeTable();
     const { words: stop } = getStopWords();
-    loadLexicon();
-    const lexiconNames = phraseNames as Set<string>;
+    const lexiconNames = getLexicon().names;
     const truth = this.truth as LatLon;
     // Towns of one name share its first word: the names seen among those are all the earlier ones.
     const seen = new Set<string>();
@@ -361,7 +348,7 @@ export class TownDictionary {
       const exact = key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(MARKS, '')])] : null;
       const townLat = lat[id] as number;
       const townLon = lon[id] as number;
-      this.cities[c] = { name, words, firstHash: hash, exact, lat: townLat, lon: townLon, distanceKm: haversineKm(truth.lat, truth.lon, townLat, townLon) };
+      this.cities[c] = { name, words, exact, lat: townLat, lon: townLon, distanceKm: haversineKm(truth.lat, truth.lon, townLat, townLon) };
     }
   }
 }
@@ -376,41 +363,36 @@ function townIdsNear(truth: LatLon): number[] {
   return townIdsInBox({ south: truth.lat - dLat, north: truth.lat + dLat, west, east }, within);
 }
 
-const NON_ASCII_NAME = -1;
-const NO_WORD = -2;
-
-function isAsciiAlnum(b: number): boolean {
-  return (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122);
-}
-
-/** Where the first ASCII letter or digit of a name is (NO_WORD: none; NON_ASCII_NAME: a byte beyond ASCII comes first). */
-function firstWordStart(bytes: Uint8Array, start: number, end: number): number {
-  for (let k = start; k < end; k++) {
-    const b = bytes[k] as number;
-    if (b >= 0x80) return NON_ASCII_NAME;
-    if (isAsciiAlnum(b)) return k;
+/**
+ * The wordHash of the first word of the place name in bytes [start, end), as wordsOf cuts and folds
+ * it; null for a name that never counts whatever the text says: no word, or one word that is too
+ * short or a stop word. An ASCII name (most) is read as bytes; another is decoded.
+ */
+function firstWordHash(bytes: Buffer, start: number, end: number): number | null {
+  let wordStart = start;
+  while (wordStart < end && (bytes[wordStart] as number) < 0x80 && !isAsciiWordChar(bytes[wordStart] as number)) wordStart++;
+  let wordEnd = wordStart;
+  while (wordEnd < end && isAsciiWordChar(bytes[wordEnd] as number)) wordEnd++;
+  if (wordEnd < end && (bytes[wordEnd] as number) >= 0x80) {
+    // A byte beyond ASCII before the first word ends: the name's own words decide.
+    const words = wordsOf(bytes.toString('utf8', start, end));
+    return words.length ? wordHash(words[0] as string) : null;
   }
-  return NO_WORD;
+  if (wordEnd === wordStart) return null;
+  const hash = asciiWordHash(bytes, wordStart, wordEnd);
+  if (!onlySeparators(bytes, wordEnd, end)) return hash;
+  const { words: stop, stopHashes } = getStopWords();
+  if (wordEnd - wordStart < 3 || (stopHashes.has(hash) && stop.has(bytes.toString('latin1', wordStart, wordEnd).toLowerCase()))) return null;
+  return hash;
 }
 
-/** Where the ASCII word from `start` ends, as wordsOf cuts words (NON_ASCII_NAME: a byte beyond ASCII first). */
-function asciiWordEnd(bytes: Uint8Array, start: number, end: number): number {
-  let k = start;
-  for (; k < end; k++) {
-    const b = bytes[k] as number;
-    if (b >= 0x80) return NON_ASCII_NAME;
-    if (!isAsciiAlnum(b)) break;
-  }
-  return k;
-}
-
-/** Whether more than separators follow (a letter or digit, or any byte beyond ASCII). */
-function hasWordAfter(bytes: Uint8Array, from: number, end: number): boolean {
+/** Whether bytes [from, end) hold no further word (ASCII non-word characters only). */
+function onlySeparators(bytes: Uint8Array, from: number, end: number): boolean {
   for (let k = from; k < end; k++) {
     const b = bytes[k] as number;
-    if (b >= 0x80 || isAsciiAlnum(b)) return true;
+    if (b >= 0x80 || isAsciiWordChar(b)) return false;
   }
-  return false;
+  return true;
 }
 
 function normalize(lon: number): number {

@@ -23,7 +23,8 @@ describe("a task's towns", () => {
   it('names the towns within 50 km once each, most populous first, by their native names', () => {
     const towns = named(NIS);
     expect(towns.map((t) => t.name)).toContain('Niš');
-    expect(towns.find((t) => t.name === 'Niš')?.firstHash).toBe(wordHash('nis'));
+    const dictionary = new TownDictionary(NIS);
+    expect((dictionary.withFirst(wordHash('nis')) ?? []).map((c) => dictionary.city(c)?.name)).toContain('Niš');
     for (const town of towns) expect(haversineKm(NIS.lat, NIS.lon, town.lat, town.lon)).toBeLessThanOrEqual(CITY_RADIUS_KM);
     const keys = towns.map((t) => t.words.join(' '));
     expect(new Set(keys).size).toBe(keys.length);
