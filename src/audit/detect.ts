@@ -345,7 +345,8 @@ export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | nu
   return auditPrompt(prompt, task, options);
 }
 
-function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
+/** A finding of a prompt from a detector's hit: where it stands, what it says, its id and severity. */
+export function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
   return {
     id: findingId(hit.kind, prompt.source, prompt.promptId, text),
     severity: hit.severity ?? SEVERITY[hit.kind],
