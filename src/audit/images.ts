@@ -147,19 +147,22 @@ export function imageOfBase64(ref: string, chars: (from: number, to: number) => 
 // Tags (exifr)
 
 export interface ImageTags {
-  /** GPS position when the tags give one. */
+  /** GPS position when the tags give one (EXIF's GPS block, or XMP's `exif:GPSLatitude` and `exif:GPSLongitude`). */
   gps: { lat: number; lon: number } | null;
   /** Any GPS tag, named ("GPSLatitude", "exif:GPSLongitude"), also without a usable position. */
   gpsTags: string[];
   /** Maker, model, lens and serial tags: `Make Canon`. */
   maker: string[];
-  /** Every other text value, `Artist alpine_walker`, for identity keys. */
+  /** The camera the maker tags name, "Canon EOS 5D": make and model (the model alone when it starts with the make). */
+  camera: string | null;
+  /** Every other text value, `Artist alpine_walker`, searched like the prompt's text. */
   texts: { tag: string; value: string }[];
 }
 
 const tagsOf = new WeakMap<Buffer, ImageTags | { error: string }>();
 
-const MAKER_TAG = /^(?:.*:)?(?:Make|Model|LensMake|LensModel|LensInfo|BodySerialNumber|SerialNumber|LensSerialNumber|CameraSerialNumber|InternalSerialNumber|CameraOwnerName|OwnerName|UniqueCameraModel|LocalizedCameraModel)$/i;
+// An owner's name is not the camera's: it is searched like text (it may be the contributor's).
+const MAKER_TAG = /^(?:.*:)?(?:Make|Model|LensMake|LensModel|LensInfo|BodySerialNumber|SerialNumber|LensSerialNumber|CameraSerialNumber|InternalSerialNumber|UniqueCameraModel|LocalizedCameraModel)$/i;
 const GPS_TAG = /^(?:.*:)?GPS|^(?:latitude|longitude)$/i;
 
 const EXIFR_OPTIONS = {
@@ -198,7 +201,11 @@ export function imageTags(bytes: Buffer): ImageTags | { error: string } | undefi
 }
 
 function classify(output: unknown): ImageTags {
-  const tags: ImageTags = { gps: null, gpsTags: [], maker: [], texts: [] };
+  const tags: ImageTags = { gps: null, gpsTags: [], maker: [], camera: null, texts: [] };
+  let make: string | undefined;
+  let model: string | undefined;
+  let xmpLat: string | undefined;
+  let xmpLon: string | undefined;
   const visit = (value: unknown, tag: string) => {
     if (value === null || value === undefined) return;
     if (value instanceof Uint8Array) return;
@@ -211,15 +218,45 @@ function classify(output: unknown): ImageTags {
       for (const [key, v] of Object.entries(value)) visit(v, key);
       return;
     }
-    const text = String(value);
-    if (GPS_TAG.test(tag)) tags.gpsTags.push(tag);
-    else if (MAKER_TAG.test(tag)) tags.maker.push(`${tag} ${text}`);
-    else if (typeof value === 'string' && value.trim() !== '') tags.texts.push({ tag, value });
+    const text = String(value).trim();
+    if (GPS_TAG.test(tag)) {
+      tags.gpsTags.push(tag);
+      if (typeof value === 'string' && /GPSLatitude$/.test(tag)) xmpLat = text;
+      if (typeof value === 'string' && /GPSLongitude$/.test(tag)) xmpLon = text;
+    } else if (MAKER_TAG.test(tag)) {
+      tags.maker.push(`${tag} ${text}`);
+      if (/(?:^|:)Make$/.test(tag)) make ??= text;
+      if (/(?:^|:)Model$/.test(tag)) model ??= text;
+    } else if (typeof value === 'string' && text !== '') tags.texts.push({ tag, value });
   };
   visit(output, '');
   const gps = (output as { gps?: { latitude?: unknown; longitude?: unknown } } | undefined)?.gps;
-  if (typeof gps?.latitude === 'number' && typeof gps.longitude === 'number' && Number.isFinite(gps.latitude) && Number.isFinite(gps.longitude)) {
-    tags.gps = { lat: gps.latitude, lon: gps.longitude };
-  }
+  const lat = typeof gps?.latitude === 'number' ? gps.latitude : xmpLat !== undefined ? xmpCoordinate(xmpLat, 'N', 'S') : null;
+  const lon = typeof gps?.longitude === 'number' ? gps.longitude : xmpLon !== undefined ? xmpCoordinate(xmpLon, 'E', 'W') : null;
+  if (lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180) tags.gps = { lat, lon };
+  tags.camera = cameraOf(make, model);
   return tags;
+}
+
+/** "Canon EOS 5D" from make "Canon" and model "EOS 5D" (or model "Canon EOS 5D"). */
+function cameraOf(make: string | undefined, model: string | undefined): string | null {
+  if (!make) return model || null;
+  if (!model) return make;
+  return model.toLowerCase().startsWith(make.toLowerCase()) ? model : `${make} ${model}`;
+}
+
+/**
+ * XMP writes a GPS coordinate as degrees, minutes (with decimals, or then seconds) and a hemisphere
+ * letter, `43,19.25N` or `43,19,15N`; some writers a signed decimal. Null when it is neither.
+ */
+function xmpCoordinate(value: string, positive: string, negative: string): number | null {
+  const m = /^(\d{1,3}),(\d{1,2}(?:\.\d+)?)(?:,(\d{1,2}(?:\.\d+)?))?([A-Z])$/.exec(value);
+  if (m) {
+    const hemisphere = m[4] as string;
+    if (hemisphere !== positive && hemisphere !== negative) return null;
+    const deg = Number(m[1]) + Number(m[2]) / 60 + Number(m[3] ?? 0) / 3600;
+    return hemisphere === negative ? -deg : deg;
+  }
+  const deg = Number(value);
+  return value !== '' && Number.isFinite(deg) ? deg : null;
 }
