@@ -3,11 +3,13 @@
  * clean image (sharp writes none unless asked) costs a walk over its header and nothing more:
  * - `metadataSegments` (sync) walks a JPEG's header segments up to the scan data, or a PNG's
  *   chunks, and says which metadata blocks are there;
- * - `readImageTags` (async) parses those blocks with exifr and keeps the tags with the image's
- *   bytes, for the detector to classify: GPS, maker and serial tags, and any text of the tags.
+ * - `readImageTags` (async) parses those blocks with exifr (and a PNG's compressed text chunks,
+ *   which exifr does not read) and keeps the tags with the image's bytes, for the detector to
+ *   classify: GPS, maker and serial tags, and any text of the tags.
  * A data URL is base64-decoded only as far as the JPEG header reaches (`imageOfDataUrl`). exifr
  * (about 50 ms to load) is imported only when an image has a block to parse.
  */
+import { inflateSync } from 'node:zlib';
 import type { AuditImage } from './types.js';
 
 export type SegmentKind = 'exif' | 'xmp' | 'iptc' | 'comment' | 'app1' | 'png_text' | 'png_exif';
@@ -182,13 +184,21 @@ const EXIFR_OPTIONS = {
   translateValues: false,
 } as const;
 
+const XMP_SIDECAR_OPTIONS = { mergeOutput: false, translateValues: false } as const;
+
 /** Parses the metadata of every image that has some and was not parsed yet; keeps the tags with the bytes. */
 export async function readImageTags(images: readonly AuditImage[]): Promise<void> {
   for (const { bytes } of images) {
     if (!bytes || tagsOf.has(bytes) || metadataSegments(bytes).segments.length === 0) continue;
     try {
-      const { default: exifr } = await import('exifr');
-      tagsOf.set(bytes, classify((await exifr.parse(bytes, EXIFR_OPTIONS)) as unknown));
+      const module = await import('exifr');
+      const exifr = module.default;
+      // Node's CommonJS interop has sidecar on the default export only; vitest's as a named export only.
+      const sidecar = (exifr.sidecar as typeof exifr.sidecar | undefined) ?? module.sidecar;
+      const output = (await exifr.parse(bytes, EXIFR_OPTIONS)) as Record<string, unknown> | undefined;
+      const xmp = (packet: Buffer) => sidecar(packet, XMP_SIDECAR_OPTIONS, 'xmp');
+      const compressed = metadataSegments(bytes).format === 'png' ? await compressedPngTexts(bytes, xmp) : null;
+      tagsOf.set(bytes, classify(compressed ? { ...output, compressed } : output));
     } catch (err) {
       tagsOf.set(bytes, { error: err instanceof Error ? err.message : String(err) });
     }
@@ -198,6 +208,39 @@ export async function readImageTags(images: readonly AuditImage[]): Promise<void
 /** The tags read for these bytes: undefined when not read yet, `{error}` when exifr could not read them. */
 export function imageTags(bytes: Buffer): ImageTags | { error: string } | undefined {
   return tagsOf.get(bytes);
+}
+
+/** The keyword under which PNG files carry an XMP packet. */
+const PNG_XMP_KEYWORD = 'XML:com.adobe.xmp';
+/** Inflated text beyond this is not metadata a camera wrote: the chunk is refused (a zip bomb costs nothing). */
+const PNG_TEXT_MAX_BYTES = 1 << 20;
+
+/**
+ * The zTXt chunks of a PNG (keyword, zlib-compressed text), which exifr leaves unread: sharp and
+ * libvips write a PNG's XMP packet as one. An XMP packet is parsed as exifr parses a sidecar file;
+ * any other text is kept under its keyword. Null when the PNG has none.
+ */
+async function compressedPngTexts(bytes: Buffer, xmp: (packet: Buffer) => Promise<object | undefined>): Promise<Record<string, unknown> | null> {
+  let found: Record<string, unknown> | null = null;
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    if (type === 'IEND') break;
+    if (type === 'zTXt') {
+      const data = bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + length));
+      const nul = data.indexOf(0);
+      // Compression method 0 (zlib) is the only one PNG defines.
+      if (nul > 0 && data[nul + 1] === 0) {
+        const keyword = data.toString('latin1', 0, nul);
+        const text = inflateSync(data.subarray(nul + 2), { maxOutputLength: PNG_TEXT_MAX_BYTES });
+        found ??= {};
+        if (keyword === PNG_XMP_KEYWORD) Object.assign(found, await xmp(text));
+        else found[keyword] = text.toString('latin1');
+      }
+    }
+    at += 12 + length;
+  }
+  return found;
 }
 
 function classify(output: unknown): ImageTags {
@@ -215,7 +258,8 @@ function classify(output: unknown): ImageTags {
       return;
     }
     if (typeof value === 'object') {
-      for (const [key, v] of Object.entries(value)) visit(v, key);
+      // XMP's namespace URIs say which vocabularies a packet uses, nothing about the image.
+      for (const [key, v] of Object.entries(value)) if (key !== 'xmlns') visit(v, key);
       return;
     }
     const text = String(value).trim();
