@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
+import { countryAt } from '../geo/locate.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import {
   AgentPlaces,
@@ -31,6 +32,7 @@ import type { FoundPoint } from './coordinates.js';
 import { Memo } from './memo.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
 import { around, withItem } from './text.js';
+import { decodeText, type DecodedText } from './decode.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
@@ -237,9 +239,10 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
         }
       }
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
-      if (candidates === NONE) continue;
+      const decoded = decodedOf(text, scan);
+      if (candidates === NONE && !decoded) continue;
       const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
-      const hits = unexplained(candidates, agent, compiledTask, explain);
+      const hits = decoded ? withDecoded(candidates, decoded, compiledTask, agent, radiusKm, explain) : unexplained(candidates, agent, compiledTask, explain);
       for (let h = 0; h < hits.length; h++) {
         const hit = hits[h] as Hit;
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
@@ -247,7 +250,7 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     }
     for (let i = 0; i < message.images.length; i++) {
       const image = message.images[i] as AuditImage;
-      const hits = imageHits(image, compiledTask, task.truth);
+      const hits = imageHits(image, compiledTask, agent, task.truth, radiusKm);
       for (let h = 0; h < hits.length; h++) findings.push(finding(prompt, m, undefined, (hits[h] as ImageHit).text, { ...(hits[h] as ImageHit), start: 0, end: 0 }, image.ref));
     }
   }
@@ -257,6 +260,58 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   if (turnsFinding) findings.push(turnsFinding);
   if (!stepsFirst && stepsFinding) findings.push(stepsFinding);
   return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings
+
+/** The key a text's decoded copy is kept under on its scan (null: the text holds nothing encoded). */
+const DECODED_KEY = {};
+
+/** A text's percent- or entity-decoded copy (decode.ts), worked out once per scan of the text. */
+function decodedOf(text: string, scan: TextScan): DecodedText | null {
+  let decoded = scan.kept(DECODED_KEY) as DecodedText | null | undefined;
+  if (decoded === undefined) {
+    decoded = decodeText(text);
+    scan.keep(DECODED_KEY, decoded);
+  }
+  return decoded;
+}
+
+/**
+ * The hits of a text that holds encoded characters: its own, and those of its decoded copy in the
+ * text's offsets with the decoded words in the evidence. What the text itself shows (as a hit or
+ * explained) is not reported again from the copy.
+ */
+function withDecoded(candidates: Candidates, decoded: DecodedText, task: CompiledTask, agent: Agent, radiusKm: number, explain?: (note: Note) => void): Hit[] {
+  const seen: { kind: FindingKind; start: number; end: number }[] = [];
+  const hear =
+    explain &&
+    ((note: Note) => {
+      seen.push(note);
+      explain(note);
+    });
+  const hits = candidates === NONE ? [] : unexplained(candidates, agent, task, hear);
+  const more = task.candidatesIn(decoded.text, scanText(decoded.text), radiusKm);
+  if (more === NONE) return hits;
+  seen.push(...hits);
+  const covered = (kind: FindingKind, at: { start: number; end: number }) => seen.some((s) => s.kind === kind && s.start < at.end && at.start < s.end);
+  const hearDecoded =
+    explain &&
+    ((note: Note) => {
+      const at = inOriginal(decoded, note);
+      if (!covered(note.kind, at)) explain({ ...note, ...at });
+    });
+  for (const hit of unexplained(more, agent, task, hearDecoded)) {
+    const at = inOriginal(decoded, hit);
+    if (!covered(hit.kind, at)) hits.push({ ...hit, ...at, evidence: `${hit.evidence} (decoded: ${JSON.stringify(decoded.text.slice(hit.start, hit.end))})` });
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/** A span of a decoded copy in its original text's offsets. */
+function inOriginal(decoded: DecodedText, span: { start: number; end: number }): { start: number; end: number } {
+  return { start: decoded.origin[span.start] as number, end: decoded.origin[span.end] as number };
 }
 
 /** A candidate an agent point explains, and how. */
@@ -336,9 +391,11 @@ function mention(prompt: AuditPrompt, message: number, textIndex: number | undef
 }
 
 /**
- * auditPrompt after reading the tags of the prompt's images with exifr, so that their metadata is
- * classified (GPS, maker, identity in a tag) rather than reported as unread. For the audit command;
- * the leak guard, which must decide synchronously, refuses any metadata anyway.
+ * The audit's entry point, used by `geolab audit` (and so the Audit screen) and the runner's leak
+ * guard: auditPrompt after reading the tags of the prompt's images with exifr, so that their
+ * metadata is classified (GPS by where it points, maker, a key in a tag) rather than reported as
+ * unread. exifr is loaded only for an image with a metadata block; a prompt without one costs no
+ * more than auditPrompt.
  */
 export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Promise<Finding[]> {
   for (const message of prompt.messages) if (message.author === 'harness' && message.images.length) await readImageTags(message.images);
@@ -368,7 +425,13 @@ interface ImageHit {
 
 const CLEAN: readonly ImageHit[] = Object.freeze([]);
 
-function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): readonly ImageHit[] {
+/**
+ * What an image's metadata gives away. Without its tags read (the synchronous auditPrompt), a block
+ * is reported as it is, high. With them: GPS by where it points, high within the radius of the truth
+ * and low beyond it; maker tags low (they name the camera, not the place); every other text of the
+ * tags searched like the prompt's text, so an image id or a username in a tag is an identity finding.
+ */
+function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: LatLon | null, radiusKm: number): readonly ImageHit[] {
   // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
   const header = image.bytes ? metadataSegments(image.bytes) : null;
   if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
@@ -384,22 +447,41 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null):
     return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
   }
   const hits: ImageHit[] = [...problem];
-  if (tags.gps) {
-    const km = truth ? `, ${haversineKm(tags.gps.lat, tags.gps.lon, truth.lat, truth.lon).toFixed(1)} km from the truth` : '';
-    hits.push({ kind: 'image_metadata', text: `${image.ref}: GPS ${round(tags.gps.lat)}, ${round(tags.gps.lon)}`, evidence: `${name} carries GPS tags: ${round(tags.gps.lat)}, ${round(tags.gps.lon)}${km}` });
-  } else if (tags.gpsTags.length) {
+  if (tags.gps) hits.push(gpsHit(image.ref, name, tags.gps, truth, radiusKm));
+  else if (tags.gpsTags.length) {
     hits.push({ kind: 'image_metadata', text: `${image.ref}: ${tags.gpsTags.join(', ')}`, evidence: `${name} carries GPS tags (${tags.gpsTags.join(', ')})` });
   }
-  if (tags.maker.length) hits.push({ kind: 'image_metadata', severity: 'medium', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${name} carries maker tags: ${tags.maker.join(', ')}` });
+  if (tags.maker.length) {
+    const camera = tags.camera ? `camera: ${tags.camera}; ` : '';
+    hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${camera}${name} carries maker tags (${tags.maker.join(', ')}), which name the camera, not the place` });
+  }
   for (const { tag, value } of tags.texts) {
-    for (const hit of findIdentity(value, scanText(value), task.identity)) {
-      hits.push({ kind: 'identity', text: `${image.ref}: ${tag} ${value}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
+    const candidates = task.candidatesIn(value, scanText(value), radiusKm);
+    if (candidates === NONE) continue;
+    for (const hit of unexplained(candidates, agent, task)) {
+      hits.push({ kind: hit.kind, severity: hit.severity, text: `${image.ref}: ${tag} ${value.slice(hit.start, hit.end)}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
     }
   }
   if (hits.length === problem.length) {
     hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} without GPS, maker or identity tags` });
   }
   return hits;
+}
+
+/** An image's GPS position: where it points (its country, when on land) and how far from the truth. */
+function gpsHit(ref: string, name: string, gps: LatLon, truth: LatLon | null, radiusKm: number): ImageHit {
+  const at = `${round(gps.lat)}, ${round(gps.lon)}`;
+  const country = countryAt(gps.lat, gps.lon).country;
+  const where = country ? ` in ${country}` : '';
+  if (!truth) return { kind: 'image_metadata', text: `${ref}: GPS ${at}`, evidence: `${name} carries GPS tags pointing to ${at}${where}` };
+  const km = haversineKm(gps.lat, gps.lon, truth.lat, truth.lon);
+  const near = km <= radiusKm;
+  return {
+    kind: 'image_metadata',
+    severity: near ? 'high' : 'low',
+    text: `${ref}: GPS ${at}`,
+    evidence: `${name} carries GPS tags pointing to ${at}${where}, ${km.toFixed(1)} km from the truth (${near ? 'within' : 'beyond'} the ${radiusKm} km radius)`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
