@@ -170,7 +170,7 @@ class CompiledTask {
       if (host.ccTlds.includes(h.tld)) countries = withItem(countries, { start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
-    const fingerprints = prints.length && this.place ? fingerprintHits(prints, this.place.admin, countries ?? EMPTY) : EMPTY;
+    const fingerprints = prints.length && this.place ? fingerprintHits(prints, this.place.admin, countries ?? EMPTY, mentions) : EMPTY;
     const marks = fingerprints.length ? [...capture, ...fingerprints] : capture;
     if (!identity.length && !points && !countries && !subregions && !cities.length && !marks.length) return NONE;
     return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities, marks };

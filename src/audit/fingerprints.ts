@@ -122,11 +122,12 @@ function callingCodes(text: string, from: number, to: number, found: Fingerprint
       const code = known.slice(0, n);
       const countries = table.get(code);
       if (!countries) continue;
-      // Zones 1 and 7 show the area code apart: "+1 876".
-      const shown = n > 1 && (code[0] === '1' || code[0] === '7') ? `+${code[0]} ${code.slice(1)}` : `+${code}`;
+      // In zones 1 and 7 the area code decides the country: "+1 876", "+7 727".
+      const zoned = n > 1 && (code[0] === '1' || code[0] === '7');
+      const shown = zoned ? `+${code[0]} ${known.slice(1, 4)}` : `+${code}`;
       // "(+381) 11 ...": the bracket that opens the code is the number's.
       const start = text[m.index - 1] === '(' && text.slice(m.index, phone.end).includes(')') ? m.index - 1 : m.index;
-      found = withItem(found, { start, end: phone.end, shown, what: 'calling code', countries });
+      found = withItem(found, { start, end: phone.end, shown, what: zoned ? 'calling and area code' : 'calling code', countries });
       break;
     }
     PHONE_START.lastIndex = phone.end;
@@ -381,17 +382,21 @@ function findFingerprints(text: string, scan: TextScan): readonly FingerprintMen
   return found ? found.sort((a, b) => a.start - b.start) : NONE;
 }
 
+type Span = { readonly start: number; readonly end: number };
+
 /**
  * The fingerprints of a text that point at the true country, as hits: medium when they name it
  * alone, low when they narrow the place to a few countries it is among. A span the country lexicon
  * already reports for the true country (a language that is its demonym, a vehicle code that is its
- * ISO code) is left to it.
+ * ISO code) is left to it, and so is a word of a longer place name ("Slovak Republic" is Slovakia,
+ * whatever Slovak is).
  */
-export function fingerprintHits(mentions: readonly FingerprintMention[], admin: string, reported: readonly { start: number; end: number }[]): FingerprintHit[] {
+export function fingerprintHits(mentions: readonly FingerprintMention[], admin: string, reported: readonly Span[], places: readonly Span[]): FingerprintHit[] {
   let hits: FingerprintHit[] | undefined;
   for (const mention of mentions) {
     if (!mention.countries.includes(admin)) continue;
     if (reported.some((r) => r.start < mention.end && mention.start < r.end)) continue;
+    if (places.some((p) => p.start <= mention.start && mention.end <= p.end && p.end - p.start > mention.end - mention.start)) continue;
     const alone = mention.countries.length === 1;
     hits = withItem(hits, { kind: 'fingerprint', severity: alone ? 'medium' : 'low', start: mention.start, end: mention.end, evidence: evidence(mention, admin) });
   }
