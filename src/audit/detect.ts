@@ -28,6 +28,8 @@ import {
   type TrueCountry,
 } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
+import { CaptureDictionary } from './capture.js';
+import { fingerprintHits, fingerprintsIn, loadFingerprints } from './fingerprints.js';
 import type { FoundPoint } from './coordinates.js';
 import { Memo } from './memo.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
@@ -54,6 +56,8 @@ const SEVERITY: Record<FindingKind, Severity> = {
   country: 'medium',
   city: 'medium',
   subregion: 'low',
+  fingerprint: 'medium',
+  capture_metadata: 'medium',
   budget: 'low',
   unknown_task: 'high',
 };
@@ -83,10 +87,12 @@ interface Candidates {
   countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
   subregions: readonly { start: number; end: number }[];
   cities: readonly { city: NearbyCity; start: number; end: number }[];
+  /** Country fingerprints and capture metadata (final: no agent point explains them). */
+  marks: readonly Hit[];
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY });
+const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY, marks: EMPTY });
 
 /**
  * What a task's detectors need, built when the task is first audited and kept with the AuditTask
@@ -96,6 +102,7 @@ const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countri
 class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
+  readonly capture: CaptureDictionary;
   private country: TrueCountry | null | undefined;
   /** The key candidates are kept under on each scan; a new one when the radius changes. */
   private candidatesKey = {};
@@ -105,7 +112,9 @@ class CompiledTask {
   constructor(private readonly task: AuditTask) {
     this.identity = compileIdentity(task.identity);
     loadLexicon();
+    loadFingerprints();
     this.nearbyTowns = new TownDictionary(task.truth);
+    this.capture = new CaptureDictionary(task.capture);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -129,12 +138,14 @@ class CompiledTask {
 
   /** Arrays are made only for what is found: this runs for every text a task's prompts hold. */
   private find(text: string, scan: TextScan): Candidates {
+    const capture = this.capture.hits(text, scan);
+    const prints = fingerprintsIn(text, scan);
     // Most texts hold nothing any detector looks at.
-    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
+    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length && !capture.length && !prints.length) return NONE;
     const identityHits = findIdentity(text, scan, this.identity);
     const identity: readonly Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : EMPTY;
     const truth = this.task.truth;
-    if (!truth) return identity.length ? { ...NONE, identity } : NONE;
+    if (!truth) return identity.length || capture.length ? { ...NONE, identity, marks: capture } : NONE;
     let points: Candidates['points'][number][] | undefined;
     for (let i = 0; i < scan.points.length; i++) {
       const p = scan.points[i] as FoundPoint;
@@ -161,8 +172,10 @@ class CompiledTask {
       if (host.ccTlds.includes(h.tld)) countries = withItem(countries, { start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
-    if (!identity.length && !points && !countries && !subregions && !cities.length) return NONE;
-    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities };
+    const fingerprints = prints.length && this.place ? fingerprintHits(prints, this.place.admin, countries ?? EMPTY, mentions) : EMPTY;
+    const marks = fingerprints.length ? [...capture, ...fingerprints] : capture;
+    if (!identity.length && !points && !countries && !subregions && !cities.length && !marks.length) return NONE;
+    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities, marks };
   }
 }
 
@@ -324,7 +337,7 @@ interface Note {
 
 /** The candidates the agent's own points do not explain, as hits; `explain` hears of the others. */
 function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
-  const hits: Hit[] = [...candidates.identity];
+  const hits: Hit[] = [...candidates.identity, ...candidates.marks];
   if (candidates.points.length) hits.push(...pointHits(candidates.points, agent, explain));
   const place = task.place;
   if (place) {
