@@ -25,6 +25,11 @@ export interface AuditMessage {
   images: AuditImage[];
   /** The model's tool calls, as sent (only model-authored messages have them). */
   toolCalls?: unknown[];
+  /**
+   * A tool result: the call of the agent's it answers (its name and the points it named). Only such
+   * feedback names the places of those points (docs/audit.md, "Prompt shapes and baselines").
+   */
+  answers?: { name: string; points: LatLon[] };
 }
 
 /** How a prompt names its task: by task_id, or by split and index. */
@@ -63,7 +68,9 @@ export interface AuditTask {
 
 export type Severity = 'high' | 'medium' | 'low';
 
-export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task';
+export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task'
+  /** Text identical in the prompts of many tasks (an instruction template): reported once. */
+  | 'template';
 
 /** Where a mention stands in a prompt, what it says and why it matters: what findings and explanations share. */
 export interface Mention {
