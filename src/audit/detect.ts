@@ -212,7 +212,8 @@ class Agent {
 
   /**
    * Where text `t` of message `m` answers one of the agent's own actions, the only places a pin's
-   * point explains a place in: a tool result answering a call with points, the `-> feedback` of a
+   * point explains a place in: a tool result answering a call with points (any of the agent's points
+   * for `list_pins` or a call the reader could not tell), the `-> feedback` of a
    * transcript line, and a line that echoes one of the agent's points ("Pin 2 at 44.81, 20.45 -
    * Serbia"). A country in a system prompt or in any other text is never explained by a pin.
    */
@@ -229,6 +230,8 @@ class Agent {
   private findFeedback(message: AuditMessage, t: number): readonly Feedback[] {
     const text = message.texts[t] as string;
     const answers = message.answers;
+    // A tool result whose call the reader could not tell (a history cut before it) answers one of the agent's points.
+    if (message.role === 'tool' && !answers) return [{ start: 0, end: text.length, places: this.places }];
     if (answers) {
       if (LISTS_PINS.has(answers.name)) return [{ start: 0, end: text.length, places: this.places }];
       return answers.points.length ? [{ start: 0, end: text.length, places: new AgentPlaces(answers.points) }] : NO_FEEDBACK;

@@ -12,7 +12,7 @@ import { auditPrompt, findingId } from './detect.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
-import type { OnBytes } from './sources/jsonl.js';
+import type { OnBytes, OnInvalid } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
 import { readTraceFile } from './sources/traces.js';
@@ -34,6 +34,9 @@ export interface RunAuditOptions extends AuditSources {
   radiusKm: number;
   baseline: Baseline;
   failOn: Severity;
+  /** Skip bad lines of prompt files (each told to `onInvalid`, all counted) instead of stopping. */
+  skipInvalid?: boolean;
+  onInvalid?: OnInvalid;
 }
 
 export interface AuditProgress {
@@ -56,7 +59,7 @@ export interface AuditResult {
   lineOf(finding: Finding): number | undefined;
 }
 
-type Reader = (file: string, source: string, onBytes?: OnBytes) => AsyncGenerator<AuditPrompt>;
+type Reader = (file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid) => AsyncGenerator<AuditPrompt>;
 
 interface FileSource {
   file: string;
@@ -90,9 +93,17 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     progress.prompts = counts.prompts;
     await onProgress?.(progress);
   };
+  const onInvalid: OnInvalid | undefined = options.skipInvalid
+    ? (error) => {
+        counts.invalid++;
+        options.onInvalid?.(error);
+      }
+    : undefined;
   for (const f of files) {
     counts.sources++;
-    for await (const prompt of f.read(f.file, f.source, onBytes)) await audit(prompt);
+    // Only prompt files skip bad lines: the other sources' records are written by programs, not people.
+    const skip = f.read === readPromptFile ? onInvalid : undefined;
+    for await (const prompt of f.read(f.file, f.source, onBytes, skip)) await audit(prompt);
   }
   if (options.readWorkspace && ws) {
     counts.sources++;

@@ -106,7 +106,8 @@ function renderedChat(text: string, leadingRole: string): AuditMessage[] {
   // A template puts tool results in a user turn, or leaves them inside the assistant's: either way each answers the next open call.
   const results = (body: string) =>
     body.replace(TOOL_RESPONSE, (_, result: string) => {
-      messages.push({ author: 'harness', role: 'tool', texts: [result], images: [], answers: answered(calls.answer(undefined)) });
+      const call = calls.answer(undefined);
+      messages.push({ author: 'harness', role: 'tool', texts: [result], images: [], ...(call !== undefined ? { answers: answered(call) } : {}) });
       return '';
     });
   for (const turn of turns) {
