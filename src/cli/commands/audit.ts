@@ -160,8 +160,8 @@ export async function baselineAddCommand(id: string, opts: AuditCommandOptions &
     });
     throw new UsageError(`no current finding of ${what} has id ${id}; the closest:\n${near.join('\n')}`);
   }
-  const { existed, baseline } = acceptInBaseline(setup.baselineFile, id, reason);
-  printLine(`${existed ? 'updated' : 'accepted'} ${id} in ${setup.baselineFile} (${baseline.size} accepted)`);
+  const { existed, baseline } = acceptInBaseline(setup.baselineFile, [id], reason);
+  printLine(`${existed.length ? 'updated' : 'accepted'} ${id} in ${setup.baselineFile} (${baseline.size} accepted)`);
 }
 
 /** `geolab audit baseline list`: the accepted findings, with who accepted each, when and why. */
