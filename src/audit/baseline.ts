@@ -71,11 +71,15 @@ export function writeBaseline(file: string, baseline: Baseline): void {
   writeFileAtomic(file, JSON.stringify({ geolab_audit_baseline: BASELINE_VERSION, accepted }, null, 2) + '\n');
 }
 
-/** Accepts one finding in the baseline file (read again, so a concurrent edit is kept); whether it was there already. */
-export function acceptInBaseline(file: string, id: string, reason: string): { existed: boolean; baseline: Baseline } {
+/**
+ * Accepts findings in the baseline file with one reason, in one write (read again, so a concurrent
+ * edit is kept); which of them were there already.
+ */
+export function acceptInBaseline(file: string, ids: readonly string[], reason: string): { existed: string[]; baseline: Baseline } {
   const baseline = readBaseline(file, true);
-  const existed = baseline.has(id);
-  baseline.set(id, acceptedEntry(id, reason));
+  const existed = ids.filter((id) => baseline.has(id));
+  const by = acceptedBy();
+  for (const id of ids) baseline.set(id, acceptedEntry(id, reason, by));
   writeBaseline(file, baseline);
   return { existed, baseline };
 }

@@ -35,6 +35,7 @@ import { Memo } from './memo.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
 import { around, withItem } from './text.js';
 import { decodeText, type DecodedText } from './decode.js';
+import { transcriptActions } from './transcript.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
 /** DESIGN §5 item 2's default threshold (`--radius-km`). */
@@ -60,6 +61,7 @@ const SEVERITY: Record<FindingKind, Severity> = {
   capture_metadata: 'medium',
   budget: 'low',
   unknown_task: 'high',
+  template: 'low',
 };
 
 /** Stable across runs: sha256 of (kind, source, prompt id, span text), 16 hex digits. */
@@ -190,10 +192,26 @@ function compile(task: AuditTask): CompiledTask {
   return found;
 }
 
-/** The agent's own points and places, worked out only when a text has something they might explain. */
+/** Text that answers the agent's own action, with the places of that action's points. */
+interface Feedback {
+  start: number;
+  end: number;
+  places: AgentPlaces;
+}
+
+const NO_FEEDBACK: readonly Feedback[] = Object.freeze([]);
+
+/** Tools whose answer names the places of every pin the agent holds, not of a point of its own call. */
+const LISTS_PINS = new Set(['list_pins']);
+
+/**
+ * The agent's own points and places, and the feedback that answers them, worked out only when a text
+ * has something they might explain.
+ */
 class Agent {
   private points: LatLon[] | undefined;
   private located: AgentPlaces | undefined;
+  private feedback: Map<number, readonly Feedback[]> | undefined;
 
   constructor(private readonly prompt: AuditPrompt) {}
 
@@ -206,6 +224,51 @@ class Agent {
     this.located ??= new AgentPlaces(this.own);
     return this.located;
   }
+
+  /**
+   * Where text `t` of message `m` answers one of the agent's own actions, the only places a pin's
+   * point explains a place in: a tool result answering a call with points (any of the agent's points
+   * for `list_pins` or a call the reader could not tell), the `-> feedback` of a
+   * transcript line, and a line that echoes one of the agent's points ("Pin 2 at 44.81, 20.45 -
+   * Serbia"). A country in a system prompt or in any other text is never explained by a pin.
+   */
+  feedbackIn(m: number, t: number): readonly Feedback[] {
+    if (m < 0) return NO_FEEDBACK;
+    const key = m * 0x10000 + t;
+    let found = this.feedback?.get(key);
+    if (!found) {
+      found = this.findFeedback(this.prompt.messages[m] as AuditMessage, t);
+      (this.feedback ??= new Map()).set(key, found);
+    }
+    return found;
+  }
+
+  private findFeedback(message: AuditMessage, t: number): readonly Feedback[] {
+    const text = message.texts[t] as string;
+    const answers = message.answers;
+    // A tool result whose call the reader could not tell (a history cut before it) answers one of the agent's points.
+    if (message.role === 'tool' && !answers) return [{ start: 0, end: text.length, places: this.places }];
+    if (answers) {
+      if (LISTS_PINS.has(answers.name)) return [{ start: 0, end: text.length, places: this.places }];
+      return answers.points.length ? [{ start: 0, end: text.length, places: new AgentPlaces(answers.points) }] : NO_FEEDBACK;
+    }
+    let found: Feedback[] | undefined;
+    for (const action of transcriptActions(text)) {
+      if (action.feedback && action.points.length) found = withItem(found, { ...action.feedback, places: new AgentPlaces(action.points) });
+    }
+    const points = scanText(text).points;
+    for (let i = 0; i < points.length; i++) {
+      const p = points[i] as FoundPoint;
+      const own = this.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
+      if (own) found = withItem(found, { start: text.lastIndexOf('\n', p.start) + 1, end: lineEnd(text, p.end), places: new AgentPlaces([own]) });
+    }
+    return found ?? NO_FEEDBACK;
+  }
+}
+
+function lineEnd(text: string, from: number): number {
+  const end = text.indexOf('\n', from);
+  return end < 0 ? text.length : end;
 }
 
 /**
@@ -255,7 +318,7 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
       const decoded = decodedOf(text, scan);
       if (candidates === NONE && !decoded) continue;
       const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
-      const hits = decoded ? withDecoded(candidates, decoded, compiledTask, agent, radiusKm, explain) : unexplained(candidates, agent, compiledTask, explain);
+      const hits = decoded ? withDecoded(candidates, decoded, compiledTask, agent, m, t, radiusKm, explain) : unexplained(candidates, agent, m, t, compiledTask, explain);
       for (let h = 0; h < hits.length; h++) {
         const hit = hits[h] as Hit;
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
@@ -296,28 +359,38 @@ function decodedOf(text: string, scan: TextScan): DecodedText | null {
  * text's offsets with the decoded words in the evidence. What the text itself shows (as a hit or
  * explained) is not reported again from the copy.
  */
-function withDecoded(candidates: Candidates, decoded: DecodedText, task: CompiledTask, agent: Agent, radiusKm: number, explain?: (note: Note) => void): Hit[] {
+function withDecoded(candidates: Candidates, decoded: DecodedText, task: CompiledTask, agent: Agent, m: number, t: number, radiusKm: number, explain?: (note: Note) => void): Hit[] {
   const seen: { kind: FindingKind; start: number; end: number }[] = [];
-  const hear =
-    explain &&
-    ((note: Note) => {
-      seen.push(note);
-      explain(note);
-    });
-  const hits = candidates === NONE ? [] : unexplained(candidates, agent, task, hear);
+  const hear = (note: Note) => {
+    seen.push(note);
+    explain?.(note);
+  };
+  const hits = candidates === NONE ? [] : unexplained(candidates, agent, m, t, task, hear);
   const more = task.candidatesIn(decoded.text, scanText(decoded.text), radiusKm);
   if (more === NONE) return hits;
   seen.push(...hits);
   const covered = (kind: FindingKind, at: { start: number; end: number }) => seen.some((s) => s.kind === kind && s.start < at.end && at.start < s.end);
-  const hearDecoded =
-    explain &&
-    ((note: Note) => {
-      const at = inOriginal(decoded, note);
-      if (!covered(note.kind, at)) explain({ ...note, ...at });
+  // The copy's candidates in the text's own offsets, so that the feedback they stand in is the text's.
+  const written = new Map<string, string>();
+  const moved = <T extends { start: number; end: number }>(list: readonly T[]): T[] =>
+    list.map((c) => {
+      const at = inOriginal(decoded, c);
+      written.set(`${at.start}:${at.end}`, decoded.text.slice(c.start, c.end));
+      return { ...c, ...at };
     });
-  for (const hit of unexplained(more, agent, task, hearDecoded)) {
-    const at = inOriginal(decoded, hit);
-    if (!covered(hit.kind, at)) hits.push({ ...hit, ...at, evidence: `${hit.evidence} (decoded: ${JSON.stringify(decoded.text.slice(hit.start, hit.end))})` });
+  const inText: Candidates = {
+    identity: moved(more.identity),
+    points: moved(more.points),
+    countries: moved(more.countries),
+    subregions: moved(more.subregions),
+    cities: moved(more.cities),
+    marks: moved(more.marks),
+  };
+  const hearDecoded = (note: Note) => {
+    if (!covered(note.kind, note)) explain?.(note);
+  };
+  for (const hit of unexplained(inText, agent, m, t, task, hearDecoded)) {
+    if (!covered(hit.kind, hit)) hits.push({ ...hit, evidence: `${hit.evidence} (decoded: ${JSON.stringify(written.get(`${hit.start}:${hit.end}`))})` });
   }
   return hits.sort((a, b) => a.start - b.start);
 }
@@ -335,25 +408,41 @@ interface Note {
   evidence: string;
 }
 
-/** The candidates the agent's own points do not explain, as hits; `explain` hears of the others. */
-function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
+/**
+ * The candidates of text `t` of message `m` the agent's own points do not explain, as hits; `explain`
+ * hears of the others. Coordinates are explained by any of the agent's points they echo; a place only
+ * inside feedback that answers an action of the agent's whose point lies there.
+ */
+function unexplained(candidates: Candidates, agent: Agent, m: number, t: number, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
   const hits: Hit[] = [...candidates.identity, ...candidates.marks];
   if (candidates.points.length) hits.push(...pointHits(candidates.points, agent, explain));
   const place = task.place;
+  const hasPlaces = candidates.cities.length > 0 || (place !== null && (candidates.countries.length > 0 || candidates.subregions.length > 0));
+  const feedback = hasPlaces ? agent.feedbackIn(m, t) : NO_FEEDBACK;
+  /** The first agent point that explains the span, by the feedback it stands in. */
+  const explainedBy = <T>(span: { start: number; end: number }, find: (places: AgentPlaces) => T | undefined): T | undefined => {
+    for (let i = 0; i < feedback.length; i++) {
+      const f = feedback[i] as Feedback;
+      if (span.start < f.start || span.end > f.end) continue;
+      const found = find(f.places);
+      if (found) return found;
+    }
+    return undefined;
+  };
   if (place) {
-    const inCountry = candidates.countries.length ? agent.places.pointInCountry(place.admin) : undefined;
     for (const c of candidates.countries) {
+      const inCountry = explainedBy(c, (places) => places.pointInCountry(place.admin));
       if (inCountry) explain?.({ kind: 'country', start: c.start, end: c.end, evidence: `the agent's point ${point(inCountry)} is in ${place.admin}: explained` });
       else hits.push({ kind: 'country', severity: c.severity, start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
     }
-    const inSubregion = candidates.subregions.length ? agent.places.pointInSubregion(place.subregion) : undefined;
     for (const s of candidates.subregions) {
+      const inSubregion = explainedBy(s, (places) => places.pointInSubregion(place.subregion));
       if (inSubregion) explain?.({ kind: 'subregion', start: s.start, end: s.end, evidence: `the agent's point ${point(inSubregion)} is in ${place.subregion}: explained` });
       else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
   for (const { city, start, end } of candidates.cities) {
-    const near = agent.places.pointNearCity(city);
+    const near = explainedBy({ start, end }, (places) => places.pointNearCity(city));
     if (!near) {
       hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
       continue;
@@ -471,7 +560,8 @@ function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: L
   for (const { tag, value } of tags.texts) {
     const candidates = task.candidatesIn(value, scanText(value), radiusKm);
     if (candidates === NONE) continue;
-    for (const hit of unexplained(candidates, agent, task)) {
+    // A tag is no feedback: nothing in it is explained by where the agent pinned.
+    for (const hit of unexplained(candidates, agent, -1, -1, task)) {
       hits.push({ kind: hit.kind, severity: hit.severity, text: `${image.ref}: ${tag} ${value.slice(hit.start, hit.end)}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
     }
   }
@@ -523,15 +613,20 @@ function round(deg: number): number {
 }
 
 /**
- * The agent's own points: those the caller knows (earlier pins, maps, measures), and those in this
- * request's model-authored messages (tool call arguments and coordinates the model wrote).
+ * The agent's own points: those the caller knows (earlier pins, maps, measures), those in this
+ * request's model-authored messages (tool call arguments and coordinates the model wrote), and those
+ * of the actions in a harness transcript (src/audit/transcript.ts).
  */
 function ownPoints(prompt: AuditPrompt): LatLon[] {
   const points: LatLon[] = [...prompt.agentPoints];
   const messages = prompt.messages;
   for (let m = 0; m < messages.length; m++) {
     const message = messages[m] as AuditMessage;
-    if (message.author !== 'model') continue;
+    if (message.author !== 'model') {
+      // A stateless prompt carries the agent's earlier actions only as transcript lines.
+      for (let t = 0; t < message.texts.length; t++) for (const action of transcriptActions(message.texts[t] as string)) points.push(...action.points);
+      continue;
+    }
     for (let t = 0; t < message.texts.length; t++) points.push(...scanText(message.texts[t] as string).points);
     const calls = message.toolCalls ?? [];
     for (let c = 0; c < calls.length; c++) points.push(...pointsOfCall(calls[c]));

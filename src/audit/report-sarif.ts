@@ -27,6 +27,7 @@ const RULES: Record<FindingKind, { name: string; text: string; level: Severity }
   image_metadata: { name: 'ImageMetadata', text: 'EXIF/XMP GPS or maker tags in an image sent to the model', level: 'high' },
   budget: { name: 'BudgetContradiction', text: 'Budget text that contradicts the real budget (a warning, not a leak)', level: 'low' },
   unknown_task: { name: 'UnknownTask', text: 'A prompt whose task cannot be found, so it could not be checked', level: 'medium' },
+  template: { name: 'TemplateText', text: 'Text identical in the prompts of many tasks (an instruction template) that names a place, reported once', level: 'low' },
 };
 
 /** geolab's version, for the report's tool.driver. */

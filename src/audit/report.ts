@@ -16,6 +16,7 @@ export const FINDING_KINDS: readonly FindingKind[] = [
   'image_metadata',
   'budget',
   'unknown_task',
+  'template',
 ];
 
 const RANK: Record<Severity, number> = { high: 3, medium: 2, low: 1 };
@@ -34,10 +35,12 @@ export interface AuditCounts {
   images: number;
   /** Findings already reported for an earlier request of the same episode (the history is re-sent every turn). */
   repeats: number;
+  /** Bad lines of prompt files skipped with --skip-invalid (the run then fails). */
+  invalid: number;
 }
 
 export function emptyCounts(): AuditCounts {
-  return { sources: 0, prompts: 0, turns: 0, messages: 0, images: 0, repeats: 0 };
+  return { sources: 0, prompts: 0, turns: 0, messages: 0, images: 0, repeats: 0, invalid: 0 };
 }
 
 /** How many explained mentions a report lists with their evidence (the counts cover them all). */
@@ -131,6 +134,7 @@ export function textReport(summary: AuditSummary, findings: readonly Finding[], 
     `audited ${summary.prompts} prompt(s) (${summary.turns} episode turn(s), ${summary.messages} message(s), ${summary.images} image(s)) ` +
       `from ${summary.sources} source(s) in ${summary.seconds.toFixed(2)} s`,
   ];
+  if (summary.invalid) lines.push(`skipped ${summary.invalid} invalid line(s) of prompt files (listed on stderr): the run fails until they are fixed`);
   const { explained } = summary;
   if (explained.mentions) {
     lines.push(`${explained.mentions} mention(s) in ${explained.prompts} prompt(s) explained by the agent's own points, not leaks (--json lists the first ${EXPLAINED_NOTES_MAX})`);
@@ -157,7 +161,7 @@ export function textReport(summary: AuditSummary, findings: readonly Finding[], 
   lines.push('');
   lines.push(
     summary.failing
-      ? `FAILED: ${summary.failing} new finding(s) at or above ${summary.fail_on} (accept one with \`geolab audit baseline add ID --reason TEXT\`)`
+      ? `FAILED: ${summary.failing} new finding(s) at or above ${summary.fail_on} (accept one with \`geolab audit SOURCES baseline add ID --reason TEXT\`)`
       : `passed: no new finding at or above ${summary.fail_on}`,
   );
   return lines;

@@ -8,15 +8,15 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
-import { auditPromptAsync } from './detect.js';
+import { auditPromptAsync, findingId } from './detect.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
-import type { OnBytes } from './sources/jsonl.js';
+import type { OnBytes, OnInvalid } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
 import { readTraceFile } from './sources/traces.js';
-import type { AuditPrompt, Explanation, Finding, Severity } from './types.js';
+import type { AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Severity } from './types.js';
 
 export interface AuditSources {
   episodes?: string[];
@@ -34,6 +34,9 @@ export interface RunAuditOptions extends AuditSources {
   radiusKm: number;
   baseline: Baseline;
   failOn: Severity;
+  /** Skip bad lines of prompt files (each told to `onInvalid`, all counted) instead of stopping. */
+  skipInvalid?: boolean;
+  onInvalid?: OnInvalid;
 }
 
 export interface AuditProgress {
@@ -56,7 +59,7 @@ export interface AuditResult {
   lineOf(finding: Finding): number | undefined;
 }
 
-type Reader = (file: string, source: string, onBytes?: OnBytes) => AsyncGenerator<AuditPrompt>;
+type Reader = (file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid) => AsyncGenerator<AuditPrompt>;
 
 interface FileSource {
   file: string;
@@ -90,21 +93,51 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     progress.prompts = counts.prompts;
     await onProgress?.(progress);
   };
+  const onInvalid: OnInvalid | undefined = options.skipInvalid
+    ? (error) => {
+        counts.invalid++;
+        options.onInvalid?.(error);
+      }
+    : undefined;
   for (const f of files) {
     counts.sources++;
-    for await (const prompt of f.read(f.file, f.source, onBytes)) await audit(prompt);
+    // Only prompt files skip bad lines: the other sources' records are written by programs, not people.
+    const skip = f.read === readPromptFile ? onInvalid : undefined;
+    for await (const prompt of f.read(f.file, f.source, onBytes, skip)) await audit(prompt);
   }
   if (options.readWorkspace && ws) {
     counts.sources++;
     const { readWorkspaceEpisodes } = await import('./sources/workspace.js');
     for await (const prompt of readWorkspaceEpisodes(ws)) await audit(prompt);
   }
+  run.finish();
   const summary = summarize(findings, counts, options.failOn, (performance.now() - started) / 1000, explained);
   return { counts, findings, explained, summary, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
 }
 
+/**
+ * A line that names a place in the prompts of this many different tasks is an instruction template
+ * (docs/audit.md): one template finding, not one per task.
+ */
+export const TEMPLATE_TASKS = 3;
+
+/** Kinds a template's text can carry: places and coordinates, never a task's own keys. */
+const TEMPLATE_KINDS: ReadonlySet<FindingKind> = new Set(['country', 'subregion', 'city', 'coordinates']);
+
+/** The findings one line of text gave, over the tasks whose prompts hold it. */
+interface LineFindings {
+  tasks: Set<AuditTask>;
+  names: Set<string>;
+  /** Where the line first stood: its text's prompt, message and text index, and the line's span. */
+  first: Finding;
+  span: { start: number; end: number };
+}
+
 /** The audit of the prompts as they stream by; only findings (and the lines that locate them) are kept. */
 class Run {
+  /** Findings that may be a template's, by the line they stand in; settled by finish(). */
+  private readonly lineOfFinding = new Map<Finding, string>();
+  private readonly byLine = new Map<string, LineFindings>();
   private episode = '';
   /** What this episode's earlier requests were already reported for. */
   private readonly reported = new Set<string>();
@@ -146,7 +179,8 @@ class Run {
       this.noted.clear();
     }
     this.notedInPrompt = false;
-    for (const f of await auditPromptAsync(prompt, this.tasks.find(prompt.task), { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
+    const task = this.tasks.find(prompt.task);
+    for (const f of await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
       // Every request of an episode re-sends its history: a leak is reported where it first appeared.
       if (episode) {
         const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');
@@ -158,8 +192,74 @@ class Run {
       }
       f.baselined = this.baseline.has(f.id);
       this.findings.push(f);
+      if (task && TEMPLATE_KINDS.has(f.kind)) this.noteLine(f, prompt, task);
       if (prompt.line !== undefined) this.lines.set(promptKey(prompt.source, prompt.promptId), prompt.line);
     }
+  }
+
+  /** Keeps the line a place finding stands in, with its task, until the run ends. */
+  private noteLine(f: Finding, prompt: AuditPrompt, task: AuditTask): void {
+    const text = f.text_index === undefined ? undefined : prompt.messages[f.message]?.texts[f.text_index];
+    if (text === undefined) return;
+    const start = text.lastIndexOf('\n', f.span.start - 1) + 1;
+    const newline = text.indexOf('\n', f.span.end);
+    const end = newline < 0 ? text.length : newline;
+    const raw = text.slice(start, end);
+    const line = raw.trim();
+    this.lineOfFinding.set(f, line);
+    let seen = this.byLine.get(line);
+    if (!seen) {
+      const lead = start + raw.length - raw.trimStart().length;
+      seen = { tasks: new Set(), names: new Set(), first: f, span: { start: lead, end: lead + line.length } };
+      this.byLine.set(line, seen);
+    }
+    seen.tasks.add(task);
+    seen.names.add(f.text);
+  }
+
+  /**
+   * Settles the lines kept: a line that gave findings in the prompts of TEMPLATE_TASKS or more
+   * different tasks becomes one template finding where it first stood; the others' findings stay.
+   */
+  finish(): void {
+    const templates = new Map<string, Finding>();
+    for (const [line, seen] of this.byLine) {
+      if (seen.tasks.size >= TEMPLATE_TASKS) templates.set(line, this.templateFinding(line, seen));
+    }
+    if (templates.size === 0) return;
+    const kept: Finding[] = [];
+    const placed = new Set<Finding>();
+    for (const f of this.findings) {
+      const line = this.lineOfFinding.get(f);
+      const template = line === undefined ? undefined : templates.get(line);
+      if (!template) kept.push(f);
+      else if (!placed.has(template)) {
+        placed.add(template);
+        kept.push(template);
+      }
+    }
+    this.findings.splice(0, this.findings.length, ...kept);
+  }
+
+  private templateFinding(line: string, seen: LineFindings): Finding {
+    const { first } = seen;
+    const id = findingId('template', '', '', line);
+    return {
+      id,
+      severity: 'low',
+      kind: 'template',
+      source: first.source,
+      prompt_id: first.prompt_id,
+      ...(first.episode_id !== undefined ? { episode_id: first.episode_id } : {}),
+      ...(first.turn !== undefined ? { turn: first.turn } : {}),
+      message: first.message,
+      ...(first.text_index !== undefined ? { text_index: first.text_index } : {}),
+      span: seen.span,
+      text: line,
+      context: line,
+      evidence: `in the prompts of ${seen.tasks.size} different tasks; names ${[...seen.names].join(', ')}`,
+      baselined: this.baseline.has(id),
+    };
   }
 }
 

@@ -25,6 +25,11 @@ export interface AuditMessage {
   images: AuditImage[];
   /** The model's tool calls, as sent (only model-authored messages have them). */
   toolCalls?: unknown[];
+  /**
+   * A tool result: the call of the agent's it answers (its name and the points it named). Only such
+   * feedback names the places of those points (docs/audit.md, "Prompt shapes and baselines").
+   */
+  answers?: { name: string; points: LatLon[] };
 }
 
 /** How a prompt names its task: by task_id, or by split and index. */
@@ -86,7 +91,9 @@ export type FindingKind =
   | 'capture_metadata'
   | 'image_metadata'
   | 'budget'
-  | 'unknown_task';
+  | 'unknown_task'
+  /** Text identical in the prompts of many tasks (an instruction template): reported once. */
+  | 'template';
 
 /** Where a mention stands in a prompt, what it says and why it matters: what findings and explanations share. */
 export interface Mention {

@@ -113,8 +113,8 @@ export interface AuditService {
   baselineFile: string;
   /** Runs the audit and records its counts for Home; `onProgress` gets the prompts audited so far. */
   run(onProgress: (prompts: number) => void): Promise<{ summary: AuditSummary; findings: Finding[] }>;
-  /** Accepts one finding in the baseline (atomically) and updates Home's open count. */
-  accept(finding: Finding, reason: string): Promise<void>;
+  /** Accepts findings with one reason in the baseline (one atomic write) and updates Home's open count. */
+  accept(findings: readonly Finding[], reason: string): Promise<void>;
   /** Writes the last run's findings (as accepted since) to a new file in the workspace, atomically; returns its path. */
   export(format: 'json' | 'sarif'): Promise<string>;
 }

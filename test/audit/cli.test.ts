@@ -148,7 +148,7 @@ describe('geolab audit', () => {
     const fresh = (JSON.parse(planted.stdout) as { findings: { prompt_id: string; baselined: boolean; kind: string; id: string }[] }).findings.filter((f) => !f.baselined);
     expect(fresh.map((f) => [f.prompt_id, f.kind])).toEqual([['new-leak', 'identity']]);
 
-    const added = geolab(['audit', 'baseline', 'add', fresh[0]!.id, '--reason', 'synthetic fixture', '--baseline', baseline], { home });
+    const added = geolab(['audit', 'baseline', 'add', fresh[0]!.id, '--reason', 'synthetic fixture', '--prompts', prompts, '--tasks', tasks, '--baseline', baseline], { home });
     expect(added.code).toBe(0);
     expect(added.stdout).toContain(`accepted ${fresh[0]!.id}`);
     expect(geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--baseline', baseline], { home }).code).toBe(0);
@@ -179,9 +179,10 @@ describe('geolab audit', () => {
     expect(r.stdout).toBe('');
     expect(geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json', '--sarif'], { home }).code).toBe(2);
     expect(geolab(['audit', '--prompts', join(dir, 'missing.jsonl'), '--tasks', tasks], { home }).code).toBe(2);
-    const missingBaseline = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--baseline', join(dir, 'nope.json')], { home });
-    expect(missingBaseline.code).toBe(2);
-    expect(missingBaseline.stderr).toContain('cannot read the baseline');
+    // A baseline that does not exist yet accepts nothing (test/audit/daily-use.test.ts); one that cannot be read stops the run.
+    const unreadableBaseline = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--baseline', dir], { home });
+    expect(unreadableBaseline.code).toBe(2);
+    expect(unreadableBaseline.stderr).toContain('cannot read the baseline');
     expect(geolab(['audit', 'baseline', 'add', 'not-an-id', '--reason', 'x'], { home }).code).toBe(2);
   });
 

@@ -19,7 +19,8 @@ describe('explained mentions', () => {
     const findings = auditPrompt(promptOf(messages), auditTask, { onExplained: (e) => notes.push(e) });
     expect(findings).toEqual([]);
     const said = notes.map((n) => `${n.kind} ${n.text}: ${n.evidence}`);
-    expect(said).toContain("country Serbia: the agent's point 44.8176, 20.4569 is in Republic of Serbia: explained");
+    // Only the point the message answers (it echoes it) explains the country it names.
+    expect(said).toContain("country Serbia: the agent's point 43.37, 21.9 is in Republic of Serbia: explained");
     expect(said).toContain("coordinates 43.37, 21.9: the agent's own point 43.37, 21.9 (within 1 km): explained");
     const note = notes.find((n) => n.kind === 'country' && n.message === messages.length - 1) as Explanation;
     expect(note).toMatchObject({ source: 'corpus', prompt_id: 'p', text: 'Serbia' });

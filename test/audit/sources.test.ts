@@ -199,7 +199,7 @@ describe('trainer traces', () => {
 });
 
 describe("TRL's completions parquet", () => {
-  it('splits rendered ChatML into authors, keeps tool results as harness text, reads tool-call points and the task columns', async () => {
+  it('splits rendered ChatML into authors, keeps tool results as harness tool messages answering their calls, reads tool-call points and the task columns', async () => {
     const dir = tempDir();
     const file = join(dir, 'completions_00010.parquet');
     const prompt =
@@ -218,9 +218,11 @@ describe("TRL's completions parquet", () => {
       ['harness', 'system'],
       ['harness', 'user'],
       ['model', 'assistant'],
-      ['harness', 'user'],
+      ['harness', 'tool'],
       ['model', 'assistant'],
     ]);
+    // The tool result answers the pin call before it.
+    expect(first!.messages[3]!.answers).toEqual({ name: 'pin', points: [{ lat: 43.5, lon: 21.2 }] });
     expect(first!.messages[3]!.texts[0]).toContain('Pin 1 is in Serbia.');
     // No task column names one: audited, and reported as of an unknown task.
     expect(second).toMatchObject({ promptId: 'row 1', task: NO_TASK });

@@ -62,7 +62,7 @@ describe('the audit triage', () => {
     expect(state.status === 'done' && state.prompt?.saving).toBe(true);
     // Keys while it is written do not change the reason.
     state = auditReducer(state, { type: 'typeReason', text: 'x' });
-    state = auditReducer(state, { type: 'accepted', id: 'b1' });
+    state = auditReducer(state, { type: 'accepted', ids: ['b1'] });
     if (state.status !== 'done') throw new Error('not done');
     expect(state.prompt).toBeNull();
     expect(state.findings.map((f) => f.baselined)).toEqual([false, true]);

@@ -12,7 +12,7 @@ import { InputError } from '../../core/errors.js';
 import { assertReadableFile } from '../../files.js';
 import type { AuditMessage, AuditPrompt, TaskRef } from '../types.js';
 import type { OnBytes } from './jsonl.js';
-import { auditMessages, MessageError, pointsInModelMessages } from './messages.js';
+import { answered, auditMessages, MessageError, OpenCalls, pointsInModelMessages } from './messages.js';
 
 /** A TaskRef no task has: a row that names none is audited, and reported as of an unknown task, saying why. */
 export const NO_TASK: TaskRef = { taskId: '(none: the row has no task_id, or split and index, columns)' };
@@ -102,19 +102,26 @@ function renderedChat(text: string, leadingRole: string): AuditMessage[] {
   }
   turns.push({ role, text: text.slice(from) });
   const messages: AuditMessage[] = [];
+  const calls = new OpenCalls();
+  // A template puts tool results in a user turn, or leaves them inside the assistant's: either way each answers the next open call.
+  const results = (body: string) =>
+    body.replace(TOOL_RESPONSE, (_, result: string) => {
+      const call = calls.answer(undefined);
+      messages.push({ author: 'harness', role: 'tool', texts: [result], images: [], ...(call !== undefined ? { answers: answered(call) } : {}) });
+      return '';
+    });
   for (const turn of turns) {
     const body = turn.text.replace(TURN_END, '');
     if (body.trim() === '') continue;
     if (turn.role !== 'assistant') {
-      messages.push({ author: 'harness', role: turn.role, texts: [body], images: [] });
+      const rest = results(body);
+      if (rest.trim() !== '') messages.push({ author: 'harness', role: turn.role, texts: [rest], images: [] });
       continue;
     }
-    // A template that leaves tool results inside the assistant's turn still marks them.
-    const own = body.replace(TOOL_RESPONSE, (_, result: string) => {
-      messages.push({ author: 'harness', role: 'tool', texts: [result], images: [] });
-      return '';
-    });
-    messages.push({ author: 'model', role: 'assistant', texts: [own], images: [], toolCalls: toolCallsIn(own) });
+    const toolCalls = toolCallsIn(body.replace(TOOL_RESPONSE, ''));
+    calls.add(toolCalls);
+    const own = results(body);
+    messages.push({ author: 'model', role: 'assistant', texts: [own], images: [], toolCalls });
   }
   return messages;
 }

@@ -29,7 +29,12 @@ export interface JsonLinesOptions {
    * reads only a JPEG's header, so decoding them to strings and parsing them is most of a read.
    */
   inlineImages?: boolean;
+  /** Told of each line that is not JSON, which is then skipped (`--skip-invalid`); absent, such a line throws. */
+  onInvalid?: OnInvalid;
 }
+
+/** Hears of a bad input line that is skipped: the error names file:line (and the field). */
+export type OnInvalid = (error: InputError) => void;
 
 export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, options: JsonLinesOptions = {}): AsyncGenerator<JsonLine> {
   await assertReadableFile(file, what);
@@ -42,7 +47,8 @@ export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, 
         value = JSON.parse(line === 1 ? sliced.text.replace(/^\uFEFF/, '') : sliced.text);
       } catch {
         // The error as the whole line gives it, positions included.
-        value = parseJsonLine(decode(bytes, line), file, line);
+        value = parsed(decode(bytes, line), file, line, options.onInvalid);
+        if (value === INVALID) continue;
       }
       yield { line, value, images: sliced.images };
       // The line's bytes are about to be reused (byteLines): its images can no longer be read.
@@ -51,7 +57,21 @@ export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, 
     }
     const text = decode(bytes, line);
     if (text.trim() === '') continue;
-    yield { line, value: parseJsonLine(text, file, line) };
+    const value = parsed(text, file, line, options.onInvalid);
+    if (value !== INVALID) yield { line, value };
+  }
+}
+
+const INVALID = Symbol('invalid line');
+
+/** The line's value, or INVALID once `onInvalid` has heard why it is not JSON (without it, the error is thrown). */
+function parsed(text: string, file: string, line: number, onInvalid: OnInvalid | undefined): unknown {
+  try {
+    return parseJsonLine(text, file, line);
+  } catch (err) {
+    if (!onInvalid || !(err instanceof InputError)) throw err;
+    onInvalid(err);
+    return INVALID;
   }
 }
 

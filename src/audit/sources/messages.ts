@@ -125,10 +125,45 @@ function addPart(message: AuditMessage, part: unknown, at: string, sources: Imag
   throw new MessageError(`${at}.type`, `expected a text or image part, got ${JSON.stringify(part.type ?? null)}`);
 }
 
-/** The list of a prompt's messages, each converted; `field` names the list in errors. */
+/**
+ * The list of a prompt's messages, each converted; `field` names the list in errors. Each tool
+ * result is tied to the call it answers (by tool_call_id, else the next unanswered call), so that its
+ * feedback is known as the answer to that call's points.
+ */
 export function auditMessages(value: unknown, field: string, sources: ImageSources): AuditMessage[] {
   if (!Array.isArray(value)) throw new MessageError(field, 'expected a list of chat messages');
-  return value.map((message, i) => auditMessage(message, `${field}[${i}]`, sources));
+  const calls = new OpenCalls();
+  return value.map((raw, i) => {
+    const message = auditMessage(raw, `${field}[${i}]`, sources);
+    if (message.toolCalls) calls.add(message.toolCalls);
+    else if (message.role === 'tool') {
+      const call = calls.answer((raw as Record<string, unknown>).tool_call_id);
+      if (call !== undefined) message.answers = answered(call);
+    }
+    return message;
+  });
+}
+
+/** The calls of a conversation not answered yet, by id and in order. */
+export class OpenCalls {
+  private readonly open: unknown[] = [];
+
+  add(calls: readonly unknown[]): void {
+    this.open.push(...calls);
+  }
+
+  /** The call a tool result answers: the one with its id, else the oldest unanswered one. */
+  answer(id: unknown): unknown {
+    const at = typeof id === 'string' ? this.open.findIndex((call) => isRecord(call) && call.id === id) : -1;
+    return this.open.splice(at >= 0 ? at : 0, 1)[0];
+  }
+}
+
+/** What a tool result answers: the call's name and the points its arguments name. */
+export function answered(call: unknown): { name: string; points: LatLon[] } {
+  const fn = isRecord(call) && isRecord(call.function) ? call.function : call;
+  const name = isRecord(fn) && typeof fn.name === 'string' ? fn.name : '';
+  return { name, points: pointsOfAction(callArguments(call)) };
 }
 
 /** Points a model chose in its own messages: tool call arguments and the JSON action of its text. */

@@ -3,22 +3,34 @@
  * "messages": [OpenAI chat messages]}`, images as data URLs, URLs or paths (relative to the file).
  * The agent's points are those of the request's own assistant messages (its tool calls and actions).
  */
+import { InputError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
 import type { AuditPrompt, TaskRef } from '../types.js';
-import { atLine, jsonLines, type OnBytes } from './jsonl.js';
+import { atLine, jsonLines, type OnBytes, type OnInvalid } from './jsonl.js';
 import { auditMessages, ImageFiles, MessageError, pointsInModelMessages, type ImageSources } from './messages.js';
 
-export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
+/**
+ * The prompts of a file, one per line. A bad line (not JSON, or not a prompt) stops the read with its
+ * file:line and field; with `onInvalid` it is reported there and skipped (`--skip-invalid`).
+ */
+export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid): AsyncGenerator<AuditPrompt> {
   const seen = new Map<string, number>();
   let files: ImageFiles | undefined;
-  for await (const { line, value, images } of jsonLines(file, 'prompt file', onBytes, { inlineImages: true })) {
+  for await (const { line, value, images } of jsonLines(file, 'prompt file', onBytes, { inlineImages: true, ...(onInvalid ? { onInvalid } : {}) })) {
     files ??= ImageFiles.besides(file);
-    const prompt = atLine(file, line, () => {
-      const read = promptOf(value, source, line, { files: files as ImageFiles, ...(images ? { inline: images } : {}) });
-      const first = seen.get(read.promptId);
-      if (first !== undefined) throw new MessageError('id', `id ${JSON.stringify(read.promptId)} is repeated (first on line ${first}): expected one line per prompt id`);
-      return read;
-    });
+    let prompt: AuditPrompt;
+    try {
+      prompt = atLine(file, line, () => {
+        const read = promptOf(value, source, line, { files: files as ImageFiles, ...(images ? { inline: images } : {}) });
+        const first = seen.get(read.promptId);
+        if (first !== undefined) throw new MessageError('id', `id ${JSON.stringify(read.promptId)} is repeated (first on line ${first}): expected one line per prompt id`);
+        return read;
+      });
+    } catch (err) {
+      if (!onInvalid || !(err instanceof InputError)) throw err;
+      onInvalid(err);
+      continue;
+    }
     seen.set(prompt.promptId, line);
     yield prompt;
   }

@@ -1,13 +1,15 @@
 /**
  * Where the audit finds each prompt's task: task files (`--tasks [SPLIT=]FILE`, a bare file's split
  * being its name without `.jsonl`) or the workspace's splits (the demo's and every task set), by
- * task_id or by split and index. One AuditTask object per task, so the core compiles each once.
+ * task_id or by split and index (by task_id only in a file whose task_index repeats). One AuditTask
+ * object per task, so the core compiles each once.
  */
 import { basename } from 'node:path';
-import { UsageError } from '../../core/errors.js';
-import type { Task } from '../../core/tasks.js';
+import { InputError, UsageError } from '../../core/errors.js';
+import { parseTaskLine, type Task } from '../../core/tasks.js';
+import { textLines } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
-import { loadTasksStrict } from '../../tasks/load.js';
+import { loadTaskFile } from '../../tasks/load.js';
 import { auditTaskFromTask } from '../task.js';
 import type { AuditTask, TaskRef } from '../types.js';
 
@@ -16,12 +18,13 @@ export class TaskLookup {
   private readonly bySplit = new Map<string, AuditTask>();
   private readonly splits = new Set<string>();
 
-  add(split: string, task: Task): void {
+  /** `byIndex` false: the file's task_index repeats (several splits in one file), so only its task_ids name its tasks. */
+  add(split: string, task: Task, byIndex = true): void {
     const audit = auditTaskFromTask(task);
     this.splits.add(split);
     // The first file that names an id keeps it: ids are unique within a file, and a set imported twice is the same task.
     if (!this.byId.has(task.task_id)) this.byId.set(task.task_id, audit);
-    this.bySplit.set(`${split}\0${task.task_index}`, audit);
+    if (byIndex) this.bySplit.set(`${split}\0${task.task_index}`, audit);
   }
 
   find(ref: TaskRef): AuditTask | null {
@@ -49,9 +52,37 @@ export async function tasksFromFiles(specs: readonly string[]): Promise<TaskLook
     const split = explicit ? spec.slice(0, at) : basename(file).replace(/\.jsonl$/i, '');
     if (named.has(split)) throw new UsageError(`--tasks: two files are split "${split}"; name them with SPLIT=FILE`);
     named.add(split);
-    await loadTasksStrict(file, { onTask: (task) => lookup.add(split, task) });
+    await readTaskFile(file, split, lookup);
   }
   return lookup;
+}
+
+/**
+ * One task file into the lookup. A file whose task_index repeats (the splits of a pool written into
+ * one file) is read by task_id: its tasks are found by id, never by split and index, which would be
+ * ambiguous. Any other problem (bad JSON, a bad field, a repeated task_id) stops the audit, with the
+ * file:line.
+ */
+async function readTaskFile(file: string, split: string, lookup: TaskLookup): Promise<void> {
+  const tasks: Task[] = [];
+  const result = await loadTaskFile(file, { onTask: (task) => tasks.push(task) });
+  if (result.errors.length === 0) {
+    for (const task of tasks) lookup.add(split, task);
+    return;
+  }
+  const other = result.errors.find((e) => e.field !== 'task_index');
+  if (other) throw new InputError(other.message, { file, line: other.line || undefined, field: other.field });
+  // The validator dropped the tasks whose index came again: read every line, each id once.
+  const lineOfId = new Map<string, number>();
+  for await (const { line, text } of textLines(file)) {
+    if (text.trim() === '') continue;
+    const parsed = parseTaskLine(text, line);
+    if (!parsed.ok) continue;
+    const first = lineOfId.get(parsed.task.task_id);
+    if (first !== undefined) throw new InputError(`duplicated task_id "${parsed.task.task_id}" (first on line ${first})`, { file, line, field: 'task_id' });
+    lineOfId.set(parsed.task.task_id, line);
+    lookup.add(split, parsed.task, false);
+  }
 }
 
 export async function tasksFromWorkspace(ws: Workspace): Promise<TaskLookup> {

@@ -35,7 +35,9 @@ function rolloutPrompts(value: unknown, source: string, line: number): AuditProm
   turns.forEach((turn, i) => {
     if (!isRecord(turn)) throw new MessageError(`turns[${i}]`, 'expected a turn object {"turn", "action", "feedback", ...}');
     const number = typeof turn.turn === 'number' && Number.isInteger(turn.turn) ? turn.turn : i;
-    agentPoints.push(...pointsOfAction(isRecord(turn.action) ? turn.action : null), ...pinsOf(turn.pins, `turns[${i}].pins`));
+    const action = isRecord(turn.action) ? turn.action : null;
+    const points = pointsOfAction(action);
+    agentPoints.push(...points, ...pinsOf(turn.pins, `turns[${i}].pins`));
     if (turn.feedback === null || turn.feedback === undefined) return;
     if (typeof turn.feedback !== 'string') throw new MessageError(`turns[${i}].feedback`, 'expected a string');
     prompts.push({
@@ -45,7 +47,8 @@ function rolloutPrompts(value: unknown, source: string, line: number): AuditProm
       episodeId,
       turn: number,
       task: { split, index },
-      messages: [{ author: 'harness', role: 'tool', texts: [withoutEnvBudget(turn.feedback)], images: [] }],
+      // The feedback answers this turn's action.
+      messages: [{ author: 'harness', role: 'tool', texts: [withoutEnvBudget(turn.feedback)], images: [], answers: { name: typeof action?.op === 'string' ? action.op : '', points } }],
       agentPoints: [...agentPoints],
       ...(maxTurns !== undefined ? { budget: { turnsLeft: Math.max(0, maxTurns - number) } } : {}),
     });

@@ -1,16 +1,19 @@
 /**
  * `geolab audit`: every prompt of the sources named (the workspace's episodes when none is) through
  * the detector core, the findings reported as text, JSON or SARIF, and the gate: exit 1 on a new
- * (not baselined) finding at or above --fail-on. `geolab audit baseline add` accepts one finding.
+ * (not baselined) finding at or above --fail-on. `geolab audit baseline add|list|remove` keep the
+ * baseline of accepted findings.
  * Prompts are streamed; only findings are kept. Draws no TUI: ink and React are never loaded, and
  * SQLite only when the workspace is read.
  */
+import { existsSync } from 'node:fs';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { acceptedBy, acceptedEntry, acceptInBaseline, DEFAULT_BASELINE, isFindingId, readBaseline, writeBaseline, type Baseline } from '../../audit/baseline.js';
 import { LEAK_RADIUS_KM } from '../../audit/detect.js';
 import { lastAuditOf, writeLastAudit } from '../../audit/last-run.js';
 import { failing, jsonReport, summarize, textReport } from '../../audit/report.js';
-import { hasFileSources, runAudit, type AuditProgress } from '../../audit/run.js';
+import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
+import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
@@ -28,46 +31,84 @@ export interface AuditCommandOptions extends GlobalOptions {
   update?: boolean;
   failOn?: Severity;
   sarif?: boolean;
+  skipInvalid?: boolean;
 }
 
-export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
-  if (opts.json && opts.sarif) throw new UsageError('--json and --sarif both given: choose one output');
+/** What a run of the audit reads and where its baseline is: the same for the audit and its baseline commands. */
+interface AuditSetup {
+  radiusKm: number;
+  failOn: Severity;
+  filesNamed: boolean;
+  readWorkspace: boolean;
+  paths: ReturnType<typeof workspacePaths> | undefined;
+  baselineFile: string;
+}
+
+function auditSetup(opts: AuditCommandOptions): AuditSetup {
   if (opts.workspace?.startsWith('-')) {
     throw new UsageError(`--workspace takes the workspace folder, got "${opts.workspace}" (without any source the audit reads the default workspace)`);
   }
   const radiusKm = opts.radiusKm ?? LEAK_RADIUS_KM;
   if (!(radiusKm > 0)) throw new UsageError(`--radius-km expects a distance above 0 km, got ${radiusKm}`);
-  const failOn = opts.failOn ?? 'high';
-  const started = performance.now();
   const filesNamed = hasFileSources(opts);
   const readWorkspace = opts.workspace !== undefined || !filesNamed;
   // The workspace's audit keeps its baseline in the workspace, where the TUI's Audit screen writes it.
   const paths = readWorkspace ? workspacePaths(workspaceDir(opts.workspace)) : undefined;
-  // A broken baseline stops the run before any reading: the gate would be wrong without it.
-  const baselineFile = opts.baseline ?? paths?.auditBaseline ?? DEFAULT_BASELINE;
-  const baseline = readBaseline(baselineFile, opts.baseline === undefined || opts.update === true);
+  return { radiusKm, failOn: opts.failOn ?? 'high', filesNamed, readWorkspace, paths, baselineFile: opts.baseline ?? paths?.auditBaseline ?? DEFAULT_BASELINE };
+}
 
+/**
+ * The baseline a run gates against. A file that does not exist yet accepts nothing (the first run of
+ * a CI recipe); one that exists must be a baseline, or the gate would be wrong.
+ */
+function baselineOf(file: string, named: boolean): Baseline {
+  const baseline = readBaseline(file, true);
+  if (named && baseline.size === 0 && !existsSync(file)) warn(`baseline ${file} does not exist yet: no finding is accepted (\`geolab audit baseline add\` or --update writes it)`);
+  return baseline;
+}
+
+async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
   let ws: Workspace | undefined;
   const progress = new Progress();
-  const result = await (async () => {
-    try {
-      return await runAudit(
-        {
-          ...opts,
-          readWorkspace,
-          radiusKm,
-          baseline,
-          failOn,
-          workspace: async () => (ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace)),
-        },
-        progress.tick,
-      );
-    } finally {
-      progress.done();
-      ws?.close();
-    }
-  })();
+  try {
+    return await runAudit(
+      {
+        ...opts,
+        readWorkspace: setup.readWorkspace,
+        radiusKm: setup.radiusKm,
+        baseline,
+        failOn: setup.failOn,
+        ...(onInvalid ? { skipInvalid: true, onInvalid } : {}),
+        workspace: async () => (ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace)),
+      },
+      progress.tick,
+    );
+  } finally {
+    progress.done();
+    ws?.close();
+  }
+}
+
+/** How many skipped lines --skip-invalid lists one by one (all are counted). */
+const INVALID_LISTED = 50;
+
+export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
+  if (opts.json && opts.sarif) throw new UsageError('--json and --sarif both given: choose one output');
+  const setup = auditSetup(opts);
+  const { failOn, baselineFile, paths, filesNamed } = setup;
+  const started = performance.now();
+  // A broken baseline stops the run before any reading: the gate would be wrong without it.
+  const baseline = baselineOf(baselineFile, opts.baseline !== undefined);
+  let invalid = 0;
+  const onInvalid: OnInvalid | undefined = opts.skipInvalid
+    ? (error) => {
+        if (++invalid <= INVALID_LISTED) warn(`skipped ${error.message}`);
+      }
+    : undefined;
+  const result = await runWith(opts, setup, baseline, onInvalid);
   const { findings, counts, explained, lineOf } = result;
+  if (invalid > INVALID_LISTED) warn(`skipped ${invalid - INVALID_LISTED} more invalid line(s) not listed`);
+  if (invalid) warn(`${invalid} invalid line(s) skipped: the audit fails until they are fixed`);
 
   if (opts.update) acceptAll(findings, baseline, baselineFile);
   const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000, explained);
@@ -81,7 +122,7 @@ export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
   } else {
     for (const line of textReport(summary, findings, lineOf)) printLine(line);
   }
-  if (failing(findings, failOn).length > 0) process.exitCode = EXIT.problemFound;
+  if (invalid > 0 || failing(findings, failOn).length > 0) process.exitCode = EXIT.problemFound;
 }
 
 /** --update: every current finding becomes accepted (those already accepted keep their reason). */
@@ -99,13 +140,84 @@ function acceptAll(findings: Finding[], baseline: Baseline, file: string): void 
   warn(`baseline: ${added} finding(s) newly accepted, ${baseline.size} in ${file}`);
 }
 
-export async function baselineAddCommand(id: string, opts: { reason?: string; baseline?: string }): Promise<void> {
+/**
+ * `geolab audit [SOURCES] baseline add ID --reason TEXT`: accepts one finding of the audit of those
+ * sources (the workspace's episodes when none is named); an id no current finding has is refused with
+ * the closest ones, so a typo never accepts nothing.
+ */
+export async function baselineAddCommand(id: string, opts: AuditCommandOptions & { reason?: string }): Promise<void> {
   if (!isFindingId(id)) throw new UsageError(`expected a finding id (the hex "id" of a finding), got "${id}"`);
   const reason = opts.reason?.trim();
   if (!reason) throw new UsageError('--reason TEXT is required: say why this finding is acceptable');
-  const file = opts.baseline ?? DEFAULT_BASELINE;
-  const { existed, baseline } = acceptInBaseline(file, id, reason);
-  printLine(`${existed ? 'updated' : 'accepted'} ${id} in ${file} (${baseline.size} accepted)`);
+  const setup = auditSetup(opts);
+  const { findings } = await runWith(opts, setup, readBaseline(setup.baselineFile, true));
+  if (!findings.some((f) => f.id === id)) {
+    const what = setup.filesNamed ? 'the sources named' : "the workspace's episodes";
+    if (findings.length === 0) throw new UsageError(`no finding has id ${id}: the audit of ${what} has no findings (name the audit's sources before \`baseline\`: geolab audit --prompts FILE --tasks FILE baseline add ID)`);
+    const near = closestIds(id, findings.map((f) => f.id)).map((near) => {
+      const f = findings.find((x) => x.id === near) as Finding;
+      return `  ${near}  ${f.kind} in ${f.prompt_id}: ${JSON.stringify(f.text)}`;
+    });
+    throw new UsageError(`no current finding of ${what} has id ${id}; the closest:\n${near.join('\n')}`);
+  }
+  const { existed, baseline } = acceptInBaseline(setup.baselineFile, [id], reason);
+  printLine(`${existed.length ? 'updated' : 'accepted'} ${id} in ${setup.baselineFile} (${baseline.size} accepted)`);
+}
+
+/** `geolab audit baseline list`: the accepted findings, with who accepted each, when and why. */
+export function baselineListCommand(opts: AuditCommandOptions): void {
+  const { baselineFile } = auditSetup(opts);
+  const baseline = readBaseline(baselineFile, true);
+  const entries = [...baseline.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (opts.json) {
+    printJson({ file: baselineFile, accepted: entries });
+    return;
+  }
+  if (entries.length === 0) {
+    printLine(`no accepted findings in ${baselineFile}${existsSync(baselineFile) ? '' : ' (it does not exist yet)'}`);
+    return;
+  }
+  printLine(`${entries.length} accepted finding(s) in ${baselineFile}`);
+  for (const e of entries) printLine(`${e.id}  ${e.at}  ${e.by}: ${e.reason}`);
+}
+
+/** `geolab audit baseline remove ID`: the finding is no longer accepted; an id the baseline lacks is refused with the closest. */
+export function baselineRemoveCommand(id: string, opts: AuditCommandOptions): void {
+  const { baselineFile } = auditSetup(opts);
+  const baseline = readBaseline(baselineFile, true);
+  if (!baseline.delete(id)) {
+    const near = closestIds(id, [...baseline.keys()]);
+    throw new UsageError(`${baselineFile} does not accept ${JSON.stringify(id)}${near.length ? `; the closest:\n${near.map((n) => `  ${n}`).join('\n')}` : ' (it accepts nothing)'}`);
+  }
+  writeBaseline(baselineFile, baseline);
+  printLine(`removed ${id} from ${baselineFile} (${baseline.size} accepted)`);
+}
+
+/** How many near ids a refusal lists. */
+const CLOSEST = 3;
+
+/** The ids nearest a mistyped one: fewest edits, then the longest shared prefix. */
+export function closestIds(id: string, ids: readonly string[]): string[] {
+  const scored = [...new Set(ids)].map((other) => ({ other, edits: editDistance(id, other), prefix: sharedPrefix(id, other) }));
+  scored.sort((a, b) => a.edits - b.edits || b.prefix - a.prefix || (a.other < b.other ? -1 : 1));
+  return scored.slice(0, CLOSEST).map((s) => s.other);
+}
+
+function sharedPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/** Levenshtein distance over two short strings (ids are 16 characters). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length] as number;
 }
 
 /** Count, rate and ETA on stderr, only on a terminal, at most five times a second. */

@@ -46,13 +46,14 @@ export function auditService(session: WorkspaceSession, dir: string): AuditServi
       writeLastAudit(paths.lastAudit, lastAuditOf(result.counts, result.findings, result.summary.seconds));
       return { summary: result.summary, findings: result.findings };
     },
-    async accept(finding, reason) {
+    async accept(accepted, reason) {
       const [{ acceptInBaseline }, { lastAuditOf, writeLastAudit }] = await Promise.all([import('../../audit/baseline.js'), import('../../audit/last-run.js')]);
-      const { baseline } = acceptInBaseline(paths.auditBaseline, finding.id, reason);
+      const ids = new Set(accepted.map((f) => f.id));
+      const { baseline } = acceptInBaseline(paths.auditBaseline, [...ids], reason);
       if (!last) return;
       last.baseline = baseline;
       const { counts, findings, summary } = last.result;
-      for (const f of findings) if (f.id === finding.id) f.baselined = true;
+      for (const f of findings) if (ids.has(f.id)) f.baselined = true;
       writeLastAudit(paths.lastAudit, lastAuditOf(counts, findings, summary.seconds));
     },
     async export(format) {

@@ -11,6 +11,8 @@ export interface RequestViewProps {
   /** The first line shown. */
   offset: number;
   height: number;
+  /** A line drawn inverted (the Audit screen's finding). */
+  mark?: number;
 }
 
 function colourOf(theme: Theme, tone: RequestLineTone) {
@@ -27,7 +29,7 @@ function colourOf(theme: Theme, tone: RequestLineTone) {
 }
 
 /** The full request the model was sent on a turn, scrolled to `offset`: the Player's `p`. */
-export function RequestView({ turn, lines, offset, height }: RequestViewProps) {
+export function RequestView({ turn, lines, offset, height, mark }: RequestViewProps) {
   const theme = useTheme();
   if (!lines) {
     return (
@@ -48,7 +50,7 @@ export function RequestView({ turn, lines, offset, height }: RequestViewProps) {
         request of turn {turn} · {range}
       </Text>
       {shown.map((line, i) => (
-        <Text key={offset + i} color={colourOf(theme, line.tone)} bold={line.tone === 'harnessHead' || line.tone === 'modelHead'} wrap="truncate-end">
+        <Text key={offset + i} color={colourOf(theme, line.tone)} bold={line.tone === 'harnessHead' || line.tone === 'modelHead'} inverse={offset + i === mark} wrap="truncate-end">
           {line.text || ' '}
         </Text>
       ))}

@@ -1,6 +1,8 @@
 /**
  * The Audit screen's triage (STYLE.md 3): a run's findings in groups by severity then kind, a
- * cursor over them, and the accept prompt. A pure reducer over a discriminated union of actions.
+ * cursor over them, a search that filters them as it is typed, and the accept prompt (one finding, or
+ * every open one of a kind or a source for one reason). A pure reducer over a discriminated union of
+ * actions.
  */
 import { FINDING_KINDS, SEVERITIES } from '../../audit/report.js';
 import type { AuditSummary } from '../../audit/report.js';
@@ -16,11 +18,23 @@ export interface FindingGroup {
   accepted: number;
 }
 
+/** What one reason accepts: the selected finding, or every open finding of its kind or of its source. */
+export type AcceptScope = { by: 'finding' } | { by: 'kind'; kind: FindingKind } | { by: 'source'; source: string };
+
 export interface AcceptPrompt {
   text: string;
   error: string | null;
   /** The accept is being written. */
   saving: boolean;
+  scope: AcceptScope;
+  /** The findings the reason will accept (open ones only, for a kind or a source). */
+  targets: readonly Finding[];
+}
+
+/** `/` on the screen: the text the findings are filtered by, and whether it is being typed. */
+export interface AuditSearch {
+  text: string;
+  typing: boolean;
 }
 
 export type AuditState =
@@ -29,9 +43,12 @@ export type AuditState =
   | {
       status: 'done';
       summary: AuditSummary;
-      /** Sorted by group (severity, then kind), then by where they were found. */
+      /** Every finding of the run, sorted by group (severity, then kind), then by where they were found. */
+      all: readonly Finding[];
+      /** Those the search leaves (all of them without one), in the same order: what the list shows. */
       findings: readonly Finding[];
       groups: readonly FindingGroup[];
+      search: AuditSearch | null;
       selected: number;
       prompt: AcceptPrompt | null;
       /** Showing the mentions the agent's own points explain instead of the findings. */
@@ -45,14 +62,23 @@ export type AuditAction =
   | { type: 'failed'; message: string }
   | { type: 'move'; delta: number }
   | { type: 'openAccept' }
+  /** One reason for every open finding of the selected finding's kind, or of its source. */
+  | { type: 'openAcceptAll'; by: 'kind' | 'source' }
   | { type: 'typeReason'; text: string }
   | { type: 'eraseReason' }
   | { type: 'cancelAccept' }
   /** Enter on the prompt: refused (an empty reason) or saving. */
   | { type: 'submitAccept' }
-  | { type: 'accepted'; id: string }
+  | { type: 'accepted'; ids: readonly string[] }
   | { type: 'acceptFailed'; message: string }
-  | { type: 'toggleExplained' };
+  | { type: 'toggleExplained' }
+  | { type: 'openSearch' }
+  | { type: 'typeSearch'; text: string }
+  | { type: 'eraseSearch' }
+  /** Enter: the filter stays, the keys move through the findings again. */
+  | { type: 'keepSearch' }
+  /** Esc: no filter. */
+  | { type: 'clearSearch' };
 
 export const INITIAL_AUDIT: AuditState = { status: 'running', prompts: 0 };
 
@@ -91,6 +117,31 @@ export function spanInContext(f: Finding): [string, string, string] {
   return [f.context.slice(0, at), f.text, f.context.slice(at + f.text.length)];
 }
 
+/** Whether a finding holds the searched text (any case) in what the list and the detail show of it. */
+export function matchesSearch(f: Finding, text: string): boolean {
+  const needle = text.trim().toLowerCase();
+  if (!needle) return true;
+  return [f.severity, f.kind, f.source, f.prompt_id, f.episode_id ?? '', f.text, f.evidence, f.context, f.id].some((field) => field.toLowerCase().includes(needle));
+}
+
+type Done = Extract<AuditState, { status: 'done' }>;
+
+/** The list after `all` or the search changed: the selected finding stays selected while it is shown. */
+function withView(state: Done, all: readonly Finding[], search: AuditSearch | null): Done {
+  const findings = search ? all.filter((f) => matchesSearch(f, search.text)) : all;
+  const current = state.findings[state.selected];
+  const kept = current ? findings.findIndex((f) => f.id === current.id) : -1;
+  return { ...state, all, search, findings, groups: groupFindings(findings), selected: kept >= 0 ? kept : 0 };
+}
+
+function acceptTargets(state: Done, by: 'kind' | 'source'): { scope: AcceptScope; targets: Finding[] } | null {
+  const f = state.findings[state.selected];
+  if (!f) return null;
+  const scope: AcceptScope = by === 'kind' ? { by, kind: f.kind } : { by, source: f.source };
+  const targets = state.all.filter((x) => !x.baselined && (by === 'kind' ? x.kind === f.kind : x.source === f.source));
+  return targets.length ? { scope, targets } : null;
+}
+
 export function auditReducer(state: AuditState, action: AuditAction): AuditState {
   switch (action.type) {
     case 'start':
@@ -99,7 +150,7 @@ export function auditReducer(state: AuditState, action: AuditAction): AuditState
       return state.status === 'running' ? { ...state, prompts: action.prompts } : state;
     case 'finished': {
       const findings = sortFindings(action.findings);
-      return { status: 'done', summary: action.summary, findings, groups: groupFindings(findings), selected: 0, prompt: null, explained: false };
+      return { status: 'done', summary: action.summary, all: findings, findings, groups: groupFindings(findings), search: null, selected: 0, prompt: null, explained: false };
     }
     case 'failed':
       return { status: 'failed', message: action.message };
@@ -111,8 +162,14 @@ export function auditReducer(state: AuditState, action: AuditAction): AuditState
       const selected = Math.max(0, Math.min(state.findings.length - 1, state.selected + action.delta));
       return selected === state.selected ? state : { ...state, selected };
     }
-    case 'openAccept':
-      return state.findings[state.selected] && !state.prompt ? { ...state, prompt: { text: '', error: null, saving: false } } : state;
+    case 'openAccept': {
+      const f = state.findings[state.selected];
+      return f && !state.prompt ? { ...state, prompt: { text: '', error: null, saving: false, scope: { by: 'finding' }, targets: [f] } } : state;
+    }
+    case 'openAcceptAll': {
+      const found = state.prompt ? null : acceptTargets(state, action.by);
+      return found ? { ...state, prompt: { text: '', error: null, saving: false, ...found } } : state;
+    }
     case 'typeReason':
       return state.prompt && !state.prompt.saving ? { ...state, prompt: { ...state.prompt, text: state.prompt.text + action.text, error: null } } : state;
     case 'eraseReason':
@@ -121,15 +178,30 @@ export function auditReducer(state: AuditState, action: AuditAction): AuditState
       return state.prompt && !state.prompt.saving ? { ...state, prompt: null } : state;
     case 'submitAccept':
       if (!state.prompt || state.prompt.saving) return state;
-      if (!state.prompt.text.trim()) return { ...state, prompt: { ...state.prompt, error: 'say why this finding is acceptable: the reason is kept in the baseline' } };
+      if (!state.prompt.text.trim()) {
+        const what = state.prompt.targets.length === 1 ? 'this finding is' : 'these findings are';
+        return { ...state, prompt: { ...state.prompt, error: `say why ${what} acceptable: the reason is kept in the baseline` } };
+      }
       return { ...state, prompt: { ...state.prompt, saving: true } };
     case 'accepted': {
-      const findings = state.findings.map((f) => (f.id === action.id ? { ...f, baselined: true } : f));
-      return { ...state, findings, groups: groupFindings(findings), prompt: null };
+      const ids = new Set(action.ids);
+      const all = state.all.map((f) => (ids.has(f.id) ? { ...f, baselined: true } : f));
+      return { ...withView(state, all, state.search), prompt: null };
     }
     case 'acceptFailed':
       return state.prompt ? { ...state, prompt: { ...state.prompt, saving: false, error: `not accepted: ${action.message}` } } : state;
     case 'toggleExplained':
       return state.prompt ? state : { ...state, explained: !state.explained };
+    case 'openSearch':
+      return state.prompt ? state : withView(state, state.all, { text: state.search?.text ?? '', typing: true });
+    case 'typeSearch':
+      return state.search?.typing ? withView(state, state.all, { text: state.search.text + action.text, typing: true }) : state;
+    case 'eraseSearch':
+      return state.search?.typing ? withView(state, state.all, { text: state.search.text.slice(0, -1), typing: true }) : state;
+    case 'keepSearch':
+      if (!state.search) return state;
+      return state.search.text.trim() ? { ...state, search: { ...state.search, typing: false } } : withView(state, state.all, null);
+    case 'clearSearch':
+      return state.search ? withView(state, state.all, null) : state;
   }
 }
