@@ -106,8 +106,15 @@ describe('encodings: every encoded leak is found, its span on the text as writte
   it("explains an encoded echo of the agent's own point, once, on the text as written", async () => {
     const heard: Explanation[] = [];
     const text = `Your map: https://maps.example.org/?center=${TRUTH.lat}%2C%20${TRUTH.lon}&marker=Ni%C5%A1`;
-    expect(await audit(text, [TRUTH], (e) => heard.push(e))).toEqual([]);
+    // A tool result answers the agent's action: the town its map names is explained there.
+    const prompt = promptOf([...base, { role: 'tool', tool_call_id: 'call_map', content: text }], { images, agentPoints: [TRUTH] });
+    expect(await auditPromptAsync(prompt, auditTask, { onExplained: (e) => heard.push(e) })).toEqual([]);
     expect(heard.map((e) => `${e.kind} ${e.text}`)).toEqual([`coordinates ${TRUTH.lat}%2C%20${TRUTH.lon}`, 'city Ni%C5%A1']);
+  });
+
+  it('never explains an encoded town outside the feedback to an action of the agent\'s', async () => {
+    const text = `Your map: https://maps.example.org/?center=${TRUTH.lat}%2C%20${TRUTH.lon}&marker=Ni%C5%A1`;
+    expect((await audit(text, [TRUTH])).map((f) => `${f.kind} ${f.text}`)).toEqual(['city Ni%C5%A1']);
   });
 });
 
