@@ -161,7 +161,8 @@ function makeTasks(rand: () => number): TaskFacts[] {
 // ---------------------------------------------------------------------------------------------
 // Plants: what each kind writes, and where it may go
 
-type Plant = { text: string } | { url: string } | { exif: Record<string, Record<string, string>> };
+/** Text for a text position, a URL for an image URL (either may stand for the other), or EXIF for image bytes. */
+type Plant = { text: string; url?: string } | { url: string; text?: undefined } | { exif: Record<string, Record<string, string>> };
 
 interface KindSpec {
   name: string;
@@ -214,11 +215,11 @@ function host(t: TaskFacts, rand: () => number): string {
 
 const KINDS: readonly KindSpec[] = [
   // Identity keys.
-  { name: 'id-task-id', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Task ${t.taskId} loaded.` } : { url: `https://envs.example.org/tasks/${t.taskId}/view.jpg` }) },
-  { name: 'id-sequence', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Sequence ${t.sequenceId}, frame 3.` } : { url: `https://tiles.example.org/seq/${t.sequenceId}/3.jpg` }) },
-  { name: 'id-image', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Panorama ${t.imageId} rendered.` } : { url: `https://cdn.example.org/pano/${t.imageId}.jpg` }) },
-  { name: 'id-username', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Photo by ${t.username}.` } : { url: `https://img.example.org/u/${t.username}/view.jpg` }) },
-  { name: 'id-checksum', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Image sha256:${t.checksum}.` } : { url: `https://cache.example.org/${t.checksum}.jpg` }) },
+  { name: 'id-task-id', positions: TEXT_AND_URL, plant: (t) => ({ text: `Task ${t.taskId} loaded.`, url: `https://envs.example.org/tasks/${t.taskId}/view.jpg` }) },
+  { name: 'id-sequence', positions: TEXT_AND_URL, plant: (t) => ({ text: `Sequence ${t.sequenceId}, frame 3.`, url: `https://tiles.example.org/seq/${t.sequenceId}/3.jpg` }) },
+  { name: 'id-image', positions: TEXT_AND_URL, plant: (t) => ({ text: `Panorama ${t.imageId} rendered.`, url: `https://cdn.example.org/pano/${t.imageId}.jpg` }) },
+  { name: 'id-username', positions: TEXT_AND_URL, plant: (t) => ({ text: `Photo by ${t.username}.`, url: `https://img.example.org/u/${t.username}/view.jpg` }) },
+  { name: 'id-checksum', positions: TEXT_AND_URL, plant: (t) => ({ text: `Image sha256:${t.checksum}.`, url: `https://cache.example.org/${t.checksum}.jpg` }) },
   // Coordinates near the truth.
   {
     name: 'coord-decimal',
@@ -273,7 +274,14 @@ const KINDS: readonly KindSpec[] = [
   { name: 'fp-calling-code', positions: TEXT, plant: (t) => (t.place.country.calling ? { text: `Call us: +${t.place.country.calling} ${t.place.country.phone}` } : null) },
   { name: 'fp-postcode', positions: TEXT, plant: (t) => (t.place.country.postcode ? { text: `Address on the van: postcode ${t.place.country.postcode}` } : null) },
   { name: 'fp-oval', positions: TEXT, plant: (t) => (t.place.country.oval ? { text: `The parked car has an oval ${t.place.country.oval} sticker.` } : null) },
-  { name: 'fp-cctld', positions: TEXT_AND_URL, plant: (t, r) => (r() < 0.5 ? { text: `Shop website: www.${host(t, r)}` } : { url: `https://www.${host(t, r)}/img/front.jpg` }) },
+  {
+    name: 'fp-cctld',
+    positions: TEXT_AND_URL,
+    plant: (t, r) => {
+      const name = host(t, r);
+      return { text: `Shop website: www.${name}`, url: `https://www.${name}/img/front.jpg` };
+    },
+  },
   // Capture metadata of the task's frames.
   {
     name: 'cap-time',
@@ -285,7 +293,11 @@ const KINDS: readonly KindSpec[] = [
     },
   },
   { name: 'cap-compass', positions: TEXT, plant: (t) => ({ text: `Camera heading ${t.compass.toFixed(6)}°` }) },
-  { name: 'cap-camera', positions: TEXT, plant: (t) => ({ text: `Shot with a ${t.camera.make} ${t.camera.model}.` }) },
+  {
+    name: 'cap-camera',
+    positions: TEXT,
+    plant: (t) => ({ text: `Shot with a ${t.camera.model.startsWith(t.camera.make) ? t.camera.model : `${t.camera.make} ${t.camera.model}`}.` }),
+  },
   // Image metadata, in the bytes of a served view.
   {
     name: 'img-gps',
@@ -688,9 +700,9 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
         t = tasks[taskAt++ % tasks.length] as TaskFacts;
         plant = kind.plant(t, rand);
       } while (plant === null);
-      let position = kind.positions[(n + k) % kind.positions.length] as Position;
-      if ('url' in plant && position !== 'url') plant = { text: `See ${plant.url} for more.` };
-      if ('text' in plant && position === 'url') position = 'user';
+      const position = kind.positions[(n + k) % kind.positions.length] as Position;
+      // A URL stands in running text as a link; a text meant for a URL position is its URL form.
+      if ('url' in plant && (position !== 'url' || plant.url === undefined)) plant = { text: plant.text ?? `See ${plant.url} for more.` };
       const shapes = position === 'tool' ? SHAPES.filter((s) => s !== 'single') : SHAPES;
       const shape = shapes[(n + k) % shapes.length] as Shape;
       const c: Ctx = { t, rand, views, farPins: false };
@@ -699,8 +711,9 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
         const messages = build(shape, c, { position: 'image', image });
         add(kind.name, n, shape, 'image', t, messages, locateImage(messages, image));
       } else {
-        const needle = 'url' in plant ? plant.url : plant.text;
-        const messages = build(shape, c, 'url' in plant ? { position, url: plant.url } : { position, text: plant.text });
+        const asUrl = position === 'url' && plant.url !== undefined;
+        const needle = asUrl ? (plant.url as string) : (plant.text as string);
+        const messages = build(shape, c, asUrl ? { position, url: needle } : { position, text: needle });
         add(kind.name, n, shape, position, t, messages, locateText(messages, needle));
       }
     }

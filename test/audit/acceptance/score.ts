@@ -66,6 +66,8 @@ export interface KindScore {
 
 export interface Score {
   planted: KindScore[];
+  /** Recall over all planted kinds by where the plant sits and by prompt shape: where the audit is blind. */
+  byPlace: KindScore[];
   clean: KindScore[];
   /** Clean prompts with a finding over all clean prompts. */
   falsePositiveRate: number;
@@ -98,11 +100,19 @@ export function scoreCorpus(corpus: AcceptanceCorpus, findings: readonly Reporte
       const failed = kind.startsWith('clean-') ? hits : prompts.filter((p) => !hit(p));
       return { kind, prompts: prompts.length, hits: hits.length, rate: prompts.length ? hits.length / prompts.length : 0, examples: failed.slice(0, 3).map((p) => p.id) };
     });
-  const planted = rows(PLANTED_KINDS, (p) => (byPrompt.get(p.id) ?? []).some((f) => covers(p, f)));
+  const found = (p: CorpusPrompt) => (byPrompt.get(p.id) ?? []).some((f) => covers(p, f));
+  const planted = rows(PLANTED_KINDS, found);
+  const leaky = corpus.prompts.filter((p) => p.plant !== null);
+  const places = [...new Set(leaky.map((p) => `position ${p.position}`)), ...new Set(leaky.map((p) => `shape ${p.shape}`))];
+  const byPlace = places.map((place) => {
+    const prompts = leaky.filter((p) => place === `position ${p.position}` || place === `shape ${p.shape}`);
+    const hits = prompts.filter(found).length;
+    return { kind: place, prompts: prompts.length, hits, rate: hits / prompts.length, examples: [] };
+  });
   const clean = rows(LOOKALIKE_KINDS, (p) => (byPrompt.get(p.id)?.length ?? 0) > 0);
   const cleanPrompts = clean.reduce((n, r) => n + r.prompts, 0);
   const flagged = clean.reduce((n, r) => n + r.hits, 0);
-  return { planted, clean, falsePositiveRate: cleanPrompts ? flagged / cleanPrompts : 0 };
+  return { planted, byPlace, clean, falsePositiveRate: cleanPrompts ? flagged / cleanPrompts : 0 };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -113,6 +123,9 @@ export function formatScore(score: Score): string {
   for (const r of score.planted) lines.push(`| ${r.kind} | ${r.prompts} | ${r.hits} | ${pct(r.rate)} | ${r.examples.join(' ')} |`);
   const passing = score.planted.filter((r) => r.rate >= 0.95).length;
   lines.push('', `kinds at >= 95% recall: ${passing} of ${score.planted.length}`, '');
+  lines.push('| all planted kinds, by | prompts | found | recall |', '|---|---:|---:|---:|');
+  for (const r of score.byPlace) lines.push(`| ${r.kind} | ${r.prompts} | ${r.hits} | ${pct(r.rate)} |`);
+  lines.push('');
   lines.push('| clean look-alike | prompts | flagged | rate | flagged (first) |', '|---|---:|---:|---:|---|');
   for (const r of score.clean) lines.push(`| ${r.kind} | ${r.prompts} | ${r.hits} | ${pct(r.rate)} | ${r.examples.join(' ')} |`);
   lines.push('', `false positives: ${pct(score.falsePositiveRate)} of clean prompts`);
