@@ -394,11 +394,23 @@ function pinInCountry(t: TaskFacts, rand: () => number): { lat: number; lon: num
   return { lat: Number(p.lat.toFixed(4)), lon: Number(p.lon.toFixed(4)) };
 }
 
-/** A point far from the truth (another continent, or at least 1,500 km away). */
+/** A point at least 1,500 km from the truth. */
 function farPoint(t: TaskFacts, rand: () => number): { lat: number; lon: number } {
   for (;;) {
     const p = { lat: Number((-50 + rand() * 110).toFixed(4)), lon: Number((-180 + rand() * 360).toFixed(4)) };
     if (haversineKm(p.lat, p.lon, t.place.lat, t.place.lon) > 1500) return p;
+  }
+}
+
+/**
+ * An incidental pin of a clean prompt: far, and outside the true subregion, so that its feedback
+ * names nothing of the truth's (a far pin in Russia still names Russia).
+ */
+function farPin(t: TaskFacts, rand: () => number): { lat: number; lon: number } {
+  const subregion = locate(t.place.lat, t.place.lon).subregion;
+  for (;;) {
+    const p = farPoint(t, rand);
+    if (locate(p.lat, p.lon).subregion !== subregion) return p;
   }
 }
 
@@ -443,7 +455,7 @@ function toolsPrompt(c: Ctx, insert: Insert): unknown[] {
     let view = pick(rand, views.clean);
     if (last && insert.image) view = insert.image;
     if (isPin) {
-      const p = insert.pinsInCountry || (!c.farPins && rand() < 0.5) ? pinInCountry(t, rand) : farPoint(t, rand);
+      const p = insert.pinsInCountry || (!c.farPins && rand() < 0.5) ? pinInCountry(t, rand) : farPin(t, rand);
       const c1 = call('pin', p);
       const feedback = `${pinFeedback({ index: ++pins, ...p, description: describePlace(locate(p.lat, p.lon)) }, null)} ${budgetTail(left + 2)}`;
       messages.push(assistantMessage(reasoning, [c1]), ...executedCallMessages({ call: c1, op: 'pin', feedback, callsLeft: left, image: { part: imagePart(view), kind: 'map' }, extras: [] }));
@@ -515,7 +527,7 @@ function harnessPrompt(c: Ctx, insert: Insert): unknown[] {
   for (let k = 1; k < turn; k++) {
     const left = maxTurns - k;
     if (k === pinTurn) {
-      const p = insert.pinsInCountry || (!c.farPins && rand() < 0.5) ? pinInCountry(t, rand) : farPoint(t, rand);
+      const p = insert.pinsInCountry || (!c.farPins && rand() < 0.5) ? pinInCountry(t, rand) : farPin(t, rand);
       const feedback = pinFeedback({ index: ++pins, ...p, description: describePlace(locate(p.lat, p.lon)) }, null);
       lines.push(`turn ${k}: ${pyDict({ action: 'pin', lat: p.lat, lon: p.lon, span_deg: 3 })} -> ${feedback} ${budgetTail(left)}`);
     } else if (k === mapTurn) {
