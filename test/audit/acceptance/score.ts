@@ -10,10 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BIN } from '../../helpers/cli.js';
 import { corpusFiles, LOOKALIKE_KINDS, PLANTED_KINDS, type AcceptanceCorpus, type CorpusPrompt } from './corpus.js';
-
-const BIN = fileURLToPath(new URL('../../../bin/geolab.js', import.meta.url));
 
 export interface ReportedFinding {
   prompt_id: string;
@@ -42,6 +40,7 @@ export function auditCorpus(corpus: AcceptanceCorpus): AuditRun & { dir: string 
   writeFileSync(prompts, files.prompts);
   writeFileSync(tasks, files.tasks);
   const started = performance.now();
+  // Not helpers/cli's geolab(): the JSON report of a thousand prompts can pass spawnSync's default 1 MiB buffer.
   const r = spawnSync(process.execPath, [BIN, 'audit', '--prompts', prompts, '--tasks', tasks, '--json'], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', GEOLAB_HOME: join(dir, 'home') },
