@@ -3,8 +3,9 @@
  * planted kind, how many plants a finding covers (recall); per look-alike, how many clean prompts
  * have any finding (false positives). A plant counts as found when a finding of its prompt overlaps
  * the planted text (same message, same text of it); for image bytes, when a finding names the
- * image's message. A template finding (one instruction text shared by many tasks, reported once) is
- * not a finding about the prompt it is attached to, so it does not make a clean prompt a false positive.
+ * image's message (or the prompt as a whole). A template finding (one instruction text shared by
+ * many tasks, reported once) is not a finding about the prompt it is attached to, so it does not make
+ * a clean prompt a false positive.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -78,8 +79,10 @@ function isTemplateFinding(f: ReportedFinding): boolean {
 
 function covers(prompt: CorpusPrompt, f: ReportedFinding): boolean {
   const site = prompt.plant;
-  if (!site || f.message !== site.message) return false;
-  if (site.textIndex === undefined) return true;
+  if (!site) return false;
+  // Image bytes have no span: a finding on the image's message, or on the prompt as a whole (-1), names them.
+  if (site.textIndex === undefined) return f.message === site.message || f.message === -1;
+  if (f.message !== site.message) return false;
   if (f.text_index !== undefined && f.text_index !== site.textIndex) return false;
   return f.span.start < site.end && f.span.end > site.start;
 }
