@@ -690,6 +690,10 @@ export const LOOKALIKE_KINDS: readonly string[] = LOOKALIKES.map((l) => `clean-$
 
 const SHAPES: readonly Shape[] = ['tools', 'harness', 'single'];
 
+function number(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
 export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promise<AcceptanceCorpus> {
   const rand = seededRandom(options.seed ?? 20);
   const tasks = makeTasks(rand);
@@ -697,8 +701,8 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
   const perKind = options.perKind ?? 24;
   const perLookalike = options.perLookalike ?? 20;
   const prompts: CorpusPrompt[] = [];
-  const add = (kind: string, n: number, shape: Shape, position: Position | null, t: TaskFacts, messages: unknown[], plant: PlantSite | null) => {
-    const id = `${kind}.${String(n).padStart(2, '0')}`;
+  const add = (kind: string, label: string, shape: Shape, position: Position | null, t: TaskFacts, messages: unknown[], plant: PlantSite | null) => {
+    const id = `${kind}.${label}`;
     prompts.push({ id, kind, shape, position, taskId: t.taskId, line: { id, task_id: t.taskId, messages }, plant });
   };
 
@@ -721,17 +725,18 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
       if ('exif' in plant) {
         const image = await views.withExif(plant.exif);
         const messages = build(shape, c, { position: 'image', image });
-        add(kind.name, n, shape, 'image', t, messages, locateImage(messages, image));
+        add(kind.name, number(n), shape, 'image', t, messages, locateImage(messages, image));
       } else {
         const asUrl = position === 'url' && plant.url !== undefined;
         const needle = asUrl ? (plant.url as string) : (plant.text as string);
         const messages = build(shape, c, asUrl ? { position, url: needle } : { position, text: needle });
-        add(kind.name, n, shape, position, t, messages, locateText(messages, needle));
+        add(kind.name, number(n), shape, position, t, messages, locateText(messages, needle));
       }
     }
   }
 
-  const cleanOf = (look: Lookalike, count: number, offset: number) => {
+  /** `prefix` keeps the ids of a second batch of the same look-alike apart. */
+  const cleanOf = (look: Lookalike, count: number, offset: number, prefix = '') => {
     let taskAt = offset;
     for (let n = 0; n < count; n++) {
       const shape = look.shapes[n % look.shapes.length] as Shape;
@@ -745,19 +750,11 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
         insert = shape === 'harness' && t.place.country.iso2 === 'DE' && look.name !== 'instruction-example' ? null : look.insert(t, rand, n);
       } while (insert === null);
       if (insert.position !== null && insert.position !== 'url') insert.position = spot(n, shape);
-      add(`clean-${look.name}`, n, shape, insert.position, t, build(shape, { t, rand, views, farPins: true }, insert), null);
+      add(`clean-${look.name}`, prefix + number(n), shape, insert.position, t, build(shape, { t, rand, views, farPins: true }, insert), null);
     }
   };
   for (const [l, look] of LOOKALIKES.entries()) cleanOf(look, perLookalike, l * 5);
-  const plain = LOOKALIKES.find((l) => l.name === 'plain') as Lookalike;
-  if (options.plain) {
-    const before = prompts.length;
-    cleanOf(plain, options.plain, 3);
-    // Distinct ids for the extra plain prompts.
-    for (const p of prompts.slice(before)) {
-      p.id = p.line.id = `clean-plain.x${p.id.slice('clean-plain.'.length)}`;
-    }
-  }
+  if (options.plain) cleanOf(LOOKALIKES.find((l) => l.name === 'plain') as Lookalike, options.plain, 3, 'x');
   return { tasks: tasks.map((t) => t.record), prompts };
 }
 
