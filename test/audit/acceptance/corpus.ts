@@ -690,7 +690,7 @@ export const LOOKALIKE_KINDS: readonly string[] = LOOKALIKES.map((l) => `clean-$
 
 const SHAPES: readonly Shape[] = ['tools', 'harness', 'single'];
 
-function number(n: number): string {
+function ordinal(n: number): string {
   return String(n).padStart(2, '0');
 }
 
@@ -725,12 +725,12 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
       if ('exif' in plant) {
         const image = await views.withExif(plant.exif);
         const messages = build(shape, c, { position: 'image', image });
-        add(kind.name, number(n), shape, 'image', t, messages, locateImage(messages, image));
+        add(kind.name, ordinal(n), shape, 'image', t, messages, locateImage(messages, image));
       } else {
         const asUrl = position === 'url' && plant.url !== undefined;
         const needle = asUrl ? (plant.url as string) : (plant.text as string);
         const messages = build(shape, c, asUrl ? { position, url: needle } : { position, text: needle });
-        add(kind.name, number(n), shape, position, t, messages, locateText(messages, needle));
+        add(kind.name, ordinal(n), shape, position, t, messages, locateText(messages, needle));
       }
     }
   }
@@ -750,7 +750,7 @@ export async function buildAcceptanceCorpus(options: CorpusOptions = {}): Promis
         insert = shape === 'harness' && t.place.country.iso2 === 'DE' && look.name !== 'instruction-example' ? null : look.insert(t, rand, n);
       } while (insert === null);
       if (insert.position !== null && insert.position !== 'url') insert.position = spot(n, shape);
-      add(`clean-${look.name}`, prefix + number(n), shape, insert.position, t, build(shape, { t, rand, views, farPins: true }, insert), null);
+      add(`clean-${look.name}`, prefix + ordinal(n), shape, insert.position, t, build(shape, { t, rand, views, farPins: true }, insert), null);
     }
   };
   for (const [l, look] of LOOKALIKES.entries()) cleanOf(look, perLookalike, l * 5);
