@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAcceptanceCorpus, LOOKALIKE_KINDS, PLANTED_KINDS, type AcceptanceCorpus } from './corpus.js';
-import { auditCorpus, formatScore, scoreCorpus, type Score } from './score.js';
+import { auditCorpus, formatScore, scoreCorpus, type ReportedFinding, type Score } from './score.js';
 
 let corpus: AcceptanceCorpus;
 let score: Score;
@@ -30,6 +30,30 @@ describe('acceptance corpus through geolab audit', () => {
     expect(new Set(corpus.prompts.map((p) => p.position))).toEqual(new Set(['tool', 'system', 'caption', 'user', 'url', 'image', null]));
     const again = await buildAcceptanceCorpus();
     expect(again.prompts.map((p) => JSON.stringify(p.line))).toEqual(corpus.prompts.map((p) => JSON.stringify(p.line)));
+  });
+
+  it('counts a plant as found only when a finding overlaps it, and a clean prompt as flagged by any non-template finding', () => {
+    const at = (id: string, message: number, textIndex: number | undefined, start: number, end: number, kind = 'country'): ReportedFinding => ({
+      prompt_id: id,
+      message,
+      ...(textIndex !== undefined ? { text_index: textIndex } : {}),
+      span: { start, end },
+      severity: 'low',
+      kind,
+      text: '',
+      evidence: kind === 'template' ? 'instruction template shared by 12 tasks' : '',
+    });
+    const leaky = corpus.prompts.filter((p) => p.plant);
+    const clean = corpus.prompts.filter((p) => !p.plant);
+    const onPlants = leaky.map((p) => at(p.id, p.plant!.message, p.plant!.textIndex, p.plant!.start, p.plant!.end));
+    const beside = leaky.filter((p) => p.plant!.textIndex !== undefined).map((p) => at(p.id, p.plant!.message, p.plant!.textIndex, p.plant!.end, p.plant!.end + 5));
+    const templates = clean.map((p) => at(p.id, 0, 0, 0, 10, 'template'));
+    const exact = scoreCorpus(corpus, [...onPlants, ...templates]);
+    expect(exact.planted.every((r) => r.rate === 1)).toBe(true);
+    expect(exact.falsePositiveRate).toBe(0);
+    const missed = scoreCorpus(corpus, [...beside, at((clean[0] as { id: string }).id, 0, 0, 0, 1)]);
+    expect(missed.planted.filter((r) => !r.kind.startsWith('img-')).every((r) => r.rate === 0)).toBe(true);
+    expect(missed.falsePositiveRate).toBeCloseTo(1 / clean.length);
   });
 
   it.each(PLANTED_KINDS)('finds at least 95 percent of the planted %s leaks', (kind) => {
