@@ -1,197 +1,192 @@
 /**
- * The leak audit's figures (DESIGN §11): prompts per second through the detector core in a first
- * pass over a generated corpus of realistic prompts, beside a literal multi-pattern scan of the same corpus file
- * in the same run (ripgrep `rg -F -f` when installed, else a plain JS scan); and the 882-prompt audit
- * end to end through the real binary, start-up included.
+ * The leak audit's figures (DESIGN §11, docs/audit.md "Acceptance corpus and speed"), on prompts
+ * shaped like real runs: the acceptance corpus's generator (test/audit/acceptance/corpus.ts) writes
+ * geolab's tool-calling episodes, the public harness's JSON-action prompts with their transcript and
+ * single-shot prompts, with planted leaks (so findings are built and timed) and clean look-alikes.
  *
- * The corpus is written in geolab's own protocol shapes (DESIGN §13): tool-protocol conversations
- * (opening view, tool calls, tool results with the environment's feedback and the harness's count,
- * views after each call) and JSON-protocol requests (instructions, transcript, one view). Views are
- * data URLs of three 448 px JPEGs reused across prompts, so the corpus is cheap to build; pins are
- * the agent's own (some in the true country, as real agents place them), named back by the feedback.
+ * - audit.882, the headline: `geolab audit` cold and end to end on 882 prompts (about 8 MB of JSONL,
+ *   views inline as data URLs), a new process per sample as a user runs it; beside it, in the same
+ *   run, a naive Python literal scan of the same file (bench/audit_literal.py: json.loads per line,
+ *   identity keys and country names by substring), and the ratio of the two (budget: within 3x).
+ * - audit.stream: one `geolab audit` process over 100,000 prompts read from a file (budget: >= 20,000
+ *   prompts/s read and audited), with its peak memory beside the 882-prompt run's (the read streams).
+ * - audit.prompts, a diagnostic only: the detector core's passes over the 882 prompts already in
+ *   memory, warm, in a process of its own (audit-core-child.ts).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
-import { auditTaskFromTask } from '../src/audit/task.js';
-import { destinationPoint } from '../src/core/geodesy.js';
-import { truthOf, type Task } from '../src/core/tasks.js';
-import { lookFeedback, pinFeedback, describePlace } from '../src/env/feedback.js';
-import { locate } from '../src/geo/index.js';
-import { JSON_INSTRUCTIONS } from '../src/agent/protocols/json.js';
-import { budgetSentence } from '../src/agent/protocols/common.js';
-import { DEMO_TASKS_FILE, PACKAGE_ROOT } from '../src/paths.js';
-import { loadTasksStrict } from '../src/tasks/load.js';
-import { lcg, median, round, type Bench } from './harness.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { buildAcceptanceCorpus, corpusFiles, LOOKALIKE_KINDS, PLANTED_KINDS } from '../test/audit/acceptance/corpus.js';
+import { median, round, type Bench } from './harness.js';
 
-const CORPUS_PROMPTS = 1_000;
 /** Timed passes of audit.prompts (a pass is about 15-40 ms: the median of 9 steadies a noisy machine). */
 const CORE_SAMPLES = 9;
-/** Tool calls in the longest conversation: each adds a view, and views are most of a prompt's bytes. */
-const MAX_CALLS = 5;
-const MAX_TURNS = 12;
+const HEADLINE_PROMPTS = 882;
+/** Leaky prompts per planted kind and clean prompts per look-alike: about 14% leaky, 20% look-alikes. */
+const PER_KIND = 4;
+const PER_LOOKALIKE = 18;
+/** View edge in pixels that makes the 882 prompts weigh about 8 MB, as real runs with inline views do. */
+const HEADLINE_VIEW_PX = 256;
+/** New processes per figure: cold runs of the audit and of the Python scan. */
+const COLD_SAMPLES = 5;
+const STREAM_PROMPTS = 100_000;
+/** The stream's views are tiny so that 100,000 prompts stay a few hundred MB of text. */
+const STREAM_VIEW_PX = 24;
+/** A stream run is several seconds at the budget's rate: two runs keep the figure near 10-15 s. */
+const STREAM_SAMPLES = 2;
 
-async function views(): Promise<string[]> {
-  const rand = lcg(11);
-  return Promise.all(
-    [0, 1, 2].map(async (seed) => {
-      // A gradient with grain: compresses like a street view (tens of kB), unlike a flat colour.
-      const size = 448;
-      const pixels = Buffer.alloc(size * size * 3);
-      for (let i = 0; i < pixels.length; i++) pixels[i] = ((i / 3) % size) / 2 + seed * 40 + Math.floor(rand() * 24);
-      const jpeg = await sharp(pixels, { raw: { width: size, height: size, channels: 3 } }).jpeg({ quality: 70 }).toBuffer();
-      return `data:image/jpeg;base64,${jpeg.toString('base64')}`;
-    }),
-  );
-}
-
-/** One request of a tools-protocol conversation after `calls` tool calls. */
-function toolsPrompt(id: string, task: Task, calls: number, rand: () => number, view: (k: number) => string): Record<string, unknown> {
-  const truth = truthOf(task);
-  const image = (k: number, caption: string) => ({ role: 'user', content: [{ type: 'text', text: caption }, { type: 'image_url', image_url: { url: view(k) } }] });
-  const messages: unknown[] = [
-    {
-      role: 'user',
-      content: [
-        {
-          type: 'text',
-          text:
-            'You are standing somewhere on Earth in a street-level panorama. Work out where you are.\n' +
-            'The image is your view: heading 0° (0 is true north), field of view 90°, pitch 0°.\nTools (call exactly one per reply):\n' +
-            '- look: turn the camera\n- zoom: narrow the field of view\n- move: walk along the road\n- pin: drop a pin and learn what place it is in\n- guess: commit\n' +
-            `You have ${MAX_TURNS} tool calls. The episode scores 0 unless you call guess before they run out.`,
-        },
-        { type: 'image_url', image_url: { url: view(0) } },
-      ],
-    },
-  ];
-  let pins = 0;
-  for (let c = 1; c <= calls; c++) {
-    const left = MAX_TURNS - c;
-    const callId = `call_${c}`;
-    if (c % 3 === 0) {
-      // Half the pins land in the true country's neighbourhood, as an agent homing in does.
-      const near = rand() < 0.5;
-      const at = near ? destinationPoint(truth.lat, truth.lon, rand() * 360, 60 + rand() * 200) : { lat: -50 + rand() * 110, lon: -180 + rand() * 360 };
-      const lat = Math.round(at.lat * 1e4) / 1e4;
-      const lon = Math.round(at.lon * 1e4) / 1e4;
-      pins++;
-      messages.push({ role: 'assistant', content: 'Let me check the region.', tool_calls: [{ id: callId, type: 'function', function: { name: 'pin', arguments: JSON.stringify({ lat, lon }) } }] });
-      const feedback = pinFeedback({ index: pins, lat, lon, description: describePlace(locate(lat, lon)) }, null);
-      messages.push({ role: 'tool', tool_call_id: callId, content: `${feedback} ${budgetSentence(left, 'tool call')}` });
-      messages.push(image(c, 'The map from pin:'));
-    } else {
-      const heading = Math.round(rand() * 360);
-      messages.push({ role: 'assistant', content: 'Signs are hard to read; turning.', tool_calls: [{ id: callId, type: 'function', function: { name: 'look', arguments: `{"heading_deg": ${heading}}` } }] });
-      messages.push({ role: 'tool', tool_call_id: callId, content: `${lookFeedback({ headingDeg: heading, pitchDeg: 0, fovDeg: 90 })} ${budgetSentence(left, 'tool call')}` });
-      messages.push(image(c, 'The view after look:'));
-    }
-  }
-  return { id, task_id: task.task_id, messages };
-}
-
-/** One JSON-protocol request: instructions, the transcript of earlier turns, the current view. */
-function jsonPrompt(id: string, task: Task, turn: number, rand: () => number, view: (k: number) => string): Record<string, unknown> {
-  const lines = Array.from({ length: Math.min(8, turn - 1) }, (_, t) => `- turn ${t + 1}: look(heading_deg=${Math.round(rand() * 360)}) -> Facing ${Math.round(rand() * 360)}°.`);
-  const text = [
-    `Turn ${turn} of ${MAX_TURNS}: ${MAX_TURNS - turn + 1} turns left, this one included.`,
-    'Camera: heading 90°, field of view 90°, pitch 0°.',
-    lines.length ? 'Transcript (last 8 turns at most):' : 'Transcript: nothing yet.',
-    ...lines,
-    'The image is the current view.',
-    'Reply with brief reasoning, then one JSON action last.',
-  ].join('\n');
-  return {
-    id,
-    split: 'demo',
-    index: task.task_index,
-    messages: [
-      { role: 'system', content: JSON_INSTRUCTIONS },
-      { role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: view(turn) } }] },
-    ],
-  };
-}
-
-interface Corpus {
+interface CorpusFile {
   dir: string;
   prompts: string;
   tasks: string;
-  patterns: string[];
+  lines: string[];
 }
 
-async function writeCorpus(count: number): Promise<Corpus> {
-  const { tasks } = await loadTasksStrict(DEMO_TASKS_FILE);
-  const urls = await views();
-  const rand = lcg(29);
-  const view = (k: number) => urls[k % urls.length] as string;
+async function writeCorpus(viewPx: number): Promise<CorpusFile> {
+  const corpus = await buildAcceptanceCorpus({
+    perKind: PER_KIND,
+    perLookalike: PER_LOOKALIKE,
+    plain: HEADLINE_PROMPTS - PER_KIND * PLANTED_KINDS.length - PER_LOOKALIKE * LOOKALIKE_KINDS.length,
+    viewPx,
+  });
+  const files = corpusFiles(corpus);
   const dir = mkdtempSync(join(tmpdir(), 'geolab-bench-audit-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const prompts = join(dir, 'prompts.jsonl');
-  const out = openSync(prompts, 'w');
+  const tasks = join(dir, 'tasks.jsonl');
+  writeFileSync(prompts, files.prompts);
+  writeFileSync(tasks, files.tasks);
+  return { dir, prompts, tasks, lines: files.prompts.trimEnd().split('\n') };
+}
+
+/** The 882-prompt corpus audit.882 and audit.prompts share, written once per bench run. */
+let headline: Promise<CorpusFile> | undefined;
+
+function headlineCorpus(): Promise<CorpusFile> {
+  headline ??= writeCorpus(HEADLINE_VIEW_PX);
+  return headline;
+}
+
+/** `count` prompts: the corpus's lines over and over, each copy's id made its own (`<id>~<copy>`). */
+function writeStream(corpus: CorpusFile, count: number): string {
+  const file = join(corpus.dir, 'stream.jsonl');
+  const out = openSync(file, 'w');
+  const head = '{"id":"';
+  let chunk = '';
   for (let i = 0; i < count; i++) {
-    const task = tasks[i % tasks.length] as Task;
-    const line = i % 2 === 0 ? toolsPrompt(`p${i}`, task, (i >> 1) % (MAX_CALLS + 1), rand, view) : jsonPrompt(`p${i}`, task, 1 + (i % MAX_TURNS), rand, view);
-    writeSync(out, JSON.stringify(line) + '\n');
+    const line = corpus.lines[i % corpus.lines.length] as string;
+    const idEnd = line.indexOf('"', head.length);
+    chunk += `${line.slice(0, idEnd)}~${Math.floor(i / corpus.lines.length)}${line.slice(idEnd)}\n`;
+    if (chunk.length > 4 << 20) {
+      writeSync(out, chunk);
+      chunk = '';
+    }
   }
+  writeSync(out, chunk);
   closeSync(out);
-  const tasksFile = join(dir, 'demo.jsonl');
-  writeFileSync(tasksFile, readFileSync(DEMO_TASKS_FILE));
-  // What a literal scanner would look for: every identity key and country name of the tasks.
-  const patterns = new Set<string>();
-  for (const task of tasks) {
-    for (const key of auditTaskFromTask(task).identity) if (key.value.length >= 4) patterns.add(key.value);
-    if (task.country) patterns.add(task.country);
-  }
-  return { dir, prompts, tasks: tasksFile, patterns: [...patterns] };
+  return file;
 }
 
-function hasRipgrep(): boolean {
-  return spawnSync('rg', ['--version'], { stdio: 'ignore' }).status === 0;
+/** Printed by the audited process as it exits: its peak resident memory, read back by `auditRun`. */
+const RSS_PROBE = `data:text/javascript,${encodeURIComponent("process.on('exit', () => process.stderr.write('\\ngeolab-bench-maxrss-kib ' + process.resourceUsage().maxRSS + '\\n'))")}`;
+
+interface AuditRun {
+  ms: number;
+  maxRssMib: number;
+  findings: number;
 }
 
-/** The anchor: a literal multi-pattern scan of the corpus file, ms per pass (median of 5). */
-function literalScanMs(corpus: Corpus, rg: boolean): number {
+/** One `geolab audit --json` as a user runs it: a new process, start-up included. */
+function auditRun(prompts: string, tasks: string, home: string): AuditRun {
+  const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
+  if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the audit benches need `npm run build` first');
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['--import', RSS_PROBE, bin, 'audit', '--prompts', prompts, '--tasks', tasks, '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, GEOLAB_HOME: home },
+    maxBuffer: 1 << 30,
+  });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  // Exit 1 is the gate finding something (the corpus plants leaks); anything else is a broken run.
+  if (r.status !== 1) throw new Error(`geolab audit exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+  const rss = /geolab-bench-maxrss-kib (\d+)/.exec(r.stderr)?.[1];
+  const { summary } = JSON.parse(r.stdout) as { summary: { findings: number } };
+  return { ms, maxRssMib: Number(rss ?? 0) / 1024, findings: summary.findings };
+}
+
+function auditRuns(prompts: string, tasks: string, home: string, samples: number): AuditRun {
+  const runs = Array.from({ length: samples }, () => auditRun(prompts, tasks, home));
+  return { ms: median(runs.map((r) => r.ms)), maxRssMib: Math.max(...runs.map((r) => r.maxRssMib)), findings: runs[0]?.findings ?? 0 };
+}
+
+/** The anchor: bench/audit_literal.py on the same files, a new python3 process per sample (ms, median). */
+function pythonScanMs(corpus: CorpusFile): number | undefined {
+  const script = join(import.meta.dirname, 'audit_literal.py');
   const times: number[] = [];
-  const patternFile = join(corpus.dir, 'patterns.txt');
-  writeFileSync(patternFile, corpus.patterns.join('\n') + '\n');
-  for (let s = 0; s < 3; s++) {
+  for (let s = 0; s < COLD_SAMPLES; s++) {
     const start = process.hrtime.bigint();
-    if (rg) {
-      // -c counts matching lines; status 1 (no match) is fine.
-      spawnSync('rg', ['-F', '-c', '-f', patternFile, corpus.prompts], { stdio: 'ignore' });
-    } else {
-      let hits = 0;
-      for (const line of readFileSync(corpus.prompts, 'utf8').split('\n')) if (corpus.patterns.some((p) => line.includes(p))) hits++;
-      if (hits < 0) throw new Error('unreachable');
+    const r = spawnSync('python3', [script, corpus.prompts, corpus.tasks], { encoding: 'utf8' });
+    if (r.status !== 0) {
+      process.stderr.write(`audit.882: no Python anchor (${r.error?.message ?? r.stderr.split('\n')[0]})\n`);
+      return undefined;
     }
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return median(times);
 }
 
-/**
- * The corpus audit.prompts and audit.literal measure, written once per bench run and removed when
- * the process exits (it is up to 128 MiB).
- */
-let shared: Promise<Corpus> | undefined;
-
-function sharedCorpus(): Promise<Corpus> {
-  shared ??= writeCorpus(CORPUS_PROMPTS).then((corpus) => {
-    process.once('exit', () => rmSync(corpus.dir, { recursive: true, force: true }));
-    return corpus;
-  });
-  return shared;
-}
-
 export const auditBenches: Bench[] = [
   {
-    // The detector core's first pass over the corpus, in a process of its own (audit-core-child.ts
-    // says what a pass is). read_and_audit_per_s adds reading the file (JSON, data URLs) to a pass.
+    // The headline (DESIGN §11): cold, end to end, beside the naive Python scan of the same file.
+    name: 'audit.882',
+    unit: 'audits',
+    async run() {
+      const corpus = await headlineCorpus();
+      const audit = auditRuns(corpus.prompts, corpus.tasks, join(corpus.dir, 'home'), COLD_SAMPLES);
+      const python = pythonScanMs(corpus);
+      return {
+        median_ms: round(audit.ms),
+        per_s: round(1000 / audit.ms),
+        prompts_per_s: Math.round((HEADLINE_PROMPTS * 1000) / audit.ms),
+        corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
+        findings: audit.findings,
+        max_rss_mib: round(audit.maxRssMib, 1),
+        ...(python !== undefined ? { python_ms: round(python), ratio_vs_python: round(audit.ms / python, 2) } : {}),
+      };
+    },
+  },
+  {
+    // 100,000 prompts through one process: reading (JSON, inline views) and auditing, streamed.
+    name: 'audit.stream',
+    unit: 'streams',
+    async run() {
+      const corpus = await writeCorpus(STREAM_VIEW_PX);
+      const file = writeStream(corpus, STREAM_PROMPTS);
+      try {
+        const audit = auditRuns(file, corpus.tasks, join(corpus.dir, 'home'), STREAM_SAMPLES);
+        return {
+          median_ms: round(audit.ms),
+          per_s: round(1000 / audit.ms),
+          prompts_per_s: Math.round((STREAM_PROMPTS * 1000) / audit.ms),
+          corpus_mib: round(statSync(file).size / 2 ** 20, 1),
+          findings: audit.findings,
+          max_rss_mib: round(audit.maxRssMib, 1),
+        };
+      } finally {
+        rmSync(corpus.dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    // A diagnostic, never the budget: the detector core's warm passes over the 882 prompts, in a
+    // process of its own (audit-core-child.ts says what a pass is). read_and_audit_per_s adds reading
+    // the file (JSON, data URLs) to a pass.
     name: 'audit.prompts',
     unit: 'prompts',
     async run() {
-      const corpus = await sharedCorpus();
+      const corpus = await headlineCorpus();
       // The child runs the TypeScript sources as this process does (tsx's loader is in execArgv).
       const out = execFileSync(process.execPath, [...process.execArgv, join(import.meta.dirname, 'audit-core-child.ts'), corpus.prompts, corpus.tasks, String(CORE_SAMPLES)], {
         encoding: 'utf8',
@@ -210,59 +205,9 @@ export const auditBenches: Bench[] = [
         per_s: Math.round((prompts * 1000) / per_pass_ms),
         early_passes_per_s: Math.round((prompts * 1000) / early_pass_ms),
         read_and_audit_per_s: Math.round((prompts * 1000) / (read_ms + per_pass_ms)),
-        corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
         findings,
         warm_up_passes,
       };
     },
   },
-  {
-    // The anchor (DESIGN §11): a literal multi-pattern scan of the same corpus file for every task's
-    // identity keys and country name, ripgrep `-F -f` when installed (else a plain JS scan), one
-    // process per sample like a user's run.
-    name: 'audit.literal',
-    unit: 'prompts',
-    async run() {
-      const corpus = await sharedCorpus();
-      const rg = hasRipgrep();
-      const ms = literalScanMs(corpus, rg);
-      return { median_ms: round(ms / CORPUS_PROMPTS, 5), per_s: Math.round((CORPUS_PROMPTS * 1000) / ms), is_ripgrep: rg ? 1 : 0 };
-    },
-  },
-  {
-    // `geolab audit` over 882 prompts through the binary, a new process per sample: start-up,
-    // reading, geography loaded on demand, the audit and the JSON report.
-    name: 'audit.882',
-    unit: 'audits',
-    async run() {
-      const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
-      if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('audit.882 needs `npm run build` first');
-      const corpus = await writeCorpus(882);
-      try {
-        return endToEnd(bin, corpus);
-      } finally {
-        rmSync(corpus.dir, { recursive: true, force: true });
-      }
-    },
-  },
 ];
-
-/** `geolab audit` on the corpus as a user runs it: a new process each time, start-up included. */
-function endToEnd(bin: string, corpus: Corpus) {
-  const times: number[] = [];
-  for (let s = 0; s < 3; s++) {
-    const start = process.hrtime.bigint();
-    try {
-      execFileSync(process.execPath, [bin, 'audit', '--prompts', corpus.prompts, '--tasks', corpus.tasks, '--json'], {
-        stdio: 'ignore',
-        env: { ...process.env, GEOLAB_HOME: join(corpus.dir, 'home') },
-      });
-    } catch (err) {
-      // Exit 1 is the gate finding something; anything else is a broken run.
-      if ((err as { status?: number }).status !== 1) throw err;
-    }
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  const ms = median(times);
-  return { median_ms: round(ms), per_s: round(1000 / ms), prompts_per_s: Math.round((882 * 1000) / ms), corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1) };
-}
