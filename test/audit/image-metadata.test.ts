@@ -55,9 +55,9 @@ function xmpPacket(lat: string, lon: string, creator: string): string {
 const SHA = (c: string) => c.repeat(64);
 
 /** Findings of a conversation whose opening view is `bytes`. */
-async function auditView(bytes: Buffer, options: { radiusKm?: number } = {}): Promise<Finding[]> {
-  const prompt = promptOf([opening(imagePart(SHA('a'))), harness('Where is this?')], { images: new Map([[SHA('a'), bytes]]) });
-  return auditPromptAsync(prompt, auditTask, options);
+async function auditView(bytes: Buffer, options: { radiusKm?: number; agentPoints?: LatLon[] } = {}): Promise<Finding[]> {
+  const prompt = promptOf([opening(imagePart(SHA('a'))), harness('Where is this?')], { images: new Map([[SHA('a'), bytes]]), agentPoints: options.agentPoints ?? [] });
+  return auditPromptAsync(prompt, auditTask, options.radiusKm === undefined ? {} : { radiusKm: options.radiusKm });
 }
 
 const summary = (findings: Finding[]) => findings.map((f) => `${f.kind} ${f.severity}`);
@@ -116,6 +116,12 @@ describe('image metadata: tags read and classified', () => {
   it('tag text is searched like prompt text: a town or coordinates in a caption are found', async () => {
     const findings = await auditView(await viewJpeg({ IFD0: { ImageDescription: 'Bus station, Leskovac, at 43.3215, 21.8969' } }));
     expect(findings.map((f) => `${f.kind} ${f.text.slice(66)}`)).toEqual(['city ImageDescription Leskovac', 'coordinates ImageDescription 43.3215, 21.8969']);
+  });
+
+  it("the agent's own pins explain nothing in a served image's tags", async () => {
+    const bytes = await viewJpeg({ IFD0: { ImageDescription: 'Roadside in Serbia, 43.3215, 21.8969' } });
+    const findings = await auditView(bytes, { agentPoints: [TRUTH] });
+    expect(findings.map((f) => `${f.kind} ${f.text.slice(66)}`)).toEqual(['country ImageDescription Serbia', 'coordinates ImageDescription 43.3215, 21.8969']);
   });
 
   it('XMP: GPS in its own notation, the creator in Dublin Core', async () => {
