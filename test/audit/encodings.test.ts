@@ -56,6 +56,15 @@ describe('decodeText', () => {
     expect([...smile.origin]).toEqual([0, 0, 9, 10, 10, 22]);
   });
 
+  it('decodes a text encoded twice, mapping back to the text as written', () => {
+    const text = 'https://example.org/r?next=%2Fmap%3Fcenter%3D43.32%252C%252021.89';
+    const decoded = decodeText(text)!;
+    expect(decoded.text).toBe('https://example.org/r?next=/map?center=43.32, 21.89');
+    const start = decoded.text.indexOf('43.32');
+    expect(text.slice(decoded.origin[start], decoded.origin[start + '43.32, 21.89'.length])).toBe('43.32%252C%252021.89');
+    expect(decodeText('&amp;eacute; 100%2525')!.text).toBe('é 100%');
+  });
+
   it('keeps what does not decode as written, and answers null for text with nothing encoded', () => {
     // Not UTF-8, an unknown name, a letter with a mark Unicode has no single character for, a code point out of range.
     expect(decodeText('%FF%C5 &bogus; &xacute; &#1114112; ok %41')!.text).toBe('%FF%C5 &bogus; &xacute; &#1114112; ok A');
@@ -67,6 +76,7 @@ describe('encodings: every encoded leak is found, its span on the text as writte
   const cases: [string, string, Finding['kind'], string][] = [
     ['a Wikipedia link to the town', 'See https://en.wikipedia.org/wiki/Ni%C5%A1 for more.', 'city', 'Ni%C5%A1'],
     ['a map URL centred near the truth', 'https://maps.example.org/?center=43.3215%2C%2021.8969&zoom=14', 'coordinates', '43.3215%2C%2021.8969'],
+    ['a map URL inside a redirect, encoded twice', '/login?next=%2Fmap%3Fcenter%3D43.3215%252C%252021.8969', 'coordinates', '43.3215%252C%252021.8969'],
     ['URL-encoded JSON in a query', 'GET /api?q=%7B%22lat%22%3A43.3215%2C%22lon%22%3A21.8969%7D', 'coordinates', 'lat%22%3A43.3215%2C%22lon%22%3A21.8969'],
     ['the country name in a quoted query', 'https://search.example/?q=%22Srbija%22%20roads', 'country', 'Srbija'],
     ['an identity key percent-encoded', 'https://cdn.example/view?task_id%3Deval-00417%26frame%3D0', 'identity', 'eval-00417'],
