@@ -146,7 +146,7 @@ describe('encodings: nothing on clean look-alikes', () => {
 });
 
 describe('encodings: geolab audit on a prompt file', () => {
-  it('reports encoded leaks with spans on the line as written', () => {
+  it('reports encoded leaks in text and image URLs with spans on the text as written', () => {
     const dir = tempDir();
     const tasks = join(dir, 'eval.jsonl');
     writeFileSync(tasks, JSON.stringify({ ...task, task_index: 0 }) + '\n');
@@ -156,12 +156,23 @@ describe('encodings: geolab audit on a prompt file', () => {
       line('wiki', 'Read https://en.wikipedia.org/wiki/Ni%C5%A1 first.'),
       line('entity', 'Welcome to Ni&#353;!'),
       line('clean', 'https://maps.example.org/?center=48.8566%2C%202.3522 and 50% cloud.'),
+      {
+        id: 'image-url',
+        task_id: task.task_id,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://cdn.example.org/photos/Ni%C5%A1/0001.jpg' } }] }],
+      },
     ];
     writeFileSync(prompts, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const { findings } = JSON.parse(r.stdout) as { findings: Finding[] };
-    expect(findings.map((f) => `${f.prompt_id} ${f.kind} ${f.text} ${f.span.start}-${f.span.end}`)).toEqual(['wiki city Ni%C5%A1 35-43', 'entity city Ni&#353; 11-19']);
+    expect(findings.map((f) => `${f.prompt_id} ${f.kind} ${f.text} ${f.span.start}-${f.span.end}`)).toEqual([
+      'wiki city Ni%C5%A1 35-43',
+      'entity city Ni&#353; 11-19',
+      'image-url city Ni%C5%A1 31-39',
+      // The image itself could not be fetched: its metadata is not checked, and said so.
+      'image-url image_metadata https://cdn.example.org/photos/Ni%C5%A1/0001.jpg: not checked 0-0',
+    ]);
   });
 });
