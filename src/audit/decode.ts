@@ -148,8 +148,8 @@ const COMBINING: Readonly<Record<string, string>> = {
 };
 
 function namedReference(name: string): string | null {
-  const plain = NAMED[name];
-  if (plain !== undefined) return plain;
+  // Own keys only: `&constructor;` names nothing.
+  if (Object.hasOwn(NAMED, name)) return NAMED[name] as string;
   const m = ACCENTED.exec(name);
   if (!m) return null;
   // Unicode composes the letter and its mark into one character exactly when that letter exists.
