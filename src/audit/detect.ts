@@ -446,7 +446,7 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null, 
   const tags = imageTags(image.bytes);
   const blocks = header.segments.map((s) => s.description.replace(/^carries /, '')).join(', ');
   if (!tags || 'error' in tags) {
-    const why = tags ? `exifr could not read it: ${tags.error}` : 'tags not read';
+    const why = tags ? `its tags could not be read: ${tags.error}` : 'tags not read';
     return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
   }
   const hits: ImageHit[] = [...problem];
