@@ -6,8 +6,8 @@
  * to the text's own offsets through `origin`.
  *
  * Most texts hold none: `decodeText` answers null after one regular-expression test. One pass
- * decodes both encodings; a sequence that does not decode (bytes that are not UTF-8, an unknown
- * entity name) is kept as written.
+ * decodes both encodings, and a text encoded more than once is decoded again; a sequence that does
+ * not decode (bytes that are not UTF-8, an unknown entity name) is kept as written.
  */
 
 export interface DecodedText {
@@ -24,8 +24,23 @@ const ENCODED = /%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][
 /** The same, percent-encoded bytes taken as runs (a UTF-8 character is several). */
 const SEQUENCE = /(?:%[0-9A-Fa-f]{2})+|&(?:#([0-9]{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/g;
 
+/** Rounds of decoding: a URL in another URL's query is encoded twice (`%252C`), in HTML thrice. */
+const ROUNDS_MAX = 3;
+
 /** The decoded copy of a text, or null when the text holds nothing encoded. */
 export function decodeText(text: string): DecodedText | null {
+  let decoded = decodeOnce(text);
+  for (let round = 1; decoded && round < ROUNDS_MAX; round++) {
+    const again = decodeOnce(decoded.text);
+    if (!again) break;
+    // Where each unit of the second copy came from in the first, and so in the text.
+    const first = decoded.origin;
+    decoded = { text: again.text, origin: again.origin.map((at) => first[at] as number) };
+  }
+  return decoded;
+}
+
+function decodeOnce(text: string): DecodedText | null {
   if (!ENCODED.test(text)) return null;
   const out = new Decoded();
   let from = 0;
@@ -133,8 +148,8 @@ const COMBINING: Readonly<Record<string, string>> = {
 };
 
 function namedReference(name: string): string | null {
-  const plain = NAMED[name];
-  if (plain !== undefined) return plain;
+  // Own keys only: `&constructor;` names nothing.
+  if (Object.hasOwn(NAMED, name)) return NAMED[name] as string;
   const m = ACCENTED.exec(name);
   if (!m) return null;
   // Unicode composes the letter and its mark into one character exactly when that letter exists.

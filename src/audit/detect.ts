@@ -271,6 +271,9 @@ function lineEnd(text: string, from: number): number {
   return end < 0 ? text.length : end;
 }
 
+/** An agent without points, for what none of its points can explain (an image's tags). */
+const NO_AGENT = new Agent({ source: '', promptId: '', task: { taskId: '' }, messages: [], agentPoints: [] });
+
 /**
  * Findings of one prompt. A prompt whose task is unknown gets one `unknown_task` finding: nothing
  * can be said about it, and saying nothing would pass it as clean.
@@ -326,7 +329,7 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     }
     for (let i = 0; i < message.images.length; i++) {
       const image = message.images[i] as AuditImage;
-      const hits = imageHits(image, compiledTask, agent, task.truth, radiusKm);
+      const hits = imageHits(image, compiledTask, task.truth, radiusKm);
       for (let h = 0; h < hits.length; h++) findings.push(finding(prompt, m, undefined, (hits[h] as ImageHit).text, { ...(hits[h] as ImageHit), start: 0, end: 0 }, image.ref));
     }
   }
@@ -532,8 +535,9 @@ const CLEAN: readonly ImageHit[] = Object.freeze([]);
  * is reported as it is, high. With them: GPS by where it points, high within the radius of the truth
  * and low beyond it; maker tags low (they name the camera, not the place); every other text of the
  * tags searched like the prompt's text, so an image id or a username in a tag is an identity finding.
+ * The environment served the image: no point of the agent explains what its tags say.
  */
-function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: LatLon | null, radiusKm: number): readonly ImageHit[] {
+function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null, radiusKm: number): readonly ImageHit[] {
   // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
   const header = image.bytes ? metadataSegments(image.bytes) : null;
   if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
@@ -545,7 +549,7 @@ function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: L
   const tags = imageTags(image.bytes);
   const blocks = header.segments.map((s) => s.description.replace(/^carries /, '')).join(', ');
   if (!tags || 'error' in tags) {
-    const why = tags ? `exifr could not read it: ${tags.error}` : 'tags not read';
+    const why = tags ? `its tags could not be read: ${tags.error}` : 'tags not read';
     return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
   }
   const hits: ImageHit[] = [...problem];
@@ -560,8 +564,8 @@ function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: L
   for (const { tag, value } of tags.texts) {
     const candidates = task.candidatesIn(value, scanText(value), radiusKm);
     if (candidates === NONE) continue;
-    // A tag is no feedback: nothing in it is explained by where the agent pinned.
-    for (const hit of unexplained(candidates, agent, -1, -1, task)) {
+    // A tag is no feedback, and no agent's point: nothing in it is explained.
+    for (const hit of unexplained(candidates, NO_AGENT, -1, -1, task)) {
       hits.push({ kind: hit.kind, severity: hit.severity, text: `${image.ref}: ${tag} ${value.slice(hit.start, hit.end)}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
     }
   }

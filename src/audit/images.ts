@@ -191,10 +191,10 @@ export async function readImageTags(images: readonly AuditImage[]): Promise<void
   for (const { bytes } of images) {
     if (!bytes || tagsOf.has(bytes) || metadataSegments(bytes).segments.length === 0) continue;
     try {
-      const module = await import('exifr');
-      const exifr = module.default;
+      const loaded = await import('exifr');
+      const exifr = loaded.default;
       // Node's CommonJS interop has sidecar on the default export only; vitest's as a named export only.
-      const sidecar = (exifr.sidecar as typeof exifr.sidecar | undefined) ?? module.sidecar;
+      const sidecar = (exifr.sidecar as typeof exifr.sidecar | undefined) ?? loaded.sidecar;
       const output = (await exifr.parse(bytes, EXIFR_OPTIONS)) as Record<string, unknown> | undefined;
       const xmp = (packet: Buffer) => sidecar(packet, XMP_SIDECAR_OPTIONS, 'xmp');
       const compressed = metadataSegments(bytes).format === 'png' ? await compressedPngTexts(bytes, xmp) : null;
@@ -205,14 +205,14 @@ export async function readImageTags(images: readonly AuditImage[]): Promise<void
   }
 }
 
-/** The tags read for these bytes: undefined when not read yet, `{error}` when exifr could not read them. */
+/** The tags read for these bytes: undefined when not read yet, `{error}` when they could not be read. */
 export function imageTags(bytes: Buffer): ImageTags | { error: string } | undefined {
   return tagsOf.get(bytes);
 }
 
 /** The keyword under which PNG files carry an XMP packet. */
 const PNG_XMP_KEYWORD = 'XML:com.adobe.xmp';
-/** Inflated text beyond this is not metadata a camera wrote: the chunk is refused (a zip bomb costs nothing). */
+/** Inflated text beyond this is not metadata a camera wrote: the tags are reported unreadable (a zip bomb costs nothing). */
 const PNG_TEXT_MAX_BYTES = 1 << 20;
 
 /**

@@ -56,9 +56,18 @@ describe('decodeText', () => {
     expect([...smile.origin]).toEqual([0, 0, 9, 10, 10, 22]);
   });
 
+  it('decodes a text encoded twice, mapping back to the text as written', () => {
+    const text = 'https://example.org/r?next=%2Fmap%3Fcenter%3D43.32%252C%252021.89';
+    const decoded = decodeText(text)!;
+    expect(decoded.text).toBe('https://example.org/r?next=/map?center=43.32, 21.89');
+    const start = decoded.text.indexOf('43.32');
+    expect(text.slice(decoded.origin[start], decoded.origin[start + '43.32, 21.89'.length])).toBe('43.32%252C%252021.89');
+    expect(decodeText('&amp;eacute; 100%2525')!.text).toBe('é 100%');
+  });
+
   it('keeps what does not decode as written, and answers null for text with nothing encoded', () => {
     // Not UTF-8, an unknown name, a letter with a mark Unicode has no single character for, a code point out of range.
-    expect(decodeText('%FF%C5 &bogus; &xacute; &#1114112; ok %41')!.text).toBe('%FF%C5 &bogus; &xacute; &#1114112; ok A');
+    expect(decodeText('%FF%C5 &bogus; &constructor; &xacute; &#1114112; ok %41')!.text).toBe('%FF%C5 &bogus; &constructor; &xacute; &#1114112; ok A');
     for (const text of ['50% of the view', 'Facing 90°, 11 tool calls left', 'AT&T; R&D', '100%', '&#;']) expect(decodeText(text), text).toBeNull();
   });
 });
@@ -67,6 +76,7 @@ describe('encodings: every encoded leak is found, its span on the text as writte
   const cases: [string, string, Finding['kind'], string][] = [
     ['a Wikipedia link to the town', 'See https://en.wikipedia.org/wiki/Ni%C5%A1 for more.', 'city', 'Ni%C5%A1'],
     ['a map URL centred near the truth', 'https://maps.example.org/?center=43.3215%2C%2021.8969&zoom=14', 'coordinates', '43.3215%2C%2021.8969'],
+    ['a map URL inside a redirect, encoded twice', '/login?next=%2Fmap%3Fcenter%3D43.3215%252C%252021.8969', 'coordinates', '43.3215%252C%252021.8969'],
     ['URL-encoded JSON in a query', 'GET /api?q=%7B%22lat%22%3A43.3215%2C%22lon%22%3A21.8969%7D', 'coordinates', 'lat%22%3A43.3215%2C%22lon%22%3A21.8969'],
     ['the country name in a quoted query', 'https://search.example/?q=%22Srbija%22%20roads', 'country', 'Srbija'],
     ['an identity key percent-encoded', 'https://cdn.example/view?task_id%3Deval-00417%26frame%3D0', 'identity', 'eval-00417'],
@@ -143,7 +153,7 @@ describe('encodings: nothing on clean look-alikes', () => {
 });
 
 describe('encodings: geolab audit on a prompt file', () => {
-  it('reports encoded leaks with spans on the line as written', () => {
+  it('reports encoded leaks in text and image URLs with spans on the text as written', () => {
     const dir = tempDir();
     const tasks = join(dir, 'eval.jsonl');
     writeFileSync(tasks, JSON.stringify({ ...task, task_index: 0 }) + '\n');
@@ -153,12 +163,23 @@ describe('encodings: geolab audit on a prompt file', () => {
       line('wiki', 'Read https://en.wikipedia.org/wiki/Ni%C5%A1 first.'),
       line('entity', 'Welcome to Ni&#353;!'),
       line('clean', 'https://maps.example.org/?center=48.8566%2C%202.3522 and 50% cloud.'),
+      {
+        id: 'image-url',
+        task_id: task.task_id,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://cdn.example.org/photos/Ni%C5%A1/0001.jpg' } }] }],
+      },
     ];
     writeFileSync(prompts, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const { findings } = JSON.parse(r.stdout) as { findings: Finding[] };
-    expect(findings.map((f) => `${f.prompt_id} ${f.kind} ${f.text} ${f.span.start}-${f.span.end}`)).toEqual(['wiki city Ni%C5%A1 35-43', 'entity city Ni&#353; 11-19']);
+    expect(findings.map((f) => `${f.prompt_id} ${f.kind} ${f.text} ${f.span.start}-${f.span.end}`)).toEqual([
+      'wiki city Ni%C5%A1 35-43',
+      'entity city Ni&#353; 11-19',
+      'image-url city Ni%C5%A1 31-39',
+      // The image itself could not be fetched: its metadata is not checked, and said so.
+      'image-url image_metadata https://cdn.example.org/photos/Ni%C5%A1/0001.jpg: not checked 0-0',
+    ]);
   });
 });

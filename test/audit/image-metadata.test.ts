@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dataUrl } from '../../src/agent/images.js';
@@ -55,9 +56,9 @@ function xmpPacket(lat: string, lon: string, creator: string): string {
 const SHA = (c: string) => c.repeat(64);
 
 /** Findings of a conversation whose opening view is `bytes`. */
-async function auditView(bytes: Buffer, options: { radiusKm?: number } = {}): Promise<Finding[]> {
-  const prompt = promptOf([opening(imagePart(SHA('a'))), harness('Where is this?')], { images: new Map([[SHA('a'), bytes]]) });
-  return auditPromptAsync(prompt, auditTask, options);
+async function auditView(bytes: Buffer, options: { radiusKm?: number; agentPoints?: LatLon[] } = {}): Promise<Finding[]> {
+  const prompt = promptOf([opening(imagePart(SHA('a'))), harness('Where is this?')], { images: new Map([[SHA('a'), bytes]]), agentPoints: options.agentPoints ?? [] });
+  return auditPromptAsync(prompt, auditTask, options.radiusKm === undefined ? {} : { radiusKm: options.radiusKm });
 }
 
 const summary = (findings: Finding[]) => findings.map((f) => `${f.kind} ${f.severity}`);
@@ -118,6 +119,12 @@ describe('image metadata: tags read and classified', () => {
     expect(findings.map((f) => `${f.kind} ${f.text.slice(66)}`)).toEqual(['city ImageDescription Leskovac', 'coordinates ImageDescription 43.3215, 21.8969']);
   });
 
+  it("the agent's own pins explain nothing in a served image's tags", async () => {
+    const bytes = await viewJpeg({ IFD0: { ImageDescription: 'Roadside in Serbia, 43.3215, 21.8969' } });
+    const findings = await auditView(bytes, { agentPoints: [TRUTH] });
+    expect(findings.map((f) => `${f.kind} ${f.text.slice(66)}`)).toEqual(['country ImageDescription Serbia', 'coordinates ImageDescription 43.3215, 21.8969']);
+  });
+
   it('XMP: GPS in its own notation, the creator in Dublin Core', async () => {
     const bytes = await pixels().jpeg().withXmp(xmpPacket('43,19.254N', '21,53.748E', 'balkan.roamer')).toBuffer();
     const findings = await auditView(bytes);
@@ -143,6 +150,23 @@ describe('image metadata: tags read and classified', () => {
     const findings = await auditView(bytes);
     expect(findings.map((f) => `${f.kind} ${f.severity}`)).toEqual(['image_metadata high', 'identity high']);
     expect(findings[0]!.evidence).toMatch(/pointing to 43\.3209, 21\.8958 in Republic of Serbia/);
+  });
+
+  it('a compressed text chunk that inflates past 1 MB is reported unreadable, high', async () => {
+    const png = await pixels().png().toBuffer();
+    const bomb = deflateSync(Buffer.alloc(2 << 20));
+    const data = Buffer.concat([Buffer.from('Comment\0\0', 'latin1'), bomb]);
+    const chunk = Buffer.alloc(12 + data.length);
+    chunk.writeUInt32BE(data.length, 0);
+    chunk.write('zTXt', 4, 'latin1');
+    data.copy(chunk, 8);
+    chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+    // After the IHDR chunk (8-byte signature, 25-byte chunk).
+    const bytes = Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)]);
+    expect((await sharp(bytes).metadata()).width).toBe(48);
+    const findings = await auditView(bytes);
+    expect(summary(findings)).toEqual(['image_metadata high']);
+    expect(findings[0]!.evidence).toMatch(/carries a PNG zTXt chunk \(its tags could not be read: .+\)$/);
   });
 
   it('a block without GPS, maker or key is low; a clean image is nothing', async () => {
