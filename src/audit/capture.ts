@@ -9,9 +9,9 @@
  * scan); each task compares them with its own capture facts. Camera names are words of the task's
  * dictionary, found among the scan's words as towns are.
  */
-import { phraseEnd } from './fingerprints.js';
+import { phraseEnd, SHAPE, shapedRanges } from './fingerprints.js';
 import { addDictionaryWord, foldWord, type TextScan, wordHash } from './scan.js';
-import { scannableRanges, withItem } from './text.js';
+import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
 
 export interface CaptureHit {
@@ -88,41 +88,31 @@ const MARKS = {};
 function captureMarksIn(text: string, scan: TextScan): TextMarks {
   let found = scan.kept(MARKS) as TextMarks | undefined;
   if (!found) {
-    found = findMarks(text);
+    found = findMarks(text, scan);
     scan.keep(MARKS, found);
   }
   return found;
 }
 
-const DIGIT = /\d/;
-
-function findMarks(text: string): TextMarks {
-  if (!DIGIT.test(text)) return NO_MARKS;
+function findMarks(text: string, scan: TextScan): TextMarks {
   let dates: DateMark[] | undefined;
   let decimals: DecimalMark[] | undefined;
-  const ranges = text.includes(';base64,') ? scannableRanges(text) : [[0, text.length] as [number, number]];
-  for (const [from, to] of ranges) {
+  for (const { from, to, shapes } of shapedRanges(text, scan)) {
+    if ((shapes & (SHAPE.YEAR | SHAPE.EPOCH | SHAPE.DECIMALS)) === 0) continue;
     const part = from === 0 && to === text.length ? text : text.slice(from, to);
-    if (!DIGIT.test(part)) continue;
     const date = (start: number, length: number, months: readonly string[], how: string, iso?: string) => {
       dates = withItem(dates, { start: from + start, end: from + start + length, months, how, ...(iso ? { iso } : {}) });
     };
-    for (const m of part.matchAll(ISO_DATE)) date(m.index, m[0].length, [month(m[1] as string, Number(m[3]))], m[5] ? 'date and time' : 'date');
-    for (const m of part.matchAll(BASIC_DATE_TIME)) date(m.index, m[0].length, [month(m[1] as string, Number(m[2]))], 'date and time');
-    for (const m of part.matchAll(NUMERIC_DATE)) {
-      const [a, b] = [Number(m[1]), Number(m[3])];
-      const months = [...new Set([a, b].filter((n) => n >= 1 && n <= 12))].map((n) => month(m[4] as string, n));
-      if (months.length && a >= 1 && b >= 1 && a <= 31 && b <= 31) date(m.index, m[0].length, months, 'date');
+    if (shapes & SHAPE.YEAR) findDates(part, date);
+    if (shapes & SHAPE.EPOCH) {
+      for (const m of part.matchAll(EPOCH)) {
+        const digits = m[1] as string;
+        const ms = digits.length === 13 ? Number(digits) : Number(digits + (m[2] ?? '')) * 1000;
+        const iso = new Date(ms).toISOString();
+        date(m.index, m[0].length, [iso.slice(0, 7)], digits.length === 13 ? 'epoch milliseconds' : 'epoch seconds', iso.replace('.000Z', 'Z'));
+      }
     }
-    for (const m of part.matchAll(DAY_MONTH_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[2] as string))], 'date');
-    for (const m of part.matchAll(MONTH_DAY_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[1] as string))], 'date');
-    for (const m of part.matchAll(EPOCH)) {
-      const digits = m[1] as string;
-      const ms = digits.length === 13 ? Number(digits) : Number(digits + (m[2] ?? '')) * 1000;
-      const iso = new Date(ms).toISOString();
-      date(m.index, m[0].length, [iso.slice(0, 7)], digits.length === 13 ? 'epoch milliseconds' : 'epoch seconds', iso.replace('.000Z', 'Z'));
-    }
-    if (part.includes('.')) {
+    if (shapes & SHAPE.DECIMALS) {
       for (const m of part.matchAll(DECIMAL)) {
         const value = Number(m[1]);
         if (value <= 360) decimals = withItem(decimals, { start: from + m.index, end: from + m.index + m[0].length, value, decimals: (m[2] as string).length });
@@ -130,6 +120,21 @@ function findMarks(text: string): TextMarks {
     }
   }
   return dates || decimals ? { dates: dates ?? NONE, decimals: decimals ?? NONE } : NO_MARKS;
+}
+
+type OnDate = (start: number, length: number, months: readonly string[], how: string) => void;
+
+/** Dates given to the day in any of the forms above. */
+function findDates(part: string, date: OnDate): void {
+  for (const m of part.matchAll(ISO_DATE)) date(m.index, m[0].length, [month(m[1] as string, Number(m[3]))], m[5] ? 'date and time' : 'date');
+  for (const m of part.matchAll(BASIC_DATE_TIME)) date(m.index, m[0].length, [month(m[1] as string, Number(m[2]))], 'date and time');
+  for (const m of part.matchAll(NUMERIC_DATE)) {
+    const [a, b] = [Number(m[1]), Number(m[3])];
+    const months = [...new Set([a, b].filter((n) => n >= 1 && n <= 12))].map((n) => month(m[4] as string, n));
+    if (months.length && a >= 1 && b >= 1 && a <= 31 && b <= 31) date(m.index, m[0].length, months, 'date');
+  }
+  for (const m of part.matchAll(DAY_MONTH_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[2] as string))], 'date');
+  for (const m of part.matchAll(MONTH_DAY_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[1] as string))], 'date');
 }
 
 /** Values of meta.camera_make/camera_model that name no camera. */

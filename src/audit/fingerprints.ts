@@ -36,6 +36,117 @@ export interface FingerprintHit {
 
 const NONE: readonly never[] = Object.freeze([]);
 
+/**
+ * Shapes of characters the fingerprint and capture patterns start from, as bits. One pass over a
+ * text's characters says which patterns can match at all: most texts run none of them.
+ */
+export const SHAPE = {
+  /** `+` and a digit, perhaps after a space. */
+  PLUS_DIGIT: 1,
+  /** A run of digits starting with `00`. */
+  DOUBLE_ZERO: 2,
+  /** A capital letter and a digit (UK, Canadian, Irish, Argentine postcodes). */
+  UPPER_DIGIT: 4,
+  /** Digit, hyphen, digit. */
+  DIGIT_DASH_DIGIT: 8,
+  /** Four digits or more, then two capitals (perhaps after a space). */
+  DIGITS_CAPITALS: 16,
+  /** A run of 4 or 8 digits starting with 19 or 20: a year, or a compact date. */
+  YEAR: 32,
+  /** A run of 10 or 13 digits starting with 1: Unix seconds or milliseconds. */
+  EPOCH: 64,
+  /** A digit, a dot and three digits or more. */
+  DECIMALS: 128,
+  /** The Japanese postal mark 〒. */
+  POSTMARK: 256,
+} as const;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isCapital(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+/** A part of a text outside base64 payloads of data URLs, and the SHAPE bits it has. */
+export interface ShapedRange {
+  from: number;
+  to: number;
+  shapes: number;
+}
+
+/** The key shapedRanges keeps its answer under on a scan. */
+const SHAPES = {};
+const WHOLE: readonly [number, number][] = [[0, Number.MAX_SAFE_INTEGER]];
+
+/** The ranges of a text worth searching with their shapes, worked out once per text (kept on its scan). */
+export function shapedRanges(text: string, scan: TextScan): readonly ShapedRange[] {
+  let found = scan.kept(SHAPES) as readonly ShapedRange[] | undefined;
+  if (!found) {
+    const ranges = text.includes(';base64,') ? scannableRanges(text) : WHOLE;
+    found = ranges.map(([from, upTo]) => {
+      const to = Math.min(upTo, text.length);
+      return { from, to, shapes: shapesOf(text, from, to) };
+    });
+    scan.keep(SHAPES, found);
+  }
+  return found;
+}
+
+/**
+ * The SHAPE bits of text[from, to). Runs over every text a task's prompts hold: letters (most
+ * characters) cost one comparison, and digits are looked at where a run of them starts and ends.
+ */
+function shapesOf(text: string, from: number, to: number): number {
+  let shapes = 0;
+  let run = -1;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 57) {
+      if (c === 0x3012) shapes |= SHAPE.POSTMARK;
+      else if (run >= 0) {
+        shapes |= runShapes(text, run, i, c);
+        run = -1;
+      }
+      continue;
+    }
+    if (c >= 48) {
+      if (run < 0) {
+        run = i;
+        if (i > from && isCapital(text.charCodeAt(i - 1))) shapes |= SHAPE.UPPER_DIGIT;
+      }
+      continue;
+    }
+    if (run >= 0) {
+      shapes |= runShapes(text, run, i, c);
+      run = -1;
+    }
+    if (c === 43) {
+      const next = text.charCodeAt(i + 1);
+      if (isDigit(next) || (next === 32 && isDigit(text.charCodeAt(i + 2)))) shapes |= SHAPE.PLUS_DIGIT;
+    }
+  }
+  return run >= 0 ? shapes | runShapes(text, run, to, 0) : shapes;
+}
+
+/** The shapes of the run of digits [run, end) and the character `c` after it. */
+function runShapes(text: string, run: number, end: number, c: number): number {
+  let shapes = 0;
+  const length = end - run;
+  const first = text.charCodeAt(run);
+  const second = length > 1 ? text.charCodeAt(run + 1) : 0;
+  if (first === 48 && second === 48) shapes |= SHAPE.DOUBLE_ZERO;
+  if ((length === 4 || length === 8) && ((first === 49 && second === 57) || (first === 50 && second === 48))) shapes |= SHAPE.YEAR;
+  if ((length === 10 || length === 13) && first === 49) shapes |= SHAPE.EPOCH;
+  if (length >= 3 && text.charCodeAt(run - 1) === 46 && isDigit(text.charCodeAt(run - 2))) shapes |= SHAPE.DECIMALS;
+  if (length >= 4 && (c === 32 ? isCapital(text.charCodeAt(end + 1)) && isCapital(text.charCodeAt(end + 2)) : isCapital(c) && isCapital(text.charCodeAt(end + 1)))) {
+    shapes |= SHAPE.DIGITS_CAPITALS;
+  }
+  if (c === 45 && isDigit(text.charCodeAt(end + 1))) shapes |= SHAPE.DIGIT_DASH_DIGIT;
+  return shapes;
+}
+
 /** What names countries by ISO alpha-2 codes, as the project's countries (several codes may fold into one). */
 function admins(isos: readonly string[]): string[] {
   const found = new Set<string>();
@@ -161,6 +272,8 @@ const JAPANESE_AFTER = /^[ \u3000]*[\u3040-\u30ff\u4e00-\u9fff]/;
 const POSTCODE_LABEL = /(?:post(?:al)?[ _-]?code|postcode|zip(?:[ _-]?code)?|plz|cep|kod pocztowy|código postal|〒)["']?\s*[:=]?\s*["']?$/i;
 
 interface PostcodeFormat {
+  /** The SHAPE it starts from: the pattern runs only on texts that have it. */
+  shape: number;
   pattern: RegExp;
   /** The country's ISO code, from the match (null: not a postcode after all). */
   country: (m: RegExpExecArray) => string | null;
@@ -174,30 +287,31 @@ interface PostcodeFormat {
  */
 const POSTCODES: readonly PostcodeFormat[] = [
   // United Kingdom: outward code (area + district), space, inward code (no C I K M O V in its letters).
-  { pattern: /(?<![\w-])([A-Z]{1,2})\d[A-Z\d]? \d[ABD-HJLNP-UW-Z]{2}(?![\w-])/g, country: (m) => (UK_AREAS.has(m[1] as string) ? (CROWN_DEPENDENCIES[m[1] as string] ?? 'GB') : null) },
-  { pattern: /(?<![\w-])GX11 1AA(?![\w-])/g, country: () => 'GI' },
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])([A-Z]{1,2})\d[A-Z\d]? \d[ABD-HJLNP-UW-Z]{2}(?![\w-])/g, country: (m) => (UK_AREAS.has(m[1] as string) ? (CROWN_DEPENDENCIES[m[1] as string] ?? 'GB') : null) },
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])GX11 1AA(?![\w-])/g, country: () => 'GI' },
   // Canada: letter digit letter, space, digit letter digit (no D F I O Q U).
-  { pattern: /(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] \d[ABCEGHJ-NPRSTV-Z]\d(?![\w-])/g, country: () => 'CA' },
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] \d[ABCEGHJ-NPRSTV-Z]\d(?![\w-])/g, country: () => 'CA' },
   // Ireland's Eircode: routing key, space, four characters of its alphabet with a letter and a digit.
-  { pattern: /(?<![\w-])(?:[AC-FHKNPRTV-Y]\d{2}|D6W) (?=[0-9]*[AC-FHKNPRTV-Y])(?=[A-Z]*\d)[0-9AC-FHKNPRTV-Y]{4}(?![\w-])/g, country: () => 'IE' },
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])(?:[AC-FHKNPRTV-Y]\d{2}|D6W) (?=[0-9]*[AC-FHKNPRTV-Y])(?=[A-Z]*\d)[0-9AC-FHKNPRTV-Y]{4}(?![\w-])/g, country: () => 'IE' },
   // Argentina's CPA: province letter, four digits, three letters.
-  { pattern: /(?<![\w-])[A-HJ-NP-Z]\d{4}[A-Z]{3}(?![\w-])/g, country: () => 'AR' },
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])[A-HJ-NP-Z]\d{4}[A-Z]{3}(?![\w-])/g, country: () => 'AR' },
   // Netherlands: four digits (no leading 0), two letters.
-  { pattern: /(?<![\w.,+/-])[1-9]\d{3} ?([A-Z]{2})(?![\w-])/g, country: (m) => (NOT_DUTCH.has(m[1] as string) ? null : 'NL') },
+  { shape: SHAPE.DIGITS_CAPITALS, pattern: /(?<![\w.,+/-])[1-9]\d{3} ?([A-Z]{2})(?![\w-])/g, country: (m) => (NOT_DUTCH.has(m[1] as string) ? null : 'NL') },
   // Brazil's CEP and the United States' ZIP+4.
-  { pattern: /(?<![\w.,+/-])\d{5}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'BR' },
-  { pattern: /(?<![\w.,+/-])\d{5}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'US' },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{5}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'BR' },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{5}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'US' },
   // Poland (00-950) and Portugal (1100-148): ranges of numbers look the same, so a town must follow.
-  { pattern: /(?<![\w.,+/-])\d{2}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PL', after: TOWN_AFTER },
-  { pattern: /(?<![\w.,+/-])\d{4}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PT', after: TOWN_AFTER },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{2}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PL', after: TOWN_AFTER },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{4}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PT', after: TOWN_AFTER },
   // Japan: 〒 and three digits, hyphen, four; without the mark, an address in Japanese must follow.
-  { pattern: /〒[ \u3000]?\d{3}-\d{4}(?!\d)/g, country: () => 'JP' },
-  { pattern: /(?<![\w.,+/〒-])\d{3}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'JP', after: JAPANESE_AFTER },
+  { shape: SHAPE.POSTMARK, pattern: /〒[ \u3000]?\d{3}-\d{4}(?!\d)/g, country: () => 'JP' },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/〒-])\d{3}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'JP', after: JAPANESE_AFTER },
 ];
 
-function postcodes(text: string, from: number, to: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
-  const part = text.slice(from, to);
+function postcodes(text: string, from: number, to: number, shapes: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
+  const part = from === 0 && to === text.length ? text : text.slice(from, to);
   for (const format of POSTCODES) {
+    if ((shapes & format.shape) === 0) continue;
     format.pattern.lastIndex = 0;
     for (let m = format.pattern.exec(part); m !== null; m = format.pattern.exec(part)) {
       const iso = format.country(m);
@@ -242,8 +356,11 @@ function vehicleCountries(code: string): readonly string[] | undefined {
   return vehicleCodes.get(code);
 }
 
-/** Words that say a code is a vehicle's country: only after (or before) one is a capital letter or three a code. */
-const VEHICLE_WORD = /oval|sticker|band|plate|nationality|distinguishing|vehicle|registration/i;
+/**
+ * Words that say a code is a vehicle's country: only after (or before) one is a capital letter or
+ * three a code. Words of the fingerprint dictionary: a text none of whose words is one is not searched.
+ */
+const VEHICLE_WORDS = 'oval ovals sticker stickers band euroband plate plates nationality distinguishing vehicle registration'.split(' ').map(wordHash);
 const VEHICLE_LABEL =
   /\b(?:(oval|sticker|euro-?band|(?:blue|eu|euro|country|plate) band|nationality (?:sign|code|plate|sticker|letters?)|distinguishing (?:sign|mark|code|letters?)|(?:international )?vehicle (?:code|sign|letters?)|(?:international )?registration (?:code|letters?)|country (?:code|letters?|identifier|oval|sticker) on (?:the |its |a )?plates?)|(plates?))\b/gi;
 /** After a label: a colon, or a few words ("with the letter"), then the code in capitals, perhaps quoted or bracketed. */
@@ -255,8 +372,7 @@ const WORD_LETTERS = new Set(['A', 'I']);
 const ALONE_AFTER_PLATE = /^\s*(?:$|[.,;)\]]|(?:band|sticker|oval|code|letters?)\b)/;
 
 function vehicleCodesIn(text: string, from: number, to: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
-  const part = text.slice(from, to);
-  if (!VEHICLE_WORD.test(part)) return found;
+  const part = from === 0 && to === text.length ? text : text.slice(from, to);
   VEHICLE_LABEL.lastIndex = 0;
   for (let label = VEHICLE_LABEL.exec(part); label !== null; label = VEHICLE_LABEL.exec(part)) {
     CODE_AFTER_LABEL.lastIndex = label.index + label[0].length;
@@ -301,6 +417,7 @@ let languages: Map<number, Language[]> | undefined;
 export function loadFingerprints(): void {
   if (languages) return;
   languages = new Map();
+  for (const hash of VEHICLE_WORDS) addDictionaryWord(hash);
   for (const line of LANGUAGES.trim().split('\n')) {
     const [name = '', isos = ''] = line.split('|');
     if (countryByName(name)) continue;
@@ -327,6 +444,11 @@ export function phraseEnd(text: string, start: number, end: number, words: reado
     if (!sameWord(text, next, last, words[k] as string)) return -1;
   }
   return last;
+}
+
+function hasVehicleWord(scan: TextScan): boolean {
+  for (let i = 0; i < scan.count; i++) if (VEHICLE_WORDS.includes(scan.hash(i))) return true;
+  return false;
 }
 
 /** Language names are proper nouns: written with a capital. */
@@ -363,20 +485,14 @@ export function fingerprintsIn(text: string, scan: TextScan): readonly Fingerpri
   return found;
 }
 
-const DIGIT = /\d/;
-
 function findFingerprints(text: string, scan: TextScan): readonly FingerprintMention[] {
   loadFingerprints();
   let found: FingerprintMention[] | undefined;
-  const ranges = text.includes(';base64,') ? scannableRanges(text) : [[0, text.length] as [number, number]];
-  for (const [from, to] of ranges) {
-    if (to - from < 2) continue;
-    const part = from === 0 && to === text.length ? text : text.slice(from, to);
-    if (DIGIT.test(part)) {
-      if (part.includes('+') || part.includes('00')) found = callingCodes(text, from, to, found);
-      found = postcodes(text, from, to, found);
-    }
-    found = vehicleCodesIn(text, from, to, found);
+  const vehicleWord = scan.count > 0 && hasVehicleWord(scan);
+  for (const { from, to, shapes } of shapedRanges(text, scan)) {
+    if (shapes & (SHAPE.PLUS_DIGIT | SHAPE.DOUBLE_ZERO)) found = callingCodes(text, from, to, found);
+    if (shapes & (SHAPE.UPPER_DIGIT | SHAPE.DIGITS_CAPITALS | SHAPE.DIGIT_DASH_DIGIT | SHAPE.POSTMARK)) found = postcodes(text, from, to, shapes, found);
+    if (vehicleWord) found = vehicleCodesIn(text, from, to, found);
   }
   if (scan.count) found = languagesIn(text, scan, found);
   return found ? found.sort((a, b) => a.start - b.start) : NONE;
