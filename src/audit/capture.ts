@@ -64,8 +64,8 @@ const BASIC_DATE_TIME = new RegExp(`(?<![\\w.+-])${YEAR}(0[1-9]|1[0-2])(0[1-9]|[
 const NUMERIC_DATE = new RegExp(`(?<![\\w.+/-])(\\d{1,2})([./-])(\\d{1,2})\\2${YEAR}(?![\\w]|[-/.]\\d)`, 'g');
 const MONTHS = 'January February March April May June July August September October November December'.split(' ');
 const MONTH = '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
-/** 14 July 2023, 14th Jul. 2023. */
-const DAY_MONTH_YEAR = new RegExp(`(?<![\\w.])([1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?\\s+${MONTH}\\.?,?\\s+${YEAR}(?!\\w)`, 'g');
+/** 14 July 2023, 14th Jul. 2023, 14-Jul-2023. */
+const DAY_MONTH_YEAR = new RegExp(`(?<![\\w.])(0?[1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?(?:\\s+|-)${MONTH}\\.?,?(?:\\s+|-)${YEAR}(?!\\w)`, 'g');
 /** July 14, 2023. */
 const MONTH_DAY_YEAR = new RegExp(`(?<![\\w.])${MONTH}\\.?\\s+([1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?,?\\s+${YEAR}(?!\\w)`, 'g');
 /** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033. */

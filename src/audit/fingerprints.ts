@@ -21,7 +21,7 @@ export interface FingerprintMention {
   end: number;
   /** The part of the text that names the countries: "+995", "SW1A 1AA", "SRB", "Hebrew". */
   shown: string;
-  /** "calling code", "postcode format", "international vehicle code", "official language". */
+  /** "calling code", "postcode format", "international vehicle code", "official language", "writing system". */
   what: string;
   countries: readonly string[];
 }
@@ -45,7 +45,7 @@ export const SHAPE = {
   PLUS_DIGIT: 1,
   /** A run of digits starting with `00`. */
   DOUBLE_ZERO: 2,
-  /** A capital letter and a digit (UK, Canadian, Irish, Argentine postcodes). */
+  /** A capital letter and a digit, perhaps with a hyphen between (UK, Canadian, Irish, Argentine, prefixed postcodes). */
   UPPER_DIGIT: 4,
   /** Digit, hyphen, digit. */
   DIGIT_DASH_DIGIT: 8,
@@ -114,7 +114,8 @@ function shapesOf(text: string, from: number, to: number): number {
     if (c >= 48) {
       if (run < 0) {
         run = i;
-        if (i > from && isCapital(text.charCodeAt(i - 1))) shapes |= SHAPE.UPPER_DIGIT;
+        const before = i > from ? text.charCodeAt(i - 1) : 0;
+        if (isCapital(before) || (before === 45 && i > from + 1 && isCapital(text.charCodeAt(i - 2)))) shapes |= SHAPE.UPPER_DIGIT;
       }
       continue;
     }
@@ -222,11 +223,29 @@ function phoneAt(text: string, at: number, to: number): { end: number; digits: s
   return { end, digits };
 }
 
+/** Before a calling code written alone: a label that says it is one. */
+const CALLING_LABEL = /(?:(?:calling|dialling|dialing|country|phone|telephone|international)[ _-]?(?:code|prefix)|tel\.?|phone|telephone)\s*[:=]?\s*$/i;
+
+/**
+ * A calling code written alone, `+381` without the number: counted in brackets, `(+381)`, or after a
+ * label ("calling code +995", "tel.: +381"); the digits must be a whole calling code.
+ */
+function labelledCode(text: string, at: number, to: number, table: Map<string, readonly string[]>): { end: number; digits: string } | null {
+  if (text.charCodeAt(at) !== 0x2b) return null;
+  let end = at + 1;
+  while (end < to && end - at <= 4 && isDigit(text.charCodeAt(end))) end++;
+  const digits = text.slice(at + 1, end);
+  if (digits.length === 0 || digits.length > 3 || isDigit(text.charCodeAt(end)) || /[\p{L}.,]/u.test(text[end] ?? '') || !table.has(digits)) return null;
+  const bracketed = text[at - 1] === '(' && text[end] === ')';
+  if (!bracketed && !CALLING_LABEL.test(text.slice(Math.max(0, at - 32), at))) return null;
+  return { end: bracketed ? end + 1 : end, digits };
+}
+
 function callingCodes(text: string, from: number, to: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
   const table = callingPrefixes();
   PHONE_START.lastIndex = from;
   for (let m = PHONE_START.exec(text); m !== null && m.index < to; m = PHONE_START.exec(text)) {
-    const phone = phoneAt(text, m.index, to);
+    const phone = phoneAt(text, m.index, to) ?? labelledCode(text, m.index, to, table);
     if (!phone) continue;
     const known = phone.digits.split('x')[0] as string;
     for (let n = Math.min(prefixMax, known.length); n > 0; n--) {
@@ -279,6 +298,8 @@ interface PostcodeFormat {
   country: (m: RegExpExecArray) => string | null;
   /** What must follow (a town, Japanese script) unless a postcode label comes before. */
   after?: RegExp;
+  /** `after` is not needed when a group of digits after the first starts with 0. */
+  unlessZero?: boolean;
 }
 
 /**
@@ -300,13 +321,23 @@ const POSTCODES: readonly PostcodeFormat[] = [
   // Brazil's CEP and the United States' ZIP+4.
   { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{5}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'BR' },
   { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{5}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'US' },
-  // Poland (00-950) and Portugal (1100-148): ranges of numbers look the same, so a town must follow.
-  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{2}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PL', after: TOWN_AFTER },
-  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{4}-\d{3}(?![\w-]|[.,]\d)/g, country: () => 'PT', after: TOWN_AFTER },
+  // Poland (00-950) and Portugal (1100-048): ranges of numbers look the same, so a town must follow,
+  // unless a part starts with 0 as no range's does.
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])(\d{2})-(\d{3})(?![\w-]|[.,]\d)/g, country: () => 'PL', after: TOWN_AFTER, unlessZero: true },
+  { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/-])\d{4}-(\d{3})(?![\w-]|[.,]\d)/g, country: () => 'PT', after: TOWN_AFTER, unlessZero: true },
+  // A postcode after its country's letters and a hyphen, then the town: "D-10117 Berlin", "CH-8001 Zürich", "SE-114 55 Stockholm".
+  { shape: SHAPE.UPPER_DIGIT, pattern: /(?<![\w-])([A-Z]{1,3})-(?:\d{4,5}|\d{3} \d{2})(?![\w-]|[.,]\d)/g, country: (m) => postalPrefixCountry(m[1] as string), after: TOWN_AFTER },
   // Japan: 〒 and three digits, hyphen, four; without the mark, an address in Japanese must follow.
   { shape: SHAPE.POSTMARK, pattern: /〒[ \u3000]?\d{3}-\d{4}(?!\d)/g, country: () => 'JP' },
   { shape: SHAPE.DIGIT_DASH_DIGIT, pattern: /(?<![\w.,+/〒-])\d{3}-\d{4}(?![\w-]|[.,]\d)/g, country: () => 'JP', after: JAPANESE_AFTER },
 ];
+
+/** The country of a postcode's prefix: an ISO alpha-2 code, else a vehicle code (D, A, F, I, SLO...). */
+function postalPrefixCountry(prefix: string): string | null {
+  if (prefix.length === 2 && countryByIso(prefix)) return prefix;
+  const vehicle = vehicleIsos().get(prefix);
+  return vehicle ?? null;
+}
 
 function postcodes(text: string, from: number, to: number, shapes: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
@@ -317,7 +348,8 @@ function postcodes(text: string, from: number, to: number, shapes: number, found
       const iso = format.country(m);
       if (!iso) continue;
       const end = m.index + m[0].length;
-      if (format.after && !format.after.test(part.slice(end, end + 8)) && !POSTCODE_LABEL.test(part.slice(Math.max(0, m.index - 24), m.index))) continue;
+      const zero = format.unlessZero && m.slice(1).some((group) => group?.startsWith('0'));
+      if (format.after && !zero && !format.after.test(part.slice(end, end + 8)) && !POSTCODE_LABEL.test(part.slice(Math.max(0, m.index - 24), m.index))) continue;
       const countries = admins([iso]);
       if (countries.length) found = withItem(found, { start: from + m.index, end: from + end, shown: m[0], what: 'postcode format', countries });
     }
@@ -340,20 +372,26 @@ LAR LY;LB LR;LS LS;LT LT;LV LV;M MT;MA MA;MAL MY;MC MC;MD MD;MEX MX;MGL MN;MNE M
 NMK MK;NZ NZ;OM OM;P PT;PA PA;PE PE;PK PK;PL PL;PNG PG;PY PY;Q QA;RA AR;RB BW;RC TW;RCA CF;RCB CG;RCH CL;RG GN;RH HT;RI ID;RIM MR;RKS XK;
 RL LB;RM MG;RMM ML;RN NE;RO RO;ROK KR;ROU UY;RP PH;RSM SM;RU BI;RUS RU;RWA RW;S SE;SD SZ;SGP SG;SK SK;SLO SI;SME SR;SN SN;SO SO;SRB RS;
 SUD SD;SY SC;SYR SY;T TH;TCH TD;TG TG;TJ TJ;TM TM;TN TN;TR TR;TT TT;UA UA;UAE AE;USA US;UZ UZ;V VA;VN VN;WAG GM;WAL SL;WAN NG;WD DM;WG GD;
-WL LC;WS WS;WV VC;YAR YE;YV VE;Z ZM;ZA ZA;ZW ZW`;
+WL LC;WS WS;WV VC;YAR YE;YV VE;Z ZM;ZA ZA;ZW ZW;UK GB`;
 
-let vehicleCodes: Map<string, readonly string[]> | undefined;
+let vehicleCodes: Map<string, string> | undefined;
 
-function vehicleCountries(code: string): readonly string[] | undefined {
+/** ISO codes by vehicle code. */
+function vehicleIsos(): Map<string, string> {
   if (!vehicleCodes) {
     vehicleCodes = new Map();
     for (const pair of VEHICLE_CODES.split(';')) {
       const [sign = '', iso = ''] = pair.trim().split(' ');
-      const countries = admins([iso]);
-      if (countries.length) vehicleCodes.set(sign, countries);
+      vehicleCodes.set(sign, iso);
     }
   }
-  return vehicleCodes.get(code);
+  return vehicleCodes;
+}
+
+function vehicleCountries(code: string): readonly string[] | undefined {
+  const iso = vehicleIsos().get(code);
+  const countries = iso ? admins([iso]) : [];
+  return countries.length ? countries : undefined;
 }
 
 /**
@@ -368,8 +406,11 @@ const CODE_AFTER_LABEL = /(?:\s*[:=]\s*|\s+(?:(?:with|showing|shows|reading|read
 const CODE_BEFORE_WORD = /(?<![\p{L}\p{N}])([A-Z]{1,3})[ -](?:oval|sticker|euroband|plates?)\b/gu;
 /** Letters that are English words (a plate, I saw): a code only quoted, bracketed or after a colon. */
 const WORD_LETTERS = new Set(['A', 'I']);
-/** After "plate", a code must stand alone ("plate: NL.", "plates with D band"): "plate: D M-AB 123" is the plate's own letters. */
-const ALONE_AFTER_PLATE = /^\s*(?:$|[.,;)\]]|(?:band|sticker|oval|code|letters?)\b)/;
+/**
+ * After "plate", a code must stand alone ("plate: NL.", "plates with D band") or be its band before
+ * the registration ("plate: F AB-123-CD"); "plate: B-MW 123" is the plate's own letters.
+ */
+const ALONE_AFTER_PLATE = /^(?:\s*(?:$|[.,;)\]]|(?:band|sticker|oval|code|letters?)\b)| [A-Z0-9]{1,4}(?:[- ][A-Z0-9]{1,4}){1,3}(?![\w-]))/;
 
 function vehicleCodesIn(text: string, from: number, to: number, found: FingerprintMention[] | undefined): FingerprintMention[] | undefined {
   const part = from === 0 && to === text.length ? text : text.slice(from, to);
@@ -402,12 +443,16 @@ function vehicleCodesIn(text: string, from: number, to: number, found: Fingerpri
 
 interface Language {
   name: string;
+  what: 'official language' | 'writing system';
   /** Folded words (see scan.ts foldWord). */
   words: string[];
   countries: readonly string[];
 }
 
 let languages: Map<number, Language[]> | undefined;
+
+/** Writing systems of one country or two (facts of the scripts' use; "Georgian script" is the lexicon's demonym). */
+const SCRIPTS = 'Hangul|KP,KR;Hiragana|JP;Katakana|JP;Thaana|MV;Mkhedruli|GE;Ethiopic|ER,ET;Geʽez|ER,ET;Tifinagh|DZ,MA';
 
 /**
  * Makes the language dictionary, if not made yet: before any text is scanned for it (scan.ts keeps
@@ -418,7 +463,13 @@ export function loadFingerprints(): void {
   if (languages) return;
   languages = new Map();
   for (const hash of VEHICLE_WORDS) addDictionaryWord(hash);
-  for (const line of LANGUAGES.trim().split('\n')) {
+  const entries = [
+    ...LANGUAGES.trim()
+      .split('\n')
+      .map((line) => ({ line, what: 'official language' as const })),
+    ...SCRIPTS.split(';').map((line) => ({ line, what: 'writing system' as const })),
+  ];
+  for (const { line, what } of entries) {
     const [name = '', isos = ''] = line.split('|');
     if (countryByName(name)) continue;
     const countries = admins(isos.split(','));
@@ -427,7 +478,7 @@ export function loadFingerprints(): void {
     const hash = wordHash(words[0] as string);
     addDictionaryWord(hash);
     const list = languages.get(hash) ?? [];
-    list.push({ name, words, countries });
+    list.push({ name, what, words, countries });
     list.sort((a, b) => b.words.length - a.words.length);
     languages.set(hash, list);
   }
@@ -463,7 +514,7 @@ function languagesIn(text: string, scan: TextScan, found: FingerprintMention[] |
     for (const language of list) {
       const end = phraseEnd(text, start, scan.end(i), language.words);
       if (end < 0) continue;
-      found = withItem(found, { start, end, shown: text.slice(start, end), what: 'official language', countries: language.countries });
+      found = withItem(found, { start, end, shown: text.slice(start, end), what: language.what, countries: language.countries });
       break;
     }
   }
@@ -524,10 +575,11 @@ function evidence(mention: FingerprintMention, admin: string): string {
   if (countries.length === 1) {
     if (what === 'postcode format') return `${shown} is a postcode in ${possessive(admin)} format`;
     if (what === 'official language') return `${shown} is an official language of ${admin} only`;
+    if (what === 'writing system') return `${shown} is a writing system of ${admin} only`;
     return `${shown} is ${possessive(admin)} ${what}`;
   }
   const of = countries.length <= 4 ? listed(countries) : `${countries.length} countries`;
-  const is = what === 'official language' ? `is an official language of ${of}` : `is the ${what} of ${of}`;
+  const is = what === 'official language' ? `is an official language of ${of}` : what === 'writing system' ? `is a writing system of ${of}` : `is the ${what} of ${of}`;
   return `${shown} ${is}, the true country (${admin}) among them: it narrows the place without naming it`;
 }
 

@@ -47,6 +47,7 @@ describe('capture metadata: each is found, with its reason', () => {
     ['a date with slashes', 'shot 2023/07/14 09:31', '2023/07/14 09:31', 'medium', /^a date and time in/],
     ['a European date', 'Aufnahme: 14.07.2023', '14.07.2023', 'medium', /^a date in/],
     ['a date in words', 'Imagery from 14 July 2023', '14 July 2023', 'medium', /^a date in/],
+    ['a date with hyphens and a month name', 'Shot 14-Jul-2023.', '14-Jul-2023', 'medium', /^a date in/],
     ['a date in American words', 'Imagery from July 14, 2023', 'July 14, 2023', 'medium', /^a date in/],
     ['epoch milliseconds', '{"captured_at": 1689327082000}', '1689327082000', 'medium', /^epoch milliseconds for 2023-07-14T09:31:22Z in the frames' capture month/],
     ['epoch seconds', 'ts=1689327082', '1689327082', 'medium', /^epoch seconds for 2023-07-14T09:31:22Z in/],
