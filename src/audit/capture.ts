@@ -142,8 +142,11 @@ const NO_CAMERA = new Set(['', 'none', 'unknown', 'n/a', 'na', 'null', 'undefine
 
 interface CameraName {
   words: string[];
-  text: string;
   field: 'camera_model' | 'camera_make';
+  /** The meta fields it comes from, as the evidence quotes them: "meta.camera_model: GoPro Max". */
+  quoted: string;
+  /** Written with a capital, as the meta writes it: "Apple" is a camera, "apple" a fruit. */
+  capital: boolean;
 }
 
 /**
@@ -160,11 +163,7 @@ export class CaptureDictionary {
     this.months = new Set(capture?.months ?? []);
     // An angle in whole degrees has no digits to give away beyond geolab's own "80°" (0 is also the schema's default).
     this.angles = (capture?.compassAngles ?? []).filter((a) => !Number.isInteger(a));
-    const names: CameraName[] = [];
-    if (capture?.cameraModel) names.push({ ...cameraWords(capture.cameraModel), field: 'camera_model' });
-    if (capture?.cameraMake) names.push({ ...cameraWords(capture.cameraMake), field: 'camera_make' });
-    for (const name of names) {
-      if (NO_CAMERA.has(name.text.toLowerCase()) || name.words.join('').length < 3) continue;
+    for (const name of cameraNames(capture?.cameraMake, capture?.cameraModel)) {
       const hash = wordHash(name.words[0] as string);
       addDictionaryWord(hash);
       this.cameras.set(hash, [...(this.cameras.get(hash) ?? []), name].sort((a, b) => b.words.length - a.words.length));
@@ -191,11 +190,13 @@ export class CaptureDictionary {
         const names = this.cameras.get(scan.hash(i));
         if (!names) continue;
         const start = scan.start(i);
+        const first = text[start] as string;
         for (const name of names) {
+          if (name.capital && first === first.toLowerCase()) continue;
           const end = phraseEnd(text, start, scan.end(i), name.words);
           if (end < 0) continue;
           const what = name.field === 'camera_model' ? 'camera model' : 'camera make';
-          hits = withItem(hits, { kind: 'capture_metadata', severity: 'low', start, end, evidence: `the ${what} of the task's frames (meta.${name.field}: ${name.text})` });
+          hits = withItem(hits, { kind: 'capture_metadata', severity: 'low', start, end, evidence: `the ${what} of the task's frames (${name.quoted})` });
           break;
         }
       }
@@ -204,7 +205,24 @@ export class CaptureDictionary {
   }
 }
 
-function cameraWords(text: string): { words: string[]; text: string } {
-  const trimmed = text.trim();
-  return { words: (trimmed.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord), text: trimmed };
+/**
+ * The names a text may give the camera by: the model with its make ("GoPro MAX"), the model alone
+ * where it says more than a word could (two words or a digit: "Pilot One", "HERO9"; not "MAX",
+ * "X3"), and the make alone. Values that name no camera ("none") and names under three letters are left out.
+ */
+function cameraNames(make: string | undefined, model: string | undefined): CameraName[] {
+  const names: CameraName[] = [];
+  const add = (text: string, field: CameraName['field'], quoted: string) => {
+    const words = (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
+    if (words.join('').length >= 3) names.push({ words, field, quoted, capital: /^\p{Lu}/u.test(text) });
+  };
+  const makeName = make && !NO_CAMERA.has(make.toLowerCase()) ? make : undefined;
+  const modelName = model && !NO_CAMERA.has(model.toLowerCase()) ? model : undefined;
+  if (modelName) {
+    const withMake = makeName && !foldWord(modelName).startsWith(foldWord(makeName)) ? `${makeName} ${modelName}` : modelName;
+    if (withMake !== modelName) add(withMake, 'camera_model', `meta.camera_make: ${makeName}, meta.camera_model: ${modelName}`);
+    if (withMake === modelName || /\s|\d/.test(modelName.trim())) add(modelName, 'camera_model', `meta.camera_model: ${modelName}`);
+  }
+  if (makeName) add(makeName, 'camera_make', `meta.camera_make: ${makeName}`);
+  return names;
 }
