@@ -53,13 +53,16 @@ const NO_MARKS: TextMarks = Object.freeze({ dates: NONE, decimals: NONE });
 export const COMPASS_DECIMALS_MIN = 3;
 
 const YEAR = '((?:19|20)\\d{2})';
-/** 2023-07-14, 2023/07/14, 2023.07.14, with a time perhaps (2023-07-14T09:31:22Z, 2023-07-14 09:31). */
+/**
+ * 2023-07-14, 2023/07/14, 2023.07.14, with a time perhaps (2023-07-14T09:31:22Z, 2023-07-14 09:31);
+ * in a file name or URL too (`pano_2023-07-14.jpg`): only digits around it make it part of another number.
+ */
 const ISO_DATE = new RegExp(
-  `(?<![\\w.+/-])${YEAR}([-/.])(0?[1-9]|1[0-2])\\2(0?[1-9]|[12]\\d|3[01])((?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?)(?![\\w]|[-/.:]\\d)`,
+  `(?<![\\d.+/-])${YEAR}([-/.])(0?[1-9]|1[0-2])\\2(0?[1-9]|[12]\\d|3[01])((?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?)(?!\\d|[-/.:]\\d)`,
   'g',
 );
 /** 20230714T093122Z. */
-const BASIC_DATE_TIME = new RegExp(`(?<![\\w.+-])${YEAR}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])T\\d{4,6}(?:Z|[+-]\\d{4})?(?![\\w])`, 'g');
+const BASIC_DATE_TIME = new RegExp(`(?<![\\d.+-])${YEAR}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])T\\d{4,6}(?:Z|[+-]\\d{4})?(?!\\d)`, 'g');
 /** 14.07.2023, 14/07/2023 or 07/14/2023: day and month in either order. */
 const NUMERIC_DATE = new RegExp(`(?<![\\w.+/-])(\\d{1,2})([./-])(\\d{1,2})\\2${YEAR}(?![\\w]|[-/.]\\d)`, 'g');
 const MONTHS = 'January February March April May June July August September October November December'.split(' ');
@@ -68,8 +71,8 @@ const MONTH = '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
 const DAY_MONTH_YEAR = new RegExp(`(?<![\\w.])(0?[1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?(?:\\s+|-)${MONTH}\\.?,?(?:\\s+|-)${YEAR}(?!\\w)`, 'g');
 /** July 14, 2023. */
 const MONTH_DAY_YEAR = new RegExp(`(?<![\\w.])${MONTH}\\.?\\s+([1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?,?\\s+${YEAR}(?!\\w)`, 'g');
-/** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033. */
-const EPOCH = /(?<![\w.+-])(1\d{9}(?:\d{3})?)(\.\d+)?(?![\w]|[.,]\d)/g;
+/** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033, in a file name too (`pano_1689327082000.jpg`). */
+const EPOCH = /(?<![\d.+-])(1\d{9}(?:\d{3})?)(\.\d+)?(?!\d|[.,]\d)/g;
 /** Degrees with three decimals or more, as a number of its own. */
 const DECIMAL = /(?<![\w.,-])(\d{1,3}\.(\d{3,}))(?![\d.]|,\d)/g;
 

@@ -51,6 +51,8 @@ describe('capture metadata: each is found, with its reason', () => {
     ['a date in American words', 'Imagery from July 14, 2023', 'July 14, 2023', 'medium', /^a date in/],
     ['epoch milliseconds', '{"captured_at": 1689327082000}', '1689327082000', 'medium', /^epoch milliseconds for 2023-07-14T09:31:22Z in the frames' capture month/],
     ['epoch seconds', 'ts=1689327082', '1689327082', 'medium', /^epoch seconds for 2023-07-14T09:31:22Z in/],
+    ['a date in an image URL', 'https://cdn.example/pano_2023-07-14.jpg', '2023-07-14', 'medium', /^a date in/],
+    ['epoch milliseconds in a file name', 'views/frame_1689327082000.jpg', '1689327082000', 'medium', /^epoch milliseconds for/],
     ['a compass angle to six decimals', 'heading 80.123457', '80.123457', 'medium', /^a frame's compass angle \(80\.1234567\) to 6 decimals$/],
     ['a compass angle to three decimals', '"compass_angle": 213.232', '213.232', 'medium', /^a frame's compass angle \(213\.2322703743\) to 3 decimals$/],
     ['the camera model', 'Camera: GoPro Max', 'GoPro Max', 'low', /^the camera model of the task's frames \(meta\.camera_model: GoPro Max\)$/],
