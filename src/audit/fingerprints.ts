@@ -6,8 +6,9 @@
  * (`Hebrew`, `Tok Pisin`). The country-code top-level domain of a host is places.ts's.
  *
  * Found once per text, whatever the task (kept on the text's scan); a task keeps those that point
- * at its country. Each pattern needs something most texts lack (a digit, a `+`, a label word, a
- * language's first word among the scan's words), so most texts cost a character test or two.
+ * at its country. Each pattern needs a shape of characters most texts lack (`+` and a digit, a
+ * capital and a digit, ...; one pass over the text finds which it has), a label word or a
+ * language's first word among the scan's words: most texts run none of the patterns.
  */
 import { countryByIso, countryByName } from '../geo/countries.js';
 import { CALLING_PREFIXES, LANGUAGES } from './fingerprint-data.js';
@@ -277,11 +278,12 @@ SA SE SG SK SL SM SN SO SP SR SS ST SW SY TA TD TF TN TQ TR TS TW UB W WA WC WD 
 const CROWN_DEPENDENCIES: Readonly<Record<string, string>> = { GY: 'GG', JE: 'JE', IM: 'IM' };
 
 /**
- * Two capital letters after four digits that are units, eras and abbreviations rather than a Dutch
- * postcode's letters ("2024 AD", "1200 PM", "4000 KM").
+ * Two capital letters after four digits that are units, eras, bearings and abbreviations rather
+ * than a Dutch postcode's letters ("2024 AD", "1200 PM", "4000 KM", "1500 NE of"); SA, SD and SS
+ * are not used by the Dutch post.
  */
 const NOT_DUTCH = new Set(
-  'AD BC CE AM PM KM MB GB KB TB MW KW GW HZ PX CM MM DB EU US UK HP CC ML KG LB MG XP MP AH DC AC VA BP ID NO OK PS TV SA SD SS UT'.split(' '),
+  'AD BC CE AM PM KM MB GB KB TB MW KW GW HZ PX CM MM DB EU US UK HP CC ML KG LB MG XP MP AH DC AC VA BP ID NO OK PS TV SA SD SS UT NE NW SE SW'.split(' '),
 );
 
 /** A capitalised word after a postcode: the town an address names after it ("00-950 Warszawa"). */
@@ -298,7 +300,7 @@ interface PostcodeFormat {
   country: (m: RegExpExecArray) => string | null;
   /** What must follow (a town, Japanese script) unless a postcode label comes before. */
   after?: RegExp;
-  /** `after` is not needed when a group of digits after the first starts with 0. */
+  /** `after` is not needed when one of the pattern's groups of digits starts with 0. */
   unlessZero?: boolean;
 }
 

@@ -148,7 +148,7 @@ describe('fingerprints: look-alikes stay clean', () => {
     ['signed coordinates', 'UK', 'ISO 6709: +44.8123+020.4561/ and +44.81, +20.45'],
     ['an offset', 'Georgia', 'Time zone UTC+4, 0040 hours'],
     ['a five-digit number', 'USA', 'zip 20500, 12345 steps'],
-    ['a four-digit number', 'Netherlands', 'Built in 1012, it is 2024 AD now; about 4000 KM by road and 1200 PM'],
+    ['a four-digit number', 'Netherlands', 'Built in 1012, it is 2024 AD now; about 4000 KM by road, 1200 PM, 1500 NE of the pin'],
     ['a range of numbers', 'Poland', 'between 10-100 km and 50-150 m away'],
     ['a range of larger numbers', 'Portugal', 'years 1500-300 BC'],
     ['a local phone number', 'Japan', 'call 555-1234 now'],
