@@ -10,7 +10,7 @@
  * dictionary, found among the scan's words as towns are.
  */
 import { phraseEnd, SHAPE, shapedRanges } from './fingerprints.js';
-import { addDictionaryWord, foldWord, type TextScan, wordHash } from './scan.js';
+import { addDictionaryWord, checkCurrent, foldWord, type TextScan, wordHash } from './scan.js';
 import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
 
@@ -188,7 +188,8 @@ export class CaptureDictionary {
       if (angle === undefined || n.decimals < COMPASS_DECIMALS_MIN) continue;
       hits = withItem(hits, { kind: 'capture_metadata', severity: 'medium', start: n.start, end: n.end, evidence: `a frame's compass angle (${angle}) to ${n.decimals} decimals` });
     }
-    if (this.cameras.size) {
+    if (this.cameras.size && scan.count) {
+      checkCurrent(scan);
       for (let i = 0; i < scan.count; i++) {
         const names = this.cameras.get(scan.hash(i));
         if (!names) continue;

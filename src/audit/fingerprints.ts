@@ -12,7 +12,7 @@
  */
 import { countryByIso, countryByName } from '../geo/countries.js';
 import { CALLING_PREFIXES, LANGUAGES } from './fingerprint-data.js';
-import { addDictionaryWord, foldWord, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addDictionaryWord, checkCurrent, foldWord, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { scannableRanges, withItem } from './text.js';
 import type { Severity } from './types.js';
 
@@ -540,6 +540,7 @@ export function fingerprintsIn(text: string, scan: TextScan): readonly Fingerpri
 
 function findFingerprints(text: string, scan: TextScan): readonly FingerprintMention[] {
   loadFingerprints();
+  checkCurrent(scan);
   let found: FingerprintMention[] | undefined;
   const vehicleWord = scan.count > 0 && hasVehicleWord(scan);
   for (const { from, to, shapes } of shapedRanges(text, scan)) {
