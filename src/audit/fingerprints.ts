@@ -454,7 +454,9 @@ interface Language {
 let languages: Map<number, Language[]> | undefined;
 
 /** Writing systems of one country or two (facts of the scripts' use; "Georgian script" is the lexicon's demonym). */
-const SCRIPTS = 'Hangul|KP,KR;Hiragana|JP;Katakana|JP;Thaana|MV;Mkhedruli|GE;Ethiopic|ER,ET;Geʽez|ER,ET;Tifinagh|DZ,MA';
+const SCRIPTS = 'Hangul|KP,KR;Hiragana|JP;Katakana|JP;Thaana|MV;Mkhedruli|GE;Ethiopic|ER,ET;Tifinagh|DZ,MA';
+/** Other names of official languages, which the data names otherwise (Filipino, Persian, Sinhala, Indonesian). */
+const LANGUAGE_NAMES = 'Tagalog|PH;Farsi|IR;Sinhalese|LK;Bahasa Indonesia|ID';
 
 /**
  * Makes the language dictionary, if not made yet: before any text is scanned for it (scan.ts keeps
@@ -469,6 +471,7 @@ export function loadFingerprints(): void {
     ...LANGUAGES.trim()
       .split('\n')
       .map((line) => ({ line, what: 'official language' as const })),
+    ...LANGUAGE_NAMES.split(';').map((line) => ({ line, what: 'official language' as const })),
     ...SCRIPTS.split(';').map((line) => ({ line, what: 'writing system' as const })),
   ];
   for (const { line, what } of entries) {

@@ -45,6 +45,7 @@ const TASKS = {
   Slovenia: taskIn('Slovenia', 46.0569, 14.5058),
   Switzerland: taskIn('Switzerland', 47.3769, 8.5417),
   Israel: taskIn('Israel', 32.0853, 34.7818),
+  Iran: taskIn('Iran', 35.6892, 51.389),
   Ethiopia: taskIn('Ethiopia', 9.03, 38.74),
   PapuaNewGuinea: taskIn('Papua New Guinea', -9.4438, 147.1803),
   NorthKorea: taskIn('North Korea', 39.0392, 125.7625),
@@ -102,6 +103,7 @@ describe('fingerprints: each is found, with its reason', () => {
     ['a band before the registration', 'France', 'plate: F AB-123-CD', 'F', 'medium', "F is France's international vehicle code"],
     ['a language of one country', 'Israel', 'Signs in Hebrew and Arabic.', 'Hebrew', 'medium', 'Hebrew is an official language of Israel only'],
     ['another', 'Ethiopia', 'Shop signs in Amharic', 'Amharic', 'medium', 'Amharic is an official language of Ethiopia only'],
+    ['another name of a language', 'Iran', 'The menu is in Farsi.', 'Farsi', 'medium', 'Farsi is an official language of Iran only'],
     ['a writing system of one country', 'Japan', 'Katakana on the sign', 'Katakana', 'medium', 'Katakana is a writing system of Japan only'],
     ['a language of two words', 'PapuaNewGuinea', 'A poster in Tok Pisin', 'Tok Pisin', 'medium', 'Tok Pisin is an official language of Papua New Guinea only'],
   ];
