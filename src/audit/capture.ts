@@ -9,7 +9,7 @@
  * scan); each task compares them with its own capture facts. Camera names are words of the task's
  * dictionary, found among the scan's words as towns are.
  */
-import { phraseEnd, SHAPE, shapedRanges } from './fingerprints.js';
+import { phraseEnd, SHAPE, type ShapedRange, textPatterns } from './fingerprints.js';
 import { addDictionaryWord, checkCurrent, foldWord, type TextScan, wordHash } from './scan.js';
 import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
@@ -84,23 +84,17 @@ function monthOfName(name: string): number {
   return MONTHS.findIndex((full) => full.startsWith(name.slice(0, 3))) + 1;
 }
 
-/** The key captureMarksIn keeps its answer under on a scan. */
-const MARKS = {};
-
-/** The dates and compass-like decimals of a text, whatever the task (outside base64 payloads). */
+/** The dates and compass-like decimals of a text, whatever the task (outside base64 payloads), kept with its patterns. */
 function captureMarksIn(text: string, scan: TextScan): TextMarks {
-  let found = scan.kept(MARKS) as TextMarks | undefined;
-  if (!found) {
-    found = findMarks(text, scan);
-    scan.keep(MARKS, found);
-  }
-  return found;
+  const patterns = textPatterns(text, scan);
+  patterns.capture ??= findMarks(text, patterns.ranges);
+  return patterns.capture as TextMarks;
 }
 
-function findMarks(text: string, scan: TextScan): TextMarks {
+function findMarks(text: string, ranges: readonly ShapedRange[]): TextMarks {
   let dates: DateMark[] | undefined;
   let decimals: DecimalMark[] | undefined;
-  for (const { from, to, shapes } of shapedRanges(text, scan)) {
+  for (const { from, to, shapes } of ranges) {
     if ((shapes & (SHAPE.YEAR | SHAPE.EPOCH | SHAPE.DECIMALS)) === 0) continue;
     const part = from === 0 && to === text.length ? text : text.slice(from, to);
     const date = (start: number, length: number, months: readonly string[], how: string, iso?: string) => {

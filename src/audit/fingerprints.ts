@@ -77,20 +77,33 @@ export interface ShapedRange {
   shapes: number;
 }
 
-/** The key shapedRanges keeps its answer under on a scan. */
-const SHAPES = {};
+/**
+ * What the patterns of this module and capture.ts found in one text, whatever the task: one value
+ * kept on the text's scan for both (a scan keeps two values without allocating; see scan.ts).
+ */
+export interface TextPatterns {
+  readonly ranges: readonly ShapedRange[];
+  fingerprints?: readonly FingerprintMention[];
+  /** capture.ts's dates and decimals, once it has looked. */
+  capture?: unknown;
+}
+
+/** The key textPatterns keeps its answer under on a scan. */
+const PATTERNS = {};
 const WHOLE: readonly [number, number][] = [[0, Number.MAX_SAFE_INTEGER]];
 
-/** The ranges of a text worth searching with their shapes, worked out once per text (kept on its scan). */
-export function shapedRanges(text: string, scan: TextScan): readonly ShapedRange[] {
-  let found = scan.kept(SHAPES) as readonly ShapedRange[] | undefined;
+/** A text's patterns: its ranges worth searching with their shapes, worked out once per text. */
+export function textPatterns(text: string, scan: TextScan): TextPatterns {
+  let found = scan.kept(PATTERNS) as TextPatterns | undefined;
   if (!found) {
     const ranges = text.includes(';base64,') ? scannableRanges(text) : WHOLE;
-    found = ranges.map(([from, upTo]) => {
-      const to = Math.min(upTo, text.length);
-      return { from, to, shapes: shapesOf(text, from, to) };
-    });
-    scan.keep(SHAPES, found);
+    found = {
+      ranges: ranges.map(([from, upTo]) => {
+        const to = Math.min(upTo, text.length);
+        return { from, to, shapes: shapesOf(text, from, to) };
+      }),
+    };
+    scan.keep(PATTERNS, found);
   }
   return found;
 }
@@ -528,25 +541,19 @@ function languagesIn(text: string, scan: TextScan, found: FingerprintMention[] |
 
 // ---------------------------------------------------------------------------------------------
 
-/** The key fingerprintsIn keeps its answer under on a scan. */
-const FINGERPRINTS = {};
-
 /** Every fingerprint in a text, whatever the task (outside the base64 payloads of data URLs). */
 export function fingerprintsIn(text: string, scan: TextScan): readonly FingerprintMention[] {
-  let found = scan.kept(FINGERPRINTS) as readonly FingerprintMention[] | undefined;
-  if (!found) {
-    found = findFingerprints(text, scan);
-    scan.keep(FINGERPRINTS, found);
-  }
-  return found;
+  const patterns = textPatterns(text, scan);
+  patterns.fingerprints ??= findFingerprints(text, scan, patterns.ranges);
+  return patterns.fingerprints;
 }
 
-function findFingerprints(text: string, scan: TextScan): readonly FingerprintMention[] {
+function findFingerprints(text: string, scan: TextScan, ranges: readonly ShapedRange[]): readonly FingerprintMention[] {
   loadFingerprints();
   checkCurrent(scan);
   let found: FingerprintMention[] | undefined;
   const vehicleWord = scan.count > 0 && hasVehicleWord(scan);
-  for (const { from, to, shapes } of shapedRanges(text, scan)) {
+  for (const { from, to, shapes } of ranges) {
     if (shapes & (SHAPE.PLUS_DIGIT | SHAPE.DOUBLE_ZERO)) found = callingCodes(text, from, to, found);
     if (shapes & (SHAPE.UPPER_DIGIT | SHAPE.DIGITS_CAPITALS | SHAPE.DIGIT_DASH_DIGIT | SHAPE.POSTMARK)) found = postcodes(text, from, to, shapes, found);
     if (vehicleWord) found = vehicleCodesIn(text, from, to, found);
