@@ -50,7 +50,7 @@ const NONE: readonly never[] = Object.freeze([]);
 const NO_MARKS: TextMarks = Object.freeze({ dates: NONE, decimals: NONE });
 
 /** A frame's compass angle counts from this many decimals: geolab's own feedback writes one at most. */
-export const COMPASS_DECIMALS_MIN = 3;
+const COMPASS_DECIMALS_MIN = 3;
 
 const YEAR = '((?:19|20)\\d{2})';
 /**
@@ -74,7 +74,7 @@ const MONTH_DAY_YEAR = new RegExp(`(?<![\\w.])${MONTH}\\.?\\s+([1-9]|[12]\\d|3[0
 /** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033, in a file name too (`pano_1689327082000.jpg`). */
 const EPOCH = /(?<![\d.+-])(1\d{9}(?:\d{3})?)(\.\d+)?(?!\d|[.,]\d)/g;
 /** Degrees with three decimals or more, as a number of its own. */
-const DECIMAL = /(?<![\w.,-])(\d{1,3}\.(\d{3,}))(?![\d.]|,\d)/g;
+const DECIMAL = new RegExp(`(?<![\\w.,-])(\\d{1,3}\\.(\\d{${COMPASS_DECIMALS_MIN},}))(?![\\d.]|,\\d)`, 'g');
 
 function month(year: string, m: number): string {
   return `${year}-${String(m).padStart(2, '0')}`;
@@ -179,7 +179,7 @@ export class CaptureDictionary {
     }
     for (const n of marks.decimals) {
       const angle = this.angles.find((a) => Math.abs(a - n.value) < 10 ** -n.decimals);
-      if (angle === undefined || n.decimals < COMPASS_DECIMALS_MIN) continue;
+      if (angle === undefined) continue;
       hits = withItem(hits, { kind: 'capture_metadata', severity: 'medium', start: n.start, end: n.end, evidence: `a frame's compass angle (${angle}) to ${n.decimals} decimals` });
     }
     if (this.cameras.size && scan.count) {
