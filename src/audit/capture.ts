@@ -9,9 +9,9 @@
  * scan); each task compares them with its own capture facts. Camera names are words of the task's
  * dictionary, found among the scan's words as towns are.
  */
-import { phraseEnd } from './fingerprints.js';
-import { addDictionaryWord, foldWord, type TextScan, wordHash } from './scan.js';
-import { scannableRanges, withItem } from './text.js';
+import { phraseEnd, SHAPE, type ShapedRange, textPatterns } from './fingerprints.js';
+import { addDictionaryWord, checkCurrent, foldWord, type TextScan, wordHash } from './scan.js';
+import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
 
 export interface CaptureHit {
@@ -50,28 +50,31 @@ const NONE: readonly never[] = Object.freeze([]);
 const NO_MARKS: TextMarks = Object.freeze({ dates: NONE, decimals: NONE });
 
 /** A frame's compass angle counts from this many decimals: geolab's own feedback writes one at most. */
-export const COMPASS_DECIMALS_MIN = 3;
+const COMPASS_DECIMALS_MIN = 3;
 
 const YEAR = '((?:19|20)\\d{2})';
-/** 2023-07-14, 2023/07/14, 2023.07.14, with a time perhaps (2023-07-14T09:31:22Z, 2023-07-14 09:31). */
+/**
+ * 2023-07-14, 2023/07/14, 2023.07.14, with a time perhaps (2023-07-14T09:31:22Z, 2023-07-14 09:31);
+ * in a file name or URL too (`pano_2023-07-14.jpg`): only digits around it make it part of another number.
+ */
 const ISO_DATE = new RegExp(
-  `(?<![\\w.+/-])${YEAR}([-/.])(0?[1-9]|1[0-2])\\2(0?[1-9]|[12]\\d|3[01])((?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?)(?![\\w]|[-/.:]\\d)`,
+  `(?<![\\d.+/-])${YEAR}([-/.])(0?[1-9]|1[0-2])\\2(0?[1-9]|[12]\\d|3[01])((?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d+)?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?)(?!\\d|[-/.:]\\d)`,
   'g',
 );
 /** 20230714T093122Z. */
-const BASIC_DATE_TIME = new RegExp(`(?<![\\w.+-])${YEAR}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])T\\d{4,6}(?:Z|[+-]\\d{4})?(?![\\w])`, 'g');
+const BASIC_DATE_TIME = new RegExp(`(?<![\\d.+-])${YEAR}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])T\\d{4,6}(?:Z|[+-]\\d{4})?(?!\\d)`, 'g');
 /** 14.07.2023, 14/07/2023 or 07/14/2023: day and month in either order. */
 const NUMERIC_DATE = new RegExp(`(?<![\\w.+/-])(\\d{1,2})([./-])(\\d{1,2})\\2${YEAR}(?![\\w]|[-/.]\\d)`, 'g');
 const MONTHS = 'January February March April May June July August September October November December'.split(' ');
 const MONTH = '(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
-/** 14 July 2023, 14th Jul. 2023. */
-const DAY_MONTH_YEAR = new RegExp(`(?<![\\w.])([1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?\\s+${MONTH}\\.?,?\\s+${YEAR}(?!\\w)`, 'g');
+/** 14 July 2023, 14th Jul. 2023, 14-Jul-2023. */
+const DAY_MONTH_YEAR = new RegExp(`(?<![\\w.])(0?[1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?(?:\\s+|-)${MONTH}\\.?,?(?:\\s+|-)${YEAR}(?!\\w)`, 'g');
 /** July 14, 2023. */
 const MONTH_DAY_YEAR = new RegExp(`(?<![\\w.])${MONTH}\\.?\\s+([1-9]|[12]\\d|3[01])(?:st|nd|rd|th)?,?\\s+${YEAR}(?!\\w)`, 'g');
-/** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033. */
-const EPOCH = /(?<![\w.+-])(1\d{9}(?:\d{3})?)(\.\d+)?(?![\w]|[.,]\d)/g;
+/** Unix time in seconds (fraction allowed) or milliseconds, 2001 to 2033, in a file name too (`pano_1689327082000.jpg`). */
+const EPOCH = /(?<![\d.+-])(1\d{9}(?:\d{3})?)(\.\d+)?(?!\d|[.,]\d)/g;
 /** Degrees with three decimals or more, as a number of its own. */
-const DECIMAL = /(?<![\w.,-])(\d{1,3}\.(\d{3,}))(?![\d.]|,\d)/g;
+const DECIMAL = new RegExp(`(?<![\\w.,-])(\\d{1,3}\\.(\\d{${COMPASS_DECIMALS_MIN},}))(?![\\d.]|,\\d)`, 'g');
 
 function month(year: string, m: number): string {
   return `${year}-${String(m).padStart(2, '0')}`;
@@ -81,48 +84,32 @@ function monthOfName(name: string): number {
   return MONTHS.findIndex((full) => full.startsWith(name.slice(0, 3))) + 1;
 }
 
-/** The key captureMarksIn keeps its answer under on a scan. */
-const MARKS = {};
-
-/** The dates and compass-like decimals of a text, whatever the task (outside base64 payloads). */
+/** The dates and compass-like decimals of a text, whatever the task (outside base64 payloads), kept with its patterns. */
 function captureMarksIn(text: string, scan: TextScan): TextMarks {
-  let found = scan.kept(MARKS) as TextMarks | undefined;
-  if (!found) {
-    found = findMarks(text);
-    scan.keep(MARKS, found);
-  }
-  return found;
+  const patterns = textPatterns(text, scan);
+  patterns.capture ??= findMarks(text, patterns.ranges);
+  return patterns.capture as TextMarks;
 }
 
-const DIGIT = /\d/;
-
-function findMarks(text: string): TextMarks {
-  if (!DIGIT.test(text)) return NO_MARKS;
+function findMarks(text: string, ranges: readonly ShapedRange[]): TextMarks {
   let dates: DateMark[] | undefined;
   let decimals: DecimalMark[] | undefined;
-  const ranges = text.includes(';base64,') ? scannableRanges(text) : [[0, text.length] as [number, number]];
-  for (const [from, to] of ranges) {
+  for (const { from, to, shapes } of ranges) {
+    if ((shapes & (SHAPE.YEAR | SHAPE.EPOCH | SHAPE.DECIMALS)) === 0) continue;
     const part = from === 0 && to === text.length ? text : text.slice(from, to);
-    if (!DIGIT.test(part)) continue;
     const date = (start: number, length: number, months: readonly string[], how: string, iso?: string) => {
       dates = withItem(dates, { start: from + start, end: from + start + length, months, how, ...(iso ? { iso } : {}) });
     };
-    for (const m of part.matchAll(ISO_DATE)) date(m.index, m[0].length, [month(m[1] as string, Number(m[3]))], m[5] ? 'date and time' : 'date');
-    for (const m of part.matchAll(BASIC_DATE_TIME)) date(m.index, m[0].length, [month(m[1] as string, Number(m[2]))], 'date and time');
-    for (const m of part.matchAll(NUMERIC_DATE)) {
-      const [a, b] = [Number(m[1]), Number(m[3])];
-      const months = [...new Set([a, b].filter((n) => n >= 1 && n <= 12))].map((n) => month(m[4] as string, n));
-      if (months.length && a >= 1 && b >= 1 && a <= 31 && b <= 31) date(m.index, m[0].length, months, 'date');
+    if (shapes & SHAPE.YEAR) findDates(part, date);
+    if (shapes & SHAPE.EPOCH) {
+      for (const m of part.matchAll(EPOCH)) {
+        const digits = m[1] as string;
+        const ms = digits.length === 13 ? Number(digits) : Number(digits + (m[2] ?? '')) * 1000;
+        const iso = new Date(ms).toISOString();
+        date(m.index, m[0].length, [iso.slice(0, 7)], digits.length === 13 ? 'epoch milliseconds' : 'epoch seconds', iso.replace('.000Z', 'Z'));
+      }
     }
-    for (const m of part.matchAll(DAY_MONTH_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[2] as string))], 'date');
-    for (const m of part.matchAll(MONTH_DAY_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[1] as string))], 'date');
-    for (const m of part.matchAll(EPOCH)) {
-      const digits = m[1] as string;
-      const ms = digits.length === 13 ? Number(digits) : Number(digits + (m[2] ?? '')) * 1000;
-      const iso = new Date(ms).toISOString();
-      date(m.index, m[0].length, [iso.slice(0, 7)], digits.length === 13 ? 'epoch milliseconds' : 'epoch seconds', iso.replace('.000Z', 'Z'));
-    }
-    if (part.includes('.')) {
+    if (shapes & SHAPE.DECIMALS) {
       for (const m of part.matchAll(DECIMAL)) {
         const value = Number(m[1]);
         if (value <= 360) decimals = withItem(decimals, { start: from + m.index, end: from + m.index + m[0].length, value, decimals: (m[2] as string).length });
@@ -132,13 +119,31 @@ function findMarks(text: string): TextMarks {
   return dates || decimals ? { dates: dates ?? NONE, decimals: decimals ?? NONE } : NO_MARKS;
 }
 
+type OnDate = (start: number, length: number, months: readonly string[], how: string) => void;
+
+/** Dates given to the day in any of the forms above. */
+function findDates(part: string, date: OnDate): void {
+  for (const m of part.matchAll(ISO_DATE)) date(m.index, m[0].length, [month(m[1] as string, Number(m[3]))], m[5] ? 'date and time' : 'date');
+  for (const m of part.matchAll(BASIC_DATE_TIME)) date(m.index, m[0].length, [month(m[1] as string, Number(m[2]))], 'date and time');
+  for (const m of part.matchAll(NUMERIC_DATE)) {
+    const [a, b] = [Number(m[1]), Number(m[3])];
+    const months = [...new Set([a, b].filter((n) => n >= 1 && n <= 12))].map((n) => month(m[4] as string, n));
+    if (months.length && a >= 1 && b >= 1 && a <= 31 && b <= 31) date(m.index, m[0].length, months, 'date');
+  }
+  for (const m of part.matchAll(DAY_MONTH_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[2] as string))], 'date');
+  for (const m of part.matchAll(MONTH_DAY_YEAR)) date(m.index, m[0].length, [month(m[3] as string, monthOfName(m[1] as string))], 'date');
+}
+
 /** Values of meta.camera_make/camera_model that name no camera. */
 const NO_CAMERA = new Set(['', 'none', 'unknown', 'n/a', 'na', 'null', 'undefined', 'other', 'generic', 'synthetic']);
 
 interface CameraName {
   words: string[];
-  text: string;
   field: 'camera_model' | 'camera_make';
+  /** The meta fields it comes from, as the evidence quotes them: "meta.camera_model: GoPro Max". */
+  quoted: string;
+  /** Written with a capital, as the meta writes it: "Apple" is a camera, "apple" a fruit. */
+  capital: boolean;
 }
 
 /**
@@ -155,11 +160,7 @@ export class CaptureDictionary {
     this.months = new Set(capture?.months ?? []);
     // An angle in whole degrees has no digits to give away beyond geolab's own "80°" (0 is also the schema's default).
     this.angles = (capture?.compassAngles ?? []).filter((a) => !Number.isInteger(a));
-    const names: CameraName[] = [];
-    if (capture?.cameraModel) names.push({ ...cameraWords(capture.cameraModel), field: 'camera_model' });
-    if (capture?.cameraMake) names.push({ ...cameraWords(capture.cameraMake), field: 'camera_make' });
-    for (const name of names) {
-      if (NO_CAMERA.has(name.text.toLowerCase()) || name.words.join('').length < 3) continue;
+    for (const name of cameraNames(capture?.cameraMake, capture?.cameraModel)) {
       const hash = wordHash(name.words[0] as string);
       addDictionaryWord(hash);
       this.cameras.set(hash, [...(this.cameras.get(hash) ?? []), name].sort((a, b) => b.words.length - a.words.length));
@@ -178,19 +179,22 @@ export class CaptureDictionary {
     }
     for (const n of marks.decimals) {
       const angle = this.angles.find((a) => Math.abs(a - n.value) < 10 ** -n.decimals);
-      if (angle === undefined || n.decimals < COMPASS_DECIMALS_MIN) continue;
+      if (angle === undefined) continue;
       hits = withItem(hits, { kind: 'capture_metadata', severity: 'medium', start: n.start, end: n.end, evidence: `a frame's compass angle (${angle}) to ${n.decimals} decimals` });
     }
-    if (this.cameras.size) {
+    if (this.cameras.size && scan.count) {
+      checkCurrent(scan);
       for (let i = 0; i < scan.count; i++) {
         const names = this.cameras.get(scan.hash(i));
         if (!names) continue;
         const start = scan.start(i);
+        const first = text[start] as string;
         for (const name of names) {
+          if (name.capital && first === first.toLowerCase()) continue;
           const end = phraseEnd(text, start, scan.end(i), name.words);
           if (end < 0) continue;
           const what = name.field === 'camera_model' ? 'camera model' : 'camera make';
-          hits = withItem(hits, { kind: 'capture_metadata', severity: 'low', start, end, evidence: `the ${what} of the task's frames (meta.${name.field}: ${name.text})` });
+          hits = withItem(hits, { kind: 'capture_metadata', severity: 'low', start, end, evidence: `the ${what} of the task's frames (${name.quoted})` });
           break;
         }
       }
@@ -199,7 +203,24 @@ export class CaptureDictionary {
   }
 }
 
-function cameraWords(text: string): { words: string[]; text: string } {
-  const trimmed = text.trim();
-  return { words: (trimmed.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord), text: trimmed };
+/**
+ * The names a text may give the camera by: the model with its make ("GoPro MAX"), the model alone
+ * where it says more than a word could (two words or a digit: "Pilot One", "HERO9"; not "MAX",
+ * "X3"), and the make alone. Values that name no camera ("none") and names under three letters are left out.
+ */
+function cameraNames(make: string | undefined, model: string | undefined): CameraName[] {
+  const names: CameraName[] = [];
+  const add = (text: string, field: CameraName['field'], quoted: string) => {
+    const words = (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
+    if (words.join('').length >= 3) names.push({ words, field, quoted, capital: /^\p{Lu}/u.test(text) });
+  };
+  const makeName = make && !NO_CAMERA.has(make.toLowerCase()) ? make : undefined;
+  const modelName = model && !NO_CAMERA.has(model.toLowerCase()) ? model : undefined;
+  if (modelName) {
+    const withMake = makeName && !foldWord(modelName).startsWith(foldWord(makeName)) ? `${makeName} ${modelName}` : modelName;
+    if (withMake !== modelName) add(withMake, 'camera_model', `meta.camera_make: ${makeName}, meta.camera_model: ${modelName}`);
+    if (withMake === modelName || /\s|\d/.test(modelName.trim())) add(modelName, 'camera_model', `meta.camera_model: ${modelName}`);
+  }
+  if (makeName) add(makeName, 'camera_make', `meta.camera_make: ${makeName}`);
+  return names;
 }

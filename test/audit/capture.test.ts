@@ -47,13 +47,16 @@ describe('capture metadata: each is found, with its reason', () => {
     ['a date with slashes', 'shot 2023/07/14 09:31', '2023/07/14 09:31', 'medium', /^a date and time in/],
     ['a European date', 'Aufnahme: 14.07.2023', '14.07.2023', 'medium', /^a date in/],
     ['a date in words', 'Imagery from 14 July 2023', '14 July 2023', 'medium', /^a date in/],
+    ['a date with hyphens and a month name', 'Shot 14-Jul-2023.', '14-Jul-2023', 'medium', /^a date in/],
     ['a date in American words', 'Imagery from July 14, 2023', 'July 14, 2023', 'medium', /^a date in/],
     ['epoch milliseconds', '{"captured_at": 1689327082000}', '1689327082000', 'medium', /^epoch milliseconds for 2023-07-14T09:31:22Z in the frames' capture month/],
     ['epoch seconds', 'ts=1689327082', '1689327082', 'medium', /^epoch seconds for 2023-07-14T09:31:22Z in/],
+    ['a date in an image URL', 'https://cdn.example/pano_2023-07-14.jpg', '2023-07-14', 'medium', /^a date in/],
+    ['epoch milliseconds in a file name', 'views/frame_1689327082000.jpg', '1689327082000', 'medium', /^epoch milliseconds for/],
     ['a compass angle to six decimals', 'heading 80.123457', '80.123457', 'medium', /^a frame's compass angle \(80\.1234567\) to 6 decimals$/],
     ['a compass angle to three decimals', '"compass_angle": 213.232', '213.232', 'medium', /^a frame's compass angle \(213\.2322703743\) to 3 decimals$/],
     ['the camera model', 'Camera: GoPro Max', 'GoPro Max', 'low', /^the camera model of the task's frames \(meta\.camera_model: GoPro Max\)$/],
-    ['the camera make', 'shot on a gopro', 'gopro', 'low', /^the camera make of the task's frames \(meta\.camera_make: GoPro\)$/],
+    ['the camera make', 'shot on a GoPro', 'GoPro', 'low', /^the camera make of the task's frames \(meta\.camera_make: GoPro\)$/],
   ];
 
   it.each(cases)('%s', (_, text, span, severity, evidence) => {
@@ -73,10 +76,20 @@ describe('capture metadata: look-alikes stay clean', () => {
     ['an angle to too few decimals', 'heading 80.12, then 213.2'],
     ['a number near an angle but not it', 'value 80.125 and 213.239'],
     ['a number of another task', 'an id 1689327082000123'],
+    ['the make as a word in small letters', 'a gopro-style mount'],
   ];
 
   it.each(clean)('%s', (_, text) => {
     expect(summary(audit(text))).toEqual([]);
+  });
+
+  it('a model that is a word counts only with its make', () => {
+    const record = makeTask(9, { country: 'Georgia', frames: [{ image_id: '9990001', lat: 41.7151, lon: 44.8271, compass_angle: 80 }], meta: { camera_make: 'GoPro', camera_model: 'MAX' } });
+    const maxTask = auditTaskFromTask(TaskSchema.parse(record));
+    expect(summary(audit('max 12 actions; MAX zoom', maxTask))).toEqual([]);
+    const findings = audit('Camera: GoPro MAX', maxTask);
+    expect(summary(findings)).toEqual(['capture_metadata low "GoPro MAX"']);
+    expect(findings[0]!.evidence).toBe("the camera model of the task's frames (meta.camera_make: GoPro, meta.camera_model: MAX)");
   });
 
   it('the real look feedback facing a frame’s angle, and a task without camera or fractional angles', () => {
