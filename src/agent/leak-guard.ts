@@ -6,11 +6,12 @@
  * error starting "leak guard:".
  *
  * The guard knows what its caller knows: with the embedded environment the whole task (truth and
- * identity), with a remote one the Task API's truth-free spec (identity only). It decides
- * synchronously, so image metadata is refused without reading its tags (any metadata is refused).
+ * identity), with a remote one the Task API's truth-free spec (identity only). Image metadata is
+ * read as the audit reads it (the tags classified: GPS, camera, keys in a tag), and any of it is
+ * refused: even a camera's make is more than the environment means to send.
  */
 import type { LatLon } from '../core/geodesy.js';
-import { auditPrompt } from '../audit/detect.js';
+import { auditPromptAsync } from '../audit/detect.js';
 import { auditTaskFromSpec, auditTaskFromTask } from '../audit/task.js';
 import { auditMessages } from '../audit/sources/messages.js';
 import type { AuditTask, Finding } from '../audit/types.js';
@@ -51,7 +52,7 @@ export interface RequestToScan {
 }
 
 /** Every finding that stops the request: all but budget warnings. */
-export function scanRequest({ messages, images, knowledge, agentPoints }: RequestToScan): LeakFinding[] {
+export async function scanRequest({ messages, images, knowledge, agentPoints }: RequestToScan): Promise<LeakFinding[]> {
   const prompt = {
     source: 'leak-guard',
     promptId: 'request',
@@ -59,13 +60,13 @@ export function scanRequest({ messages, images, knowledge, agentPoints }: Reques
     messages: auditMessages(messages, 'messages', { files: null, store: (sha256) => images.get(sha256)?.bytes ?? null }),
     agentPoints: [...agentPoints],
   };
-  return auditPrompt(prompt, knowledge)
+  return (await auditPromptAsync(prompt, knowledge))
     .filter((f) => f.kind !== 'budget')
     .map((f) => ({ ...f, role: messages[f.message]?.role ?? null }));
 }
 
-/** Throws LeakGuardError when the request must not be sent. */
-export function guardRequest(request: RequestToScan): void {
-  const findings = scanRequest(request);
+/** Rejects with LeakGuardError when the request must not be sent. */
+export async function guardRequest(request: RequestToScan): Promise<void> {
+  const findings = await scanRequest(request);
   if (findings.length) throw new LeakGuardError(findings);
 }

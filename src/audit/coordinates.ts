@@ -4,8 +4,10 @@
  * degrees-minutes-seconds with symbols (43°19'12"N) or letters (43d19m12s), signed or with
  * hemisphere letters before or after, and `lat,lon` inside URLs (`?q=43.32,21.90`,
  * `@43.32,21.90,15z`, `ll=43.32%2C21.90`); decimal commas too (`43,3209; 21,8958`,
- * `43,3209 N 21,8958 E`), where a comma between digits is not one of a list's (`1,2,3`). Pure and independent of any task: the detector decides
- * which of the points found are leaks.
+ * `43,3209 N 21,8958 E`), where a comma between digits is not one of a list's (`1,2,3`); a label
+ * naming both axes read in its order (`lon/lat: 21.89/43.32`, `lat,lng=43.32,21.89`). Other
+ * percent-encoding is the detector's: it scans a decoded copy too (decode.ts). Pure and
+ * independent of any task: the detector decides which of the points found are leaks.
  */
 import type { LatLon } from '../core/geodesy.js';
 
@@ -67,7 +69,10 @@ export function coordinatesByPattern(text: string, offset = 0): FoundPoint[] {
     const m = COMPONENT.exec(text);
     if (m === null) break;
     const component = toComponent(m);
-    if (component) components.push(component);
+    if (component) {
+      readPairLabel(text, component);
+      components.push(component);
+    }
     // A hemisphere letter after a number that had one before belongs to the next number: N 43.3 E 21.9.
     if (component && component.end < COMPONENT.lastIndex) COMPONENT.lastIndex = component.end;
   }
@@ -99,6 +104,28 @@ export function coordinatesByPattern(text: string, offset = 0): FoundPoint[] {
     }
   }
   return found.filter((p) => Math.abs(p.lat) <= 90 && Math.abs(p.lon) <= 180);
+}
+
+const AXIS_WORD = '(longitude|long|lng|lon|latitude|lat)';
+/** A component's own label as the second word of a label naming both axes: `lon/lat: `, `"lng,lat": `, `lng_lat=`. */
+const PAIR_LABEL_BEFORE_LABEL = new RegExp(String.raw`(?:^|[^A-Za-z])${AXIS_WORD}\s*[/,_]\s*$`, 'i');
+/** A label naming both axes before an unlabelled number: `(lon, lat): 21.89`, `[lng, lat] = [21.89`. */
+const PAIR_LABEL_BEFORE_NUMBER = new RegExp(String.raw`(?:^|[^A-Za-z])${AXIS_WORD}\s*[/,_]\s*${AXIS_WORD}\s*[)\]]?\s*[:=]?\s*[(\[]?\s*["']?$`, 'i');
+/** Characters before a component that can hold a label naming both axes. */
+const PAIR_LABEL_MAX_CHARS = 32;
+
+/**
+ * A component after a label naming both axes (`lon/lat: 21.89/43.32`, `(lon, lat) = (21.89, 43.32)`)
+ * is the first of them: its axis is the label's first word's, so the pair is read in the label's
+ * order. (A component's own label, when it has one, is the label's second word.)
+ */
+function readPairLabel(text: string, component: Component): void {
+  const before = text.slice(Math.max(0, component.start - PAIR_LABEL_MAX_CHARS), component.start);
+  const m = (component.labelled ? PAIR_LABEL_BEFORE_LABEL : PAIR_LABEL_BEFORE_NUMBER).exec(before);
+  if (!m) return;
+  const first: Axis = LAT_LABEL.test(m[1] as string) ? 'lat' : 'lon';
+  const second: Axis = m[2] === undefined ? component.axis : LAT_LABEL.test(m[2]) ? 'lat' : 'lon';
+  if (first !== second && (component.labelled || component.axis === undefined)) component.axis = first;
 }
 
 /** Every label has one of these; a text without one can hold only unlabelled pairs. */

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
+import { countryAt } from '../geo/locate.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import {
   AgentPlaces,
@@ -27,10 +28,13 @@ import {
   type TrueCountry,
 } from './places.js';
 import { imageTags, metadataSegments, readImageTags } from './images.js';
+import { CaptureDictionary } from './capture.js';
+import { fingerprintHits, fingerprintsIn, loadFingerprints } from './fingerprints.js';
 import type { FoundPoint } from './coordinates.js';
 import { Memo } from './memo.js';
 import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
 import { around, withItem } from './text.js';
+import { decodeText, type DecodedText } from './decode.js';
 import { transcriptActions } from './transcript.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
@@ -53,6 +57,8 @@ const SEVERITY: Record<FindingKind, Severity> = {
   country: 'medium',
   city: 'medium',
   subregion: 'low',
+  fingerprint: 'medium',
+  capture_metadata: 'medium',
   budget: 'low',
   unknown_task: 'high',
   template: 'low',
@@ -83,10 +89,12 @@ interface Candidates {
   countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
   subregions: readonly { start: number; end: number }[];
   cities: readonly { city: NearbyCity; start: number; end: number }[];
+  /** Country fingerprints and capture metadata (final: no agent point explains them). */
+  marks: readonly Hit[];
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY });
+const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY, marks: EMPTY });
 
 /**
  * What a task's detectors need, built when the task is first audited and kept with the AuditTask
@@ -96,6 +104,7 @@ const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countri
 class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
+  readonly capture: CaptureDictionary;
   private country: TrueCountry | null | undefined;
   /** The key candidates are kept under on each scan; a new one when the radius changes. */
   private candidatesKey = {};
@@ -105,7 +114,9 @@ class CompiledTask {
   constructor(private readonly task: AuditTask) {
     this.identity = compileIdentity(task.identity);
     loadLexicon();
+    loadFingerprints();
     this.nearbyTowns = new TownDictionary(task.truth);
+    this.capture = new CaptureDictionary(task.capture);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -129,12 +140,14 @@ class CompiledTask {
 
   /** Arrays are made only for what is found: this runs for every text a task's prompts hold. */
   private find(text: string, scan: TextScan): Candidates {
+    const capture = this.capture.hits(text, scan);
+    const prints = fingerprintsIn(text, scan);
     // Most texts hold nothing any detector looks at.
-    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
+    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length && !capture.length && !prints.length) return NONE;
     const identityHits = findIdentity(text, scan, this.identity);
     const identity: readonly Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : EMPTY;
     const truth = this.task.truth;
-    if (!truth) return identity.length ? { ...NONE, identity } : NONE;
+    if (!truth) return identity.length || capture.length ? { ...NONE, identity, marks: capture } : NONE;
     let points: Candidates['points'][number][] | undefined;
     for (let i = 0; i < scan.points.length; i++) {
       const p = scan.points[i] as FoundPoint;
@@ -161,8 +174,10 @@ class CompiledTask {
       if (host.ccTlds.includes(h.tld)) countries = withItem(countries, { start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
-    if (!identity.length && !points && !countries && !subregions && !cities.length) return NONE;
-    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities };
+    const fingerprints = prints.length && this.place ? fingerprintHits(prints, this.place.admin, countries ?? EMPTY, mentions) : EMPTY;
+    const marks = fingerprints.length ? [...capture, ...fingerprints] : capture;
+    if (!identity.length && !points && !countries && !subregions && !cities.length && !marks.length) return NONE;
+    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities, marks };
   }
 }
 
@@ -218,6 +233,7 @@ class Agent {
    * Serbia"). A country in a system prompt or in any other text is never explained by a pin.
    */
   feedbackIn(m: number, t: number): readonly Feedback[] {
+    if (m < 0) return NO_FEEDBACK;
     const key = m * 0x10000 + t;
     let found = this.feedback?.get(key);
     if (!found) {
@@ -299,9 +315,10 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
         }
       }
       const candidates = compiledTask.candidatesIn(text, scan, radiusKm);
-      if (candidates === NONE) continue;
+      const decoded = decodedOf(text, scan);
+      if (candidates === NONE && !decoded) continue;
       const explain = options.onExplained && ((note: Note) => options.onExplained?.(explanation(prompt, m, t, text, note)));
-      const hits = unexplained(candidates, agent, m, t, compiledTask, explain);
+      const hits = decoded ? withDecoded(candidates, decoded, compiledTask, agent, m, t, radiusKm, explain) : unexplained(candidates, agent, m, t, compiledTask, explain);
       for (let h = 0; h < hits.length; h++) {
         const hit = hits[h] as Hit;
         findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
@@ -309,7 +326,7 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     }
     for (let i = 0; i < message.images.length; i++) {
       const image = message.images[i] as AuditImage;
-      const hits = imageHits(image, compiledTask, task.truth);
+      const hits = imageHits(image, compiledTask, agent, task.truth, radiusKm);
       for (let h = 0; h < hits.length; h++) findings.push(finding(prompt, m, undefined, (hits[h] as ImageHit).text, { ...(hits[h] as ImageHit), start: 0, end: 0 }, image.ref));
     }
   }
@@ -319,6 +336,68 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
   if (turnsFinding) findings.push(turnsFinding);
   if (!stepsFirst && stepsFinding) findings.push(stepsFinding);
   return findings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings
+
+/** The key a text's decoded copy is kept under on its scan (null: the text holds nothing encoded). */
+const DECODED_KEY = {};
+
+/** A text's percent- or entity-decoded copy (decode.ts), worked out once per scan of the text. */
+function decodedOf(text: string, scan: TextScan): DecodedText | null {
+  let decoded = scan.kept(DECODED_KEY) as DecodedText | null | undefined;
+  if (decoded === undefined) {
+    decoded = decodeText(text);
+    scan.keep(DECODED_KEY, decoded);
+  }
+  return decoded;
+}
+
+/**
+ * The hits of a text that holds encoded characters: its own, and those of its decoded copy in the
+ * text's offsets with the decoded words in the evidence. What the text itself shows (as a hit or
+ * explained) is not reported again from the copy.
+ */
+function withDecoded(candidates: Candidates, decoded: DecodedText, task: CompiledTask, agent: Agent, m: number, t: number, radiusKm: number, explain?: (note: Note) => void): Hit[] {
+  const seen: { kind: FindingKind; start: number; end: number }[] = [];
+  const hear = (note: Note) => {
+    seen.push(note);
+    explain?.(note);
+  };
+  const hits = candidates === NONE ? [] : unexplained(candidates, agent, m, t, task, hear);
+  const more = task.candidatesIn(decoded.text, scanText(decoded.text), radiusKm);
+  if (more === NONE) return hits;
+  seen.push(...hits);
+  const covered = (kind: FindingKind, at: { start: number; end: number }) => seen.some((s) => s.kind === kind && s.start < at.end && at.start < s.end);
+  // The copy's candidates in the text's own offsets, so that the feedback they stand in is the text's.
+  const written = new Map<string, string>();
+  const moved = <T extends { start: number; end: number }>(list: readonly T[]): T[] =>
+    list.map((c) => {
+      const at = inOriginal(decoded, c);
+      written.set(`${at.start}:${at.end}`, decoded.text.slice(c.start, c.end));
+      return { ...c, ...at };
+    });
+  const inText: Candidates = {
+    identity: moved(more.identity),
+    points: moved(more.points),
+    countries: moved(more.countries),
+    subregions: moved(more.subregions),
+    cities: moved(more.cities),
+    marks: moved(more.marks),
+  };
+  const hearDecoded = (note: Note) => {
+    if (!covered(note.kind, note)) explain?.(note);
+  };
+  for (const hit of unexplained(inText, agent, m, t, task, hearDecoded)) {
+    if (!covered(hit.kind, hit)) hits.push({ ...hit, evidence: `${hit.evidence} (decoded: ${JSON.stringify(written.get(`${hit.start}:${hit.end}`))})` });
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/** A span of a decoded copy in its original text's offsets. */
+function inOriginal(decoded: DecodedText, span: { start: number; end: number }): { start: number; end: number } {
+  return { start: decoded.origin[span.start] as number, end: decoded.origin[span.end] as number };
 }
 
 /** A candidate an agent point explains, and how. */
@@ -335,7 +414,7 @@ interface Note {
  * inside feedback that answers an action of the agent's whose point lies there.
  */
 function unexplained(candidates: Candidates, agent: Agent, m: number, t: number, task: CompiledTask, explain?: (note: Note) => void): Hit[] {
-  const hits: Hit[] = [...candidates.identity];
+  const hits: Hit[] = [...candidates.identity, ...candidates.marks];
   if (candidates.points.length) hits.push(...pointHits(candidates.points, agent, explain));
   const place = task.place;
   const hasPlaces = candidates.cities.length > 0 || (place !== null && (candidates.countries.length > 0 || candidates.subregions.length > 0));
@@ -414,16 +493,19 @@ function mention(prompt: AuditPrompt, message: number, textIndex: number | undef
 }
 
 /**
- * auditPrompt after reading the tags of the prompt's images with exifr, so that their metadata is
- * classified (GPS, maker, identity in a tag) rather than reported as unread. For the audit command;
- * the leak guard, which must decide synchronously, refuses any metadata anyway.
+ * The audit's entry point, used by `geolab audit` (and so the Audit screen) and the runner's leak
+ * guard: auditPrompt after reading the tags of the prompt's images with exifr, so that their
+ * metadata is classified (GPS by where it points, maker, a key in a tag) rather than reported as
+ * unread. exifr is loaded only for an image with a metadata block; a prompt without one costs no
+ * more than auditPrompt.
  */
 export async function auditPromptAsync(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Promise<Finding[]> {
   for (const message of prompt.messages) if (message.author === 'harness' && message.images.length) await readImageTags(message.images);
   return auditPrompt(prompt, task, options);
 }
 
-function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
+/** A finding of a prompt from a detector's hit: where it stands, what it says, its id and severity. */
+export function finding(prompt: AuditPrompt, message: number, textIndex: number | undefined, text: string, hit: Hit, context: string): Finding {
   return {
     id: findingId(hit.kind, prompt.source, prompt.promptId, text),
     severity: hit.severity ?? SEVERITY[hit.kind],
@@ -445,7 +527,13 @@ interface ImageHit {
 
 const CLEAN: readonly ImageHit[] = Object.freeze([]);
 
-function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null): readonly ImageHit[] {
+/**
+ * What an image's metadata gives away. Without its tags read (the synchronous auditPrompt), a block
+ * is reported as it is, high. With them: GPS by where it points, high within the radius of the truth
+ * and low beyond it; maker tags low (they name the camera, not the place); every other text of the
+ * tags searched like the prompt's text, so an image id or a username in a tag is an identity finding.
+ */
+function imageHits(image: AuditImage, task: CompiledTask, agent: Agent, truth: LatLon | null, radiusKm: number): readonly ImageHit[] {
   // The common case first: a JPEG without metadata blocks (sharp writes none unless asked).
   const header = image.bytes ? metadataSegments(image.bytes) : null;
   if (header && header.format !== 'other' && !header.problem && header.segments.length === 0) return CLEAN;
@@ -461,22 +549,42 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null):
     return [...problem, { kind: 'image_metadata', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} (${why})` }];
   }
   const hits: ImageHit[] = [...problem];
-  if (tags.gps) {
-    const km = truth ? `, ${haversineKm(tags.gps.lat, tags.gps.lon, truth.lat, truth.lon).toFixed(1)} km from the truth` : '';
-    hits.push({ kind: 'image_metadata', text: `${image.ref}: GPS ${round(tags.gps.lat)}, ${round(tags.gps.lon)}`, evidence: `${name} carries GPS tags: ${round(tags.gps.lat)}, ${round(tags.gps.lon)}${km}` });
-  } else if (tags.gpsTags.length) {
+  if (tags.gps) hits.push(gpsHit(image.ref, name, tags.gps, truth, radiusKm));
+  else if (tags.gpsTags.length) {
     hits.push({ kind: 'image_metadata', text: `${image.ref}: ${tags.gpsTags.join(', ')}`, evidence: `${name} carries GPS tags (${tags.gpsTags.join(', ')})` });
   }
-  if (tags.maker.length) hits.push({ kind: 'image_metadata', severity: 'medium', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${name} carries maker tags: ${tags.maker.join(', ')}` });
+  if (tags.maker.length) {
+    const camera = tags.camera ? `camera: ${tags.camera}; ` : '';
+    hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${camera}${name} carries maker tags (${tags.maker.join(', ')}), which name the camera, not the place` });
+  }
   for (const { tag, value } of tags.texts) {
-    for (const hit of findIdentity(value, scanText(value), task.identity)) {
-      hits.push({ kind: 'identity', text: `${image.ref}: ${tag} ${value}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
+    const candidates = task.candidatesIn(value, scanText(value), radiusKm);
+    if (candidates === NONE) continue;
+    // A tag is no feedback: nothing in it is explained by where the agent pinned.
+    for (const hit of unexplained(candidates, agent, -1, -1, task)) {
+      hits.push({ kind: hit.kind, severity: hit.severity, text: `${image.ref}: ${tag} ${value.slice(hit.start, hit.end)}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
     }
   }
   if (hits.length === problem.length) {
     hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${blocks}`, evidence: `${name} carries ${blocks} without GPS, maker or identity tags` });
   }
   return hits;
+}
+
+/** An image's GPS position: where it points (its country, when on land) and how far from the truth. */
+function gpsHit(ref: string, name: string, gps: LatLon, truth: LatLon | null, radiusKm: number): ImageHit {
+  const at = `${round(gps.lat)}, ${round(gps.lon)}`;
+  const country = countryAt(gps.lat, gps.lon).country;
+  const where = country ? ` in ${country}` : '';
+  if (!truth) return { kind: 'image_metadata', text: `${ref}: GPS ${at}`, evidence: `${name} carries GPS tags pointing to ${at}${where}` };
+  const km = haversineKm(gps.lat, gps.lon, truth.lat, truth.lon);
+  const near = km <= radiusKm;
+  return {
+    kind: 'image_metadata',
+    severity: near ? 'high' : 'low',
+    text: `${ref}: GPS ${at}`,
+    evidence: `${name} carries GPS tags pointing to ${at}${where}, ${km.toFixed(1)} km from the truth (${near ? 'within' : 'beyond'} the ${radiusKm} km radius)`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,11 +3,13 @@
  * clean image (sharp writes none unless asked) costs a walk over its header and nothing more:
  * - `metadataSegments` (sync) walks a JPEG's header segments up to the scan data, or a PNG's
  *   chunks, and says which metadata blocks are there;
- * - `readImageTags` (async) parses those blocks with exifr and keeps the tags with the image's
- *   bytes, for the detector to classify: GPS, maker and serial tags, and any text of the tags.
+ * - `readImageTags` (async) parses those blocks with exifr (and a PNG's compressed text chunks,
+ *   which exifr does not read) and keeps the tags with the image's bytes, for the detector to
+ *   classify: GPS, maker and serial tags, and any text of the tags.
  * A data URL is base64-decoded only as far as the JPEG header reaches (`imageOfDataUrl`). exifr
  * (about 50 ms to load) is imported only when an image has a block to parse.
  */
+import { inflateSync } from 'node:zlib';
 import type { AuditImage } from './types.js';
 
 export type SegmentKind = 'exif' | 'xmp' | 'iptc' | 'comment' | 'app1' | 'png_text' | 'png_exif';
@@ -147,19 +149,22 @@ export function imageOfBase64(ref: string, chars: (from: number, to: number) => 
 // Tags (exifr)
 
 export interface ImageTags {
-  /** GPS position when the tags give one. */
+  /** GPS position when the tags give one (EXIF's GPS block, or XMP's `exif:GPSLatitude` and `exif:GPSLongitude`). */
   gps: { lat: number; lon: number } | null;
   /** Any GPS tag, named ("GPSLatitude", "exif:GPSLongitude"), also without a usable position. */
   gpsTags: string[];
   /** Maker, model, lens and serial tags: `Make Canon`. */
   maker: string[];
-  /** Every other text value, `Artist alpine_walker`, for identity keys. */
+  /** The camera the maker tags name, "Canon EOS 5D": make and model (the model alone when it starts with the make). */
+  camera: string | null;
+  /** Every other text value, `Artist alpine_walker`, searched like the prompt's text. */
   texts: { tag: string; value: string }[];
 }
 
 const tagsOf = new WeakMap<Buffer, ImageTags | { error: string }>();
 
-const MAKER_TAG = /^(?:.*:)?(?:Make|Model|LensMake|LensModel|LensInfo|BodySerialNumber|SerialNumber|LensSerialNumber|CameraSerialNumber|InternalSerialNumber|CameraOwnerName|OwnerName|UniqueCameraModel|LocalizedCameraModel)$/i;
+// An owner's name is not the camera's: it is searched like text (it may be the contributor's).
+const MAKER_TAG = /^(?:.*:)?(?:Make|Model|LensMake|LensModel|LensInfo|BodySerialNumber|SerialNumber|LensSerialNumber|CameraSerialNumber|InternalSerialNumber|UniqueCameraModel|LocalizedCameraModel)$/i;
 const GPS_TAG = /^(?:.*:)?GPS|^(?:latitude|longitude)$/i;
 
 const EXIFR_OPTIONS = {
@@ -179,13 +184,21 @@ const EXIFR_OPTIONS = {
   translateValues: false,
 } as const;
 
+const XMP_SIDECAR_OPTIONS = { mergeOutput: false, translateValues: false } as const;
+
 /** Parses the metadata of every image that has some and was not parsed yet; keeps the tags with the bytes. */
 export async function readImageTags(images: readonly AuditImage[]): Promise<void> {
   for (const { bytes } of images) {
     if (!bytes || tagsOf.has(bytes) || metadataSegments(bytes).segments.length === 0) continue;
     try {
-      const { default: exifr } = await import('exifr');
-      tagsOf.set(bytes, classify((await exifr.parse(bytes, EXIFR_OPTIONS)) as unknown));
+      const module = await import('exifr');
+      const exifr = module.default;
+      // Node's CommonJS interop has sidecar on the default export only; vitest's as a named export only.
+      const sidecar = (exifr.sidecar as typeof exifr.sidecar | undefined) ?? module.sidecar;
+      const output = (await exifr.parse(bytes, EXIFR_OPTIONS)) as Record<string, unknown> | undefined;
+      const xmp = (packet: Buffer) => sidecar(packet, XMP_SIDECAR_OPTIONS, 'xmp');
+      const compressed = metadataSegments(bytes).format === 'png' ? await compressedPngTexts(bytes, xmp) : null;
+      tagsOf.set(bytes, classify(compressed ? { ...output, compressed } : output));
     } catch (err) {
       tagsOf.set(bytes, { error: err instanceof Error ? err.message : String(err) });
     }
@@ -197,8 +210,45 @@ export function imageTags(bytes: Buffer): ImageTags | { error: string } | undefi
   return tagsOf.get(bytes);
 }
 
+/** The keyword under which PNG files carry an XMP packet. */
+const PNG_XMP_KEYWORD = 'XML:com.adobe.xmp';
+/** Inflated text beyond this is not metadata a camera wrote: the chunk is refused (a zip bomb costs nothing). */
+const PNG_TEXT_MAX_BYTES = 1 << 20;
+
+/**
+ * The zTXt chunks of a PNG (keyword, zlib-compressed text), which exifr leaves unread: sharp and
+ * libvips write a PNG's XMP packet as one. An XMP packet is parsed as exifr parses a sidecar file;
+ * any other text is kept under its keyword. Null when the PNG has none.
+ */
+async function compressedPngTexts(bytes: Buffer, xmp: (packet: Buffer) => Promise<object | undefined>): Promise<Record<string, unknown> | null> {
+  let found: Record<string, unknown> | null = null;
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    if (type === 'IEND') break;
+    if (type === 'zTXt') {
+      const data = bytes.subarray(at + 8, Math.min(bytes.length, at + 8 + length));
+      const nul = data.indexOf(0);
+      // Compression method 0 (zlib) is the only one PNG defines.
+      if (nul > 0 && data[nul + 1] === 0) {
+        const keyword = data.toString('latin1', 0, nul);
+        const text = inflateSync(data.subarray(nul + 2), { maxOutputLength: PNG_TEXT_MAX_BYTES });
+        found ??= {};
+        if (keyword === PNG_XMP_KEYWORD) Object.assign(found, await xmp(text));
+        else found[keyword] = text.toString('latin1');
+      }
+    }
+    at += 12 + length;
+  }
+  return found;
+}
+
 function classify(output: unknown): ImageTags {
-  const tags: ImageTags = { gps: null, gpsTags: [], maker: [], texts: [] };
+  const tags: ImageTags = { gps: null, gpsTags: [], maker: [], camera: null, texts: [] };
+  let make: string | undefined;
+  let model: string | undefined;
+  let xmpLat: string | undefined;
+  let xmpLon: string | undefined;
   const visit = (value: unknown, tag: string) => {
     if (value === null || value === undefined) return;
     if (value instanceof Uint8Array) return;
@@ -208,18 +258,49 @@ function classify(output: unknown): ImageTags {
       return;
     }
     if (typeof value === 'object') {
-      for (const [key, v] of Object.entries(value)) visit(v, key);
+      // XMP's namespace URIs say which vocabularies a packet uses, nothing about the image.
+      for (const [key, v] of Object.entries(value)) if (key !== 'xmlns') visit(v, key);
       return;
     }
-    const text = String(value);
-    if (GPS_TAG.test(tag)) tags.gpsTags.push(tag);
-    else if (MAKER_TAG.test(tag)) tags.maker.push(`${tag} ${text}`);
-    else if (typeof value === 'string' && value.trim() !== '') tags.texts.push({ tag, value });
+    const text = String(value).trim();
+    if (GPS_TAG.test(tag)) {
+      tags.gpsTags.push(tag);
+      if (typeof value === 'string' && /GPSLatitude$/.test(tag)) xmpLat = text;
+      if (typeof value === 'string' && /GPSLongitude$/.test(tag)) xmpLon = text;
+    } else if (MAKER_TAG.test(tag)) {
+      tags.maker.push(`${tag} ${text}`);
+      if (/(?:^|:)Make$/.test(tag)) make ??= text;
+      if (/(?:^|:)Model$/.test(tag)) model ??= text;
+    } else if (typeof value === 'string' && text !== '') tags.texts.push({ tag, value });
   };
   visit(output, '');
   const gps = (output as { gps?: { latitude?: unknown; longitude?: unknown } } | undefined)?.gps;
-  if (typeof gps?.latitude === 'number' && typeof gps.longitude === 'number' && Number.isFinite(gps.latitude) && Number.isFinite(gps.longitude)) {
-    tags.gps = { lat: gps.latitude, lon: gps.longitude };
-  }
+  const lat = typeof gps?.latitude === 'number' ? gps.latitude : xmpLat !== undefined ? xmpCoordinate(xmpLat, 'N', 'S') : null;
+  const lon = typeof gps?.longitude === 'number' ? gps.longitude : xmpLon !== undefined ? xmpCoordinate(xmpLon, 'E', 'W') : null;
+  if (lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180) tags.gps = { lat, lon };
+  tags.camera = cameraOf(make, model);
   return tags;
+}
+
+/** "Canon EOS 5D" from make "Canon" and model "EOS 5D" (or model "Canon EOS 5D"). */
+function cameraOf(make: string | undefined, model: string | undefined): string | null {
+  if (!make) return model || null;
+  if (!model) return make;
+  return model.toLowerCase().startsWith(make.toLowerCase()) ? model : `${make} ${model}`;
+}
+
+/**
+ * XMP writes a GPS coordinate as degrees, minutes (with decimals, or then seconds) and a hemisphere
+ * letter, `43,19.25N` or `43,19,15N`; some writers a signed decimal. Null when it is neither.
+ */
+function xmpCoordinate(value: string, positive: string, negative: string): number | null {
+  const m = /^(\d{1,3}),(\d{1,2}(?:\.\d+)?)(?:,(\d{1,2}(?:\.\d+)?))?([A-Z])$/.exec(value);
+  if (m) {
+    const hemisphere = m[4] as string;
+    if (hemisphere !== positive && hemisphere !== negative) return null;
+    const deg = Number(m[1]) + Number(m[2]) / 60 + Number(m[3] ?? 0) / 3600;
+    return hemisphere === negative ? -deg : deg;
+  }
+  const deg = Number(value);
+  return value !== '' && Number.isFinite(deg) ? deg : null;
 }

@@ -17,9 +17,9 @@ import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, isAsciiWor
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
-type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
+export type Meaning = { type: 'country'; admin: string; kind: Alias['kind'] } | { type: 'subregion'; name: string } | { type: 'other' };
 
-interface Phrase {
+export interface Phrase {
   /** Folded words (lower case, no accents). */
   words: string[];
   /** The first word's wordHash. */
@@ -44,7 +44,8 @@ const MARKS = /\p{M}/gu;
 const NON_ASCII = /[^\p{ASCII}]/u;
 const ASCII_WORD = /[a-z0-9]+/g;
 
-function wordsOf(text: string): string[] {
+/** A name's words as the scan cuts and folds them (lower case, no accents). */
+export function wordsOf(text: string): string[] {
   // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
   if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
   return [...text.matchAll(WORD)].map((m) => m[0].toLowerCase().normalize('NFD').replace(MARKS, ''));
@@ -138,6 +139,19 @@ function getLexicon(): Lexicon {
 }
 
 /**
+ * The lexicon's phrases, as it tries them at a word: grouped by first word, longest first, in the
+ * order they were added (for the reference detector, reference.ts).
+ */
+export function lexiconPhrases(): readonly Phrase[] {
+  return [...getLexicon().byFirst.values()].flat();
+}
+
+/** The folded names a town may not be matched as: stop words and the lexicon's own names. */
+export function townNameExclusions(): { stopWords: ReadonlySet<string>; lexiconNames: ReadonlySet<string> } {
+  return { stopWords: getStopWords().words, lexiconNames: getLexicon().names };
+}
+
+/**
  * Reads phrases at one word of a text: a word starts every phrase of its dictionary list, so the
  * first word is compared once per spelling and the words after it are read from the text once,
  * however many phrases are tried there ("the" starts eleven).
@@ -202,7 +216,8 @@ function labelled(text: string, start: number, end: number): boolean {
   return LABEL_BEFORE.test(text.slice(Math.max(0, start - 32), start));
 }
 
-function acceptable(text: string, start: number, end: number, phrase: Phrase): boolean {
+/** Whether a phrase matched at [start, end) counts as written there (codes: capitals or a label). */
+export function acceptable(text: string, start: number, end: number, phrase: Phrase): boolean {
   if (!phrase.upper) return true;
   const isLabelled = labelled(text, start, end);
   if (phrase.needsLabel && !isLabelled) return false;

@@ -22,6 +22,8 @@ const RULES: Record<FindingKind, { name: string; text: string; level: Severity }
   country: { name: 'TrueCountry', text: 'The true country (name, alias, code or demonym) not explained by an agent point', level: 'high' },
   subregion: { name: 'TrueSubregion', text: "The true country's subregion not explained by an agent point", level: 'medium' },
   city: { name: 'NearbyCity', text: 'A city near the truth not explained by an agent point', level: 'high' },
+  fingerprint: { name: 'CountryFingerprint', text: "A sign of the true country without its name: calling code, postcode format, vehicle code or official language", level: 'medium' },
+  capture_metadata: { name: 'CaptureMetadata', text: "The frames' capture time beyond the month, a compass angle to many decimals, or the camera", level: 'medium' },
   image_metadata: { name: 'ImageMetadata', text: 'EXIF/XMP GPS or maker tags in an image sent to the model', level: 'high' },
   budget: { name: 'BudgetContradiction', text: 'Budget text that contradicts the real budget (a warning, not a leak)', level: 'low' },
   unknown_task: { name: 'UnknownTask', text: 'A prompt whose task cannot be found, so it could not be checked', level: 'medium' },

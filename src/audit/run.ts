@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
-import { auditPrompt, findingId } from './detect.js';
+import { auditPromptAsync, findingId } from './detect.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
@@ -89,7 +89,7 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     progress.bytesDone += bytes;
   };
   const audit = async (prompt: AuditPrompt) => {
-    run.audit(prompt);
+    await run.audit(prompt);
     progress.prompts = counts.prompts;
     await onProgress?.(progress);
   };
@@ -166,7 +166,7 @@ class Run {
     private readonly explained: ExplainedSummary,
   ) {}
 
-  audit(prompt: AuditPrompt): void {
+  async audit(prompt: AuditPrompt): Promise<void> {
     const c = this.counts;
     c.prompts++;
     if (prompt.turn !== undefined) c.turns++;
@@ -180,7 +180,7 @@ class Run {
     }
     this.notedInPrompt = false;
     const task = this.tasks.find(prompt.task);
-    for (const f of auditPrompt(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
+    for (const f of await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
       // Every request of an episode re-sends its history: a leak is reported where it first appeared.
       if (episode) {
         const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');

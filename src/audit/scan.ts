@@ -269,7 +269,7 @@ const BUDGET_WORD = /left|remain|have/i;
 /** The environment's own sentence for a spent budget, as written (lower case "out of actions" is prose). */
 const SPENT = new RegExp(OUT_OF_ACTIONS.replace('.', '\\.'), 'g');
 
-function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
+export function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
   let claims: BudgetClaim[] | undefined;
   if (BUDGET_WORD.test(text)) {
     BUDGET.lastIndex = 0;
@@ -289,7 +289,7 @@ function budgetClaims(text: string, offset: number): readonly BudgetClaim[] {
 const TASK_INDEX = /\btask[\s_-]?(?:index|idx|no\.?|number|#)["']?\s*[:=#]?\s*["']?(\d+)\b|\btask\s*#(\d+)\b/gi;
 const TASK_WORD = /task/i;
 
-function taskIndexes(text: string, offset: number): TextScan['taskIndexes'] {
+export function taskIndexes(text: string, offset: number): TextScan['taskIndexes'] {
   if (!TASK_WORD.test(text)) return NONE;
   const found = [...text.matchAll(TASK_INDEX)].map((m) => ({ index: Number(m[1] ?? m[2]), start: m.index + offset, end: m.index + offset + m[0].length }));
   return found.length ? found : NONE;
@@ -302,7 +302,7 @@ function taskIndexes(text: string, offset: number): TextScan['taskIndexes'] {
  */
 const HOST = /(?:\b[a-z][a-z0-9+.-]*:\/\/(?:[^\s/?#@"']*@)?|(?<![\w.-])(?=www\.))((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2}))(?![a-z0-9-]|\.[a-z0-9])/gi;
 
-function hostsOf(text: string, offset: number): TextScan['hosts'] {
+export function hostsOf(text: string, offset: number): TextScan['hosts'] {
   if (!text.includes('://') && !/www\./i.test(text)) return NONE;
   const found = [...text.matchAll(HOST)].map((m) => {
     const start = m.index + m[0].length - (m[1] as string).length + offset;

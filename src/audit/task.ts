@@ -1,7 +1,7 @@
 /** An AuditTask from what geolab knows of a task: a whole task record, or a remote task's spec. */
 import type { Task } from '../core/tasks.js';
 import { truthOf } from '../core/tasks.js';
-import type { AuditTask, IdentityKind } from './types.js';
+import type { AuditTask, CaptureFacts, IdentityKind } from './types.js';
 
 /**
  * Truth, country and every identity key of a task (DESIGN §1.1's leaky fields that are keys):
@@ -18,7 +18,21 @@ export function auditTaskFromTask(task: Task): AuditTask {
     ...(task.attribution?.creator_id ? [key('creator_id', task.attribution.creator_id)] : []),
     ...checksumsOf(task.meta?.sha256).map((value) => key('checksum', value)),
   ];
-  return { truth: truthOf(task), identity, ...(task.country ? { country: task.country } : {}) };
+  return { truth: truthOf(task), identity, ...(task.country ? { country: task.country } : {}), capture: captureOf(task) };
+}
+
+/** The frames' capture months and compass angles, and the camera named in the task's meta. */
+function captureOf(task: Task): CaptureFacts {
+  const months = [...new Set(task.frames.map((frame) => frame.captured_at).filter((month) => month !== ''))];
+  const compassAngles = [...new Set(task.frames.map((frame) => frame.compass_angle))];
+  const make = task.meta?.camera_make;
+  const model = task.meta?.camera_model;
+  return {
+    months,
+    compassAngles,
+    ...(typeof make === 'string' && make.trim() ? { cameraMake: make.trim() } : {}),
+    ...(typeof model === 'string' && model.trim() ? { cameraModel: model.trim() } : {}),
+  };
 }
 
 /** From the Task API's truth-free spec (a remote environment): identity only. */

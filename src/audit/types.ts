@@ -64,11 +64,34 @@ export interface AuditTask {
   identity: { kind: IdentityKind; value: string }[];
   /** The task file's country name (Natural Earth ADMIN), when it has one. */
   country?: string;
+  /** What the task's frames and meta say about their capture, when known. */
+  capture?: CaptureFacts;
+}
+
+/** How a task's frames were captured: what a prompt must not give away beyond the month (docs/audit.md). */
+export interface CaptureFacts {
+  /** The frames' capture months ("YYYY-MM"), each once. */
+  months: string[];
+  /** The frames' compass angles in degrees, each once. */
+  compassAngles: number[];
+  /** meta.camera_make and meta.camera_model, when the task has them. */
+  cameraMake?: string;
+  cameraModel?: string;
 }
 
 export type Severity = 'high' | 'medium' | 'low';
 
-export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task'
+export type FindingKind =
+  | 'identity'
+  | 'coordinates'
+  | 'country'
+  | 'subregion'
+  | 'city'
+  | 'fingerprint'
+  | 'capture_metadata'
+  | 'image_metadata'
+  | 'budget'
+  | 'unknown_task'
   /** Text identical in the prompts of many tasks (an instruction template): reported once. */
   | 'template';
 

@@ -105,10 +105,10 @@ describe('audit core: every planted leak is found', () => {
     const findings = await auditPromptAsync(prompt, auditTask);
     expect(summary(findings)).toEqual([
       expect.stringMatching(/^image_metadata high "data:image\/jpeg;base64,.*: GPS 43\.32083, 21\.89583"$/),
-      expect.stringMatching(/^image_metadata medium ".*Make Canon, Model EOS R6"$/),
+      expect.stringMatching(/^image_metadata low ".*Make Canon, Model EOS R6"$/),
       expect.stringMatching(/^identity high ".*Artist balkan\.roamer"$/),
     ]);
-    expect(findings[0]!.evidence).toMatch(/carries GPS tags: 43\.32083, 21\.89583, 0\.\d km from the truth$/);
+    expect(findings[0]!.evidence).toMatch(/carries GPS tags pointing to 43\.32083, 21\.89583 in Republic of Serbia, 0\.\d km from the truth \(within the 25 km radius\)$/);
     expect(findings[2]!.evidence).toBe('creator_username "balkan.roamer" in the image\'s Artist tag');
     // Without its tags read (the guard decides synchronously), the metadata is reported unread.
     prompt.messages.at(-1)!.images = [imageOfDataUrl(url)];
@@ -205,10 +205,10 @@ describe('audit core: nothing on clean look-alikes', () => {
 });
 
 describe('audit core: one definition, stable ids', () => {
-  it('gives the leak guard the same findings, budget warnings aside', () => {
+  it('gives the leak guard the same findings, budget warnings aside', async () => {
     const messages = [...base, harness('SRB near 43.33, 21.9 by balkan.roamer'), ...pinStep(2, ZAGREB, 7)];
     const audited = audit(messages, { turnsLeft: 3 });
-    const guarded = scanRequest({ messages, images: new Map([['c'.repeat(64), { bytes: clean, mime: 'image/jpeg' }]]), knowledge: auditTask, agentPoints: [] });
+    const guarded = await scanRequest({ messages, images: new Map([['c'.repeat(64), { bytes: clean, mime: 'image/jpeg' }]]), knowledge: auditTask, agentPoints: [] });
     expect(audited.map((f) => f.kind)).toContain('budget');
     expect(guarded.map((f) => f.text)).toEqual(audited.filter((f) => f.kind !== 'budget').map((f) => f.text));
     expect(guarded.map((f) => f.kind)).toEqual(['country', 'coordinates', 'identity']);

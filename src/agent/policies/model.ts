@@ -111,7 +111,7 @@ abstract class ModelShell {
 
   /** Guards, then sends. A leak throws (the episode fails); a provider failure comes back as errors. */
   protected async send(messages: RecordedMessage[], tools: unknown[] | undefined, context: PolicyContext): Promise<ChatCall> {
-    guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
+    await guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
     // The one seam between the policy and the provider: both take OpenAI-shaped messages.
     const complete = this.options.endpoint.provider === 'anthropic' ? anthropicCompletion : chatCompletion;
     return complete(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
