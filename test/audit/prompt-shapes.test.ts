@@ -102,20 +102,22 @@ describe('the public harness prompt shape', () => {
 });
 
 describe('instruction templates', () => {
-  /** Tasks in Germany (4) and one in Serbia; the instruction names "southern Germany" as its example. */
+  /** Tasks in Germany (4), Serbia and Japan; the instruction names "southern Germany" as its example. */
   const GERMANY = [
     [48.137, 11.575],
     [48.78, 9.18],
     [49.45, 11.08],
     [47.99, 7.85],
   ] as const;
+  const frame = (i: number, lat: number, lon: number) => ({ image_id: `90000${i}`, lat, lon, compass_angle: 0, captured_at: '2023-06', is_pano: true });
 
   function setup(example: string, ids: string[]) {
     const dir = tempDir();
     const tasks = join(dir, 'eval.jsonl');
     const all = [
-      ...GERMANY.map(([lat, lon], i) => makeTask(i, { task_id: `de-${i}`, country: 'Germany', frames: [{ image_id: `90000${i}`, lat, lon, compass_angle: 0, captured_at: '2023-06', is_pano: true }] })),
-      makeTask(4, { task_id: 'rs-4', country: 'Republic of Serbia', frames: [{ image_id: '900004', lat: 43.3209, lon: 21.8958, compass_angle: 0, captured_at: '2023-06', is_pano: true }] }),
+      ...GERMANY.map(([lat, lon], i) => makeTask(i, { task_id: `de-${i}`, country: 'Germany', frames: [frame(i, lat, lon)] })),
+      makeTask(4, { task_id: 'rs-4', country: 'Republic of Serbia', frames: [frame(4, 43.3209, 21.8958)] }),
+      makeTask(5, { task_id: 'jp-5', country: 'Japan', frames: [frame(5, 35.6895, 139.6917)] }),
     ];
     writeFileSync(tasks, all.map((t) => JSON.stringify(t)).join('\n') + '\n');
     const prompts = join(dir, 'prompts.jsonl');
@@ -127,28 +129,40 @@ describe('instruction templates', () => {
 
   const EXAMPLE = 'Iterating is how "somewhere in southern Germany" becomes a real coordinate.';
 
-  it('reports the same instruction line across many tasks once, as a low template finding', () => {
-    const { dir, tasks, prompts } = setup(EXAMPLE, ['de-0', 'de-1', 'rs-4', 'de-2', 'de-3']);
-    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json', '--fail-on', 'low'], { home: join(dir, 'home') });
+  function audit(example: string, ids: string[], args: string[] = []) {
+    const { dir, tasks, prompts } = setup(example, ids);
+    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json', ...args], { home: join(dir, 'home') });
     expect(r.stderr).toBe('');
-    const report = JSON.parse(r.stdout) as { summary: { by_kind: Record<string, number> }; findings: (Finding & { kind: string })[] };
-    expect(report.findings.map((f) => [f.kind, f.severity, f.evidence, f.text])).toEqual([['template', 'low', 'in the prompts of 4 different tasks; names Germany', EXAMPLE]]);
+    return { code: r.code, report: JSON.parse(r.stdout) as { summary: { by_kind: Record<string, number> }; findings: Finding[] }, dir, tasks, prompts };
+  }
+
+  it('reports the same instruction line across many tasks once, as a low template finding', () => {
+    const { code, report, dir, tasks, prompts } = audit(EXAMPLE, ['de-0', 'de-1', 'rs-4', 'de-2', 'de-3'], ['--fail-on', 'low']);
+    expect(report.findings.map((f) => [f.kind, f.severity, f.evidence, f.text])).toEqual([['template', 'low', 'in the prompts of 5 different tasks; names Germany', EXAMPLE]]);
     expect(report.summary.by_kind).toEqual({ template: 1 });
     // It is where the line first stood, and still a finding the gate counts at its severity.
     expect(report.findings[0]).toMatchObject({ prompt_id: 'p0', message: 0 });
-    expect(r.code).toBe(1);
+    expect(code).toBe(1);
     const passed = geolab(['audit', '--prompts', prompts, '--tasks', tasks], { home: join(dir, 'home') });
     expect(passed.code).toBe(0);
     expect(passed.stdout).toContain('LOW template');
   });
 
-  it('keeps per-task findings when the line names the place in the prompts of fewer tasks', () => {
-    const { dir, tasks, prompts } = setup(EXAMPLE, ['de-0', 'rs-4', 'de-1']);
-    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
-    const report = JSON.parse(r.stdout) as { findings: Finding[] };
+  it("is a template on the one task in the country its example names, among tasks elsewhere", () => {
+    const { report } = audit(EXAMPLE, ['rs-4', 'de-0', 'jp-5']);
+    expect(report.findings.map((f) => [f.kind, f.evidence])).toEqual([['template', 'in the prompts of 3 different tasks; names Germany']]);
+  });
+
+  it('keeps per-task findings for a line in the prompts of fewer tasks, or only of tasks it names the place of', () => {
+    expect(audit(EXAMPLE, ['de-0', 'rs-4']).report.findings.map((f) => [f.kind, f.prompt_id, f.text])).toEqual([['country', 'p0', 'Germany']]);
+    // A leak written into the prompts of four tasks in Germany, and nowhere else, is a leak in each.
+    const leak = 'The photos of this set were all taken in Germany.';
+    const { report } = audit(leak, ['de-0', 'de-1', 'de-2', 'de-3']);
     expect(report.findings.map((f) => [f.kind, f.prompt_id, f.text])).toEqual([
       ['country', 'p0', 'Germany'],
+      ['country', 'p1', 'Germany'],
       ['country', 'p2', 'Germany'],
+      ['country', 'p3', 'Germany'],
     ]);
   });
 });
