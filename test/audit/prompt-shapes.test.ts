@@ -13,6 +13,7 @@ import { transcriptActions } from '../../src/audit/transcript.js';
 import type { AuditPrompt, Explanation, Finding } from '../../src/audit/types.js';
 import type { RecordedMessage } from '../../src/agent/types.js';
 import { geolab } from '../helpers/cli.js';
+import { completedRecord } from '../helpers/episodes.js';
 import { makeTask, tempDir } from '../helpers/fixtures.js';
 import { auditTask, BELGRADE, pinStep, task, ZAGREB } from './corpus.js';
 
@@ -98,6 +99,37 @@ describe('the public harness prompt shape', () => {
       { role: 'tool', tool_call_id: 'l1', name: 'look', content: 'Facing 90°. Welcome to Serbia.' },
     ];
     expect(audit(messages).findings).toEqual(['country "Serbia"']);
+  });
+});
+
+describe("the harness's episode files, through the binary", () => {
+  /** An episode whose turns carry only the harness's prompt text (no recorded messages). */
+  function harnessEpisode(id: string, prompts: string[]) {
+    const record = completedRecord({ id, split: 'eval', index: 0 });
+    record.task.task_id = task.task_id;
+    for (const turn of record.turns ?? []) {
+      delete (turn as Record<string, unknown>).messages;
+      if (turn.turn > 0) turn.prompt = prompts[(turn.turn - 1) % prompts.length] as string;
+    }
+    return record;
+  }
+
+  it("is clean on the agent's own pin in the true country, and finds the country the instruction names", () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'eval.jsonl');
+    writeFileSync(tasks, JSON.stringify({ ...task, task_index: 0 }) + '\n');
+    const episodes = join(dir, 'episodes.jsonl');
+    const clean = harnessEpisode('h-clean', [harnessPrompt([LOOK]), harnessPrompt([LOOK, PIN_BELGRADE]), harnessPrompt([LOOK, PIN_BELGRADE, PIN_AT_TRUTH])]);
+    const told = harnessEpisode('h-told', [harnessPrompt([LOOK, PIN_BELGRADE], instruction('The photos of this set were all taken in Serbia.'))]);
+    writeFileSync(episodes, [clean, told].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const r = geolab(['audit', '--episodes', episodes, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout) as { summary: { explained: { mentions: number } }; findings: Finding[] };
+    // The instruction's Serbia once (later turns re-send it), no place of the clean episode (the fixed
+    // texts' budgets, which contradict the record's, are another matter).
+    const places = report.findings.filter((f) => f.kind !== 'budget');
+    expect(places.map((f) => [f.episode_id, f.kind, f.text])).toEqual([['h-told', 'country', 'Serbia']]);
+    expect(report.summary.explained.mentions).toBeGreaterThan(0);
   });
 });
 
