@@ -256,9 +256,12 @@ class Agent {
     for (const action of transcriptActions(text)) {
       if (action.feedback && action.points.length) found = withItem(found, { ...action.feedback, places: new AgentPlaces(action.points) });
     }
-    const points = scanText(text).points;
-    for (let i = 0; i < points.length; i++) {
-      const p = points[i] as FoundPoint;
+    // The echoes of the agent's points, as written or encoded (in the text's own offsets).
+    const scan = scanText(text);
+    const decoded = decodedOf(text, scan);
+    const echoes = decoded ? [...scan.points, ...scanText(decoded.text).points.map((p) => ({ ...p, ...inOriginal(decoded, p) }))] : scan.points;
+    for (let i = 0; i < echoes.length; i++) {
+      const p = echoes[i] as FoundPoint;
       const own = this.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
       if (own) found = withItem(found, { start: text.lastIndexOf('\n', p.start) + 1, end: lineEnd(text, p.end), places: new AgentPlaces([own]) });
     }

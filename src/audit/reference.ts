@@ -23,6 +23,7 @@ import { finding, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } fr
 import { acceptable, CITY_RADIUS_KM, lexiconPhrases, townNameExclusions, trueCountry, VANITY_CCTLDS, wordsOf, type Phrase } from './places.js';
 import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, taskIndexes, type BudgetClaim } from './scan.js';
 import { around, scannableRanges } from './text.js';
+import { transcriptActions } from './transcript.js';
 import type { AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, IdentityKind, Severity } from './types.js';
 
 interface Word {
@@ -83,8 +84,8 @@ export function referenceAudit(prompt: AuditPrompt, task: AuditTask | null, opti
       const hits = [
         ...identityHits(text, task),
         ...pointHits(text, task.truth, radiusKm, own),
-        ...(place ? placeHits(text, place, usable(own)) : []),
-        ...townHits(text, towns, usable(own)),
+        ...(place ? placeHits(text, place, feedbackSpans(message, text, own)) : []),
+        ...townHits(text, towns, feedbackSpans(message, text, own)),
       ].sort((a, b) => a.start - b.start);
       for (const hit of hits) findings.push(finding(prompt, m, t, text.slice(hit.start, hit.end), hit, around(text, hit.start, hit.end)));
     });
@@ -193,7 +194,7 @@ function round(deg: number): number {
 // ---------------------------------------------------------------------------------------------
 // Countries, subregions, hosts
 
-function placeHits(text: string, place: NonNullable<ReturnType<typeof trueCountry>>, own: LatLon[]): Hit[] {
+function placeHits(text: string, place: NonNullable<ReturnType<typeof trueCountry>>, spans: Feedback[]): Hit[] {
   const hits: Hit[] = [];
   const countries: { start: number; end: number; how: string; severity?: Severity }[] = [];
   const subregions: { start: number; end: number }[] = [];
@@ -225,13 +226,14 @@ function placeHits(text: string, place: NonNullable<ReturnType<typeof trueCountr
       if (place.ccTlds.includes(h.tld)) countries.push({ start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
   }
-  const inCountry = countries.length ? own.find((p) => pointIsIn(p, place.admin)) : undefined;
   for (const c of countries) {
-    if (!inCountry) hits.push({ kind: 'country', severity: c.severity, start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    if (!explainedBy(spans, c, (p) => pointIsIn(p, place.admin))) {
+      hits.push({ kind: 'country', severity: c.severity, start: c.start, end: c.end, evidence: `the true country (${place.admin}) by its ${c.how}; no agent point lies in it` });
+    }
   }
-  const inSubregion = subregions.length ? own.find((p) => codedCountryAt(p.lat, p.lon)?.subregion === place.subregion) ?? own.find((p) => countryAt(p.lat, p.lon).subregion === place.subregion) : undefined;
+  const inSubregion = (p: LatLon) => codedCountryAt(p.lat, p.lon)?.subregion === place.subregion || countryAt(p.lat, p.lon).subregion === place.subregion;
   for (const s of subregions) {
-    if (!inSubregion) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
+    if (!explainedBy(spans, s, inSubregion)) hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
   }
   return hits;
 }
@@ -282,7 +284,7 @@ function townsNear(truth: LatLon): Town[] {
   return towns;
 }
 
-function townHits(text: string, towns: Town[], own: LatLon[]): Hit[] {
+function townHits(text: string, towns: Town[], spans: Feedback[]): Hit[] {
   const hits: Hit[] = [];
   const all = wordsIn(text);
   const starts = startingWords(text);
@@ -291,7 +293,7 @@ function townHits(text: string, towns: Town[], own: LatLon[]): Hit[] {
       if (word.folded !== town.words[0]) continue;
       const end = phraseEnd(all, all.findIndex((w) => w.start === word.start), town.words);
       if (end < 0 || (town.exact && !town.exact.includes(text.slice(word.start, end)))) continue;
-      const explained = own.some((p) => haversineKm(p.lat, p.lon, town.lat, town.lon) <= CITY_RADIUS_KM || nearestCity(p.lat, normalizeLon(p.lon)).name === town.name);
+      const explained = explainedBy(spans, { start: word.start, end }, (p) => haversineKm(p.lat, p.lon, town.lat, town.lon) <= CITY_RADIUS_KM || nearestCity(p.lat, normalizeLon(p.lon)).name === town.name);
       if (!explained) hits.push({ kind: 'city', start: word.start, end, evidence: `${town.name}, a place ${town.km.toFixed(1)} km from the truth; no agent point explains it` });
     }
   }
@@ -303,13 +305,56 @@ function normalizeLon(lon: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Feedback: where the agent's points explain a place
+
+/** A span of text answering an action of the agent's, with the points that explain a place inside it. */
+interface Feedback {
+  start: number;
+  end: number;
+  points: LatLon[];
+}
+
+/**
+ * Where a text answers the agent's own actions: the whole of a tool result (its call's points; every
+ * agent point for list_pins or a call not known), each transcript line's `-> feedback` (its action's
+ * points), and each line holding a coordinate within a kilometre of an agent point (that point).
+ */
+function feedbackSpans(message: AuditMessage, text: string, own: LatLon[]): Feedback[] {
+  const whole = (points: LatLon[]) => [{ start: 0, end: text.length, points: usable(points) }];
+  if (message.answers) {
+    if (message.answers.name === 'list_pins') return whole(own);
+    return message.answers.points.length ? whole(message.answers.points) : [];
+  }
+  if (message.role === 'tool') return whole(own);
+  const spans: Feedback[] = [];
+  for (const action of transcriptActions(text)) if (action.feedback && action.points.length) spans.push({ ...action.feedback, points: usable(action.points) });
+  for (const [from, to] of scannableRanges(text)) {
+    for (const p of coordinatesByPattern(text.slice(from, to), from)) {
+      const echoed = own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
+      if (!echoed) continue;
+      const newline = text.indexOf('\n', p.end);
+      spans.push({ start: text.lastIndexOf('\n', p.start) + 1, end: newline < 0 ? text.length : newline, points: usable([echoed]) });
+    }
+  }
+  return spans;
+}
+
+/** Whether a span inside some feedback has one of that feedback's points for which `explains` holds. */
+function explainedBy(spans: Feedback[], span: { start: number; end: number }, explains: (p: LatLon) => boolean): boolean {
+  return spans.some((f) => span.start >= f.start && span.end <= f.end && f.points.some(explains));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The agent's own points
 
-/** The points the caller knows, those the model wrote and those of its tool calls' arguments. */
+/** The points the caller knows, those of a harness transcript's actions, those the model wrote and those of its tool calls' arguments. */
 function ownPointsOf(prompt: AuditPrompt): LatLon[] {
   const points: LatLon[] = [...prompt.agentPoints];
   for (const message of prompt.messages) {
-    if (message.author !== 'model') continue;
+    if (message.author !== 'model') {
+      for (const text of message.texts) for (const action of transcriptActions(text)) points.push(...action.points);
+      continue;
+    }
     for (const text of message.texts) for (const [from, to] of scannableRanges(text)) points.push(...coordinatesByPattern(text.slice(from, to), from));
     for (const call of message.toolCalls ?? []) {
       const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments ?? call;

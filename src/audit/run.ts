@@ -9,6 +9,7 @@ import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
 import { auditPromptAsync, findingId } from './detect.js';
+import { scanText } from './scan.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
@@ -116,10 +117,21 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
 }
 
 /**
- * A line that names a place in the prompts of this many different tasks is an instruction template
- * (docs/audit.md): one template finding, not one per task.
+ * A line that names a place in the prompts of this many different tasks, and names nothing of some
+ * of them, is an instruction template (docs/audit.md): one template finding, not one per task.
  */
 export const TEMPLATE_TASKS = 3;
+/** Lines counted at most; a line first seen once the table is full is not counted (its findings stay per task). */
+const LINES_COUNTED_MAX = 20_000;
+/** Tasks counted per line at most (the evidence then says "or more"). */
+const TASKS_COUNTED_MAX = 256;
+
+/** A line of harness text that holds something a detector reads: the tasks whose prompts hold it. */
+interface LineSeen {
+  tasks: Set<AuditTask>;
+  /** Seen in a prompt in which it gave no finding: it names nothing of that prompt's task. */
+  quiet: boolean;
+}
 
 /** Kinds a template's text can carry: places and coordinates, never a task's own keys. */
 const TEMPLATE_KINDS: ReadonlySet<FindingKind> = new Set(['country', 'subregion', 'city', 'coordinates']);
@@ -138,6 +150,7 @@ class Run {
   /** Findings that may be a template's, by the line they stand in; settled by finish(). */
   private readonly lineOfFinding = new Map<Finding, string>();
   private readonly byLine = new Map<string, LineFindings>();
+  private readonly seenLines = new Map<string, LineSeen>();
   private episode = '';
   /** What this episode's earlier requests were already reported for. */
   private readonly reported = new Set<string>();
@@ -180,7 +193,9 @@ class Run {
     }
     this.notedInPrompt = false;
     const task = this.tasks.find(prompt.task);
-    for (const f of await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained })) {
+    const found = await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained });
+    if (task) this.countLines(prompt, task, found);
+    for (const f of found) {
       // Every request of an episode re-sends its history: a leak is reported where it first appeared.
       if (episode) {
         const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');
@@ -199,18 +214,13 @@ class Run {
 
   /** Keeps the line a place finding stands in, with its task, until the run ends. */
   private noteLine(f: Finding, prompt: AuditPrompt, task: AuditTask): void {
-    const text = f.text_index === undefined ? undefined : prompt.messages[f.message]?.texts[f.text_index];
+    const text = textOf(prompt, f);
     if (text === undefined) return;
-    const start = text.lastIndexOf('\n', f.span.start - 1) + 1;
-    const newline = text.indexOf('\n', f.span.end);
-    const end = newline < 0 ? text.length : newline;
-    const raw = text.slice(start, end);
-    const line = raw.trim();
+    const { line, span } = lineAt(text, f.span.start);
     this.lineOfFinding.set(f, line);
     let seen = this.byLine.get(line);
     if (!seen) {
-      const lead = start + raw.length - raw.trimStart().length;
-      seen = { tasks: new Set(), names: new Set(), first: f, span: { start: lead, end: lead + line.length } };
+      seen = { tasks: new Set(), names: new Set(), first: f, span };
       this.byLine.set(line, seen);
     }
     seen.tasks.add(task);
@@ -218,13 +228,55 @@ class Run {
   }
 
   /**
-   * Settles the lines kept: a line that gave findings in the prompts of TEMPLATE_TASKS or more
-   * different tasks becomes one template finding where it first stood; the others' findings stay.
+   * Counts, for each line of the prompt's harness texts that holds a word or a point the detectors
+   * read, the tasks whose prompts hold it, and whether it gave no finding here. A scan is the one the
+   * core just made (cached); a text whose scan kept nothing is passed over.
+   */
+  private countLines(prompt: AuditPrompt, task: AuditTask, found: readonly Finding[]): void {
+    let gave: Set<string> | undefined;
+    for (const f of found) {
+      const text = TEMPLATE_KINDS.has(f.kind) ? textOf(prompt, f) : undefined;
+      if (text !== undefined) (gave ??= new Set()).add(lineAt(text, f.span.start).line);
+    }
+    for (const message of prompt.messages) {
+      if (message.author === 'model') continue;
+      for (const text of message.texts) {
+        const scan = scanText(text);
+        if (scan.count === 0 && scan.points.length === 0) continue;
+        let last = -1;
+        const count = (at: number) => {
+          const start = text.lastIndexOf('\n', at - 1) + 1;
+          if (start === last) return;
+          last = start;
+          const { line } = lineAt(text, at);
+          let seen = this.seenLines.get(line);
+          if (!seen) {
+            if (this.seenLines.size >= LINES_COUNTED_MAX) return;
+            seen = { tasks: new Set(), quiet: false };
+            this.seenLines.set(line, seen);
+          }
+          if (seen.tasks.size < TASKS_COUNTED_MAX) seen.tasks.add(task);
+          if (!gave?.has(line)) seen.quiet = true;
+        };
+        for (let i = 0; i < scan.count; i++) count(scan.start(i));
+        for (const p of scan.points) count(p.start);
+      }
+    }
+  }
+
+  /**
+   * Settles the lines kept: a line that gave findings and stands in the prompts of TEMPLATE_TASKS or
+   * more different tasks, in some of which it names nothing of the task (an instruction, not a leak
+   * written into the prompts of one place's tasks), becomes one template finding where it first
+   * stood; the others' findings stay.
    */
   finish(): void {
     const templates = new Map<string, Finding>();
-    for (const [line, seen] of this.byLine) {
-      if (seen.tasks.size >= TEMPLATE_TASKS) templates.set(line, this.templateFinding(line, seen));
+    for (const [line, found] of this.byLine) {
+      const seen = this.seenLines.get(line);
+      if (!seen?.quiet) continue;
+      const tasks = new Set([...seen.tasks, ...found.tasks]);
+      if (tasks.size >= TEMPLATE_TASKS) templates.set(line, this.templateFinding(line, found, tasks.size));
     }
     if (templates.size === 0) return;
     const kept: Finding[] = [];
@@ -241,7 +293,7 @@ class Run {
     this.findings.splice(0, this.findings.length, ...kept);
   }
 
-  private templateFinding(line: string, seen: LineFindings): Finding {
+  private templateFinding(line: string, seen: LineFindings, tasks: number): Finding {
     const { first } = seen;
     const id = findingId('template', '', '', line);
     return {
@@ -257,10 +309,25 @@ class Run {
       span: seen.span,
       text: line,
       context: line,
-      evidence: `in the prompts of ${seen.tasks.size} different tasks; names ${[...seen.names].join(', ')}`,
+      evidence: `in the prompts of ${tasks}${tasks >= TASKS_COUNTED_MAX ? ' or more' : ''} different tasks; names ${[...seen.names].join(', ')}`,
       baselined: this.baseline.has(id),
     };
   }
+}
+
+/** The text a finding's span stands in (none for a finding about a prompt or an image). */
+function textOf(prompt: AuditPrompt, f: Finding): string | undefined {
+  return f.text_index === undefined ? undefined : prompt.messages[f.message]?.texts[f.text_index];
+}
+
+/** The line of `text` around offset `at`, trimmed, and its span in the text. */
+function lineAt(text: string, at: number): { line: string; span: { start: number; end: number } } {
+  const start = text.lastIndexOf('\n', at - 1) + 1;
+  const newline = text.indexOf('\n', at);
+  const raw = text.slice(start, newline < 0 ? text.length : newline);
+  const line = raw.trim();
+  const lead = start + raw.length - raw.trimStart().length;
+  return { line, span: { start: lead, end: lead + line.length } };
 }
 
 function promptKey(source: string, promptId: string): string {

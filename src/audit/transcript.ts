@@ -35,7 +35,7 @@ const COORDINATE = /["']?\b(lat|lon|lng|latitude|longitude|lat_a|lon_a|lat_b|lon
 const KEY_NAMES: Readonly<Record<string, string>> = { latitude: 'lat', longitude: 'lon', lng: 'lon' };
 
 /** Cheap test before any regular expression: every transcript line holds "urn " and ": ". */
-export function mayHoldTranscript(text: string): boolean {
+function mayHoldTranscript(text: string): boolean {
   return text.includes('urn ') && text.includes(': ');
 }
 

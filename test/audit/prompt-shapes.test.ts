@@ -13,6 +13,7 @@ import { transcriptActions } from '../../src/audit/transcript.js';
 import type { AuditPrompt, Explanation, Finding } from '../../src/audit/types.js';
 import type { RecordedMessage } from '../../src/agent/types.js';
 import { geolab } from '../helpers/cli.js';
+import { completedRecord } from '../helpers/episodes.js';
 import { makeTask, tempDir } from '../helpers/fixtures.js';
 import { auditTask, BELGRADE, pinStep, task, ZAGREB } from './corpus.js';
 
@@ -101,21 +102,54 @@ describe('the public harness prompt shape', () => {
   });
 });
 
+describe("the harness's episode files, through the binary", () => {
+  /** An episode whose turns carry only the harness's prompt text (no recorded messages). */
+  function harnessEpisode(id: string, prompts: string[]) {
+    const record = completedRecord({ id, split: 'eval', index: 0 });
+    record.task.task_id = task.task_id;
+    for (const turn of record.turns ?? []) {
+      delete (turn as Record<string, unknown>).messages;
+      if (turn.turn > 0) turn.prompt = prompts[(turn.turn - 1) % prompts.length] as string;
+    }
+    return record;
+  }
+
+  it("is clean on the agent's own pin in the true country, and finds the country the instruction names", () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'eval.jsonl');
+    writeFileSync(tasks, JSON.stringify({ ...task, task_index: 0 }) + '\n');
+    const episodes = join(dir, 'episodes.jsonl');
+    const clean = harnessEpisode('h-clean', [harnessPrompt([LOOK]), harnessPrompt([LOOK, PIN_BELGRADE]), harnessPrompt([LOOK, PIN_BELGRADE, PIN_AT_TRUTH])]);
+    const told = harnessEpisode('h-told', [harnessPrompt([LOOK, PIN_BELGRADE], instruction('The photos of this set were all taken in Serbia.'))]);
+    writeFileSync(episodes, [clean, told].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const r = geolab(['audit', '--episodes', episodes, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
+    expect(r.stderr).toBe('');
+    const report = JSON.parse(r.stdout) as { summary: { explained: { mentions: number } }; findings: Finding[] };
+    // The instruction's Serbia once (later turns re-send it), no place of the clean episode (the fixed
+    // texts' budgets, which contradict the record's, are another matter).
+    const places = report.findings.filter((f) => f.kind !== 'budget');
+    expect(places.map((f) => [f.episode_id, f.kind, f.text])).toEqual([['h-told', 'country', 'Serbia']]);
+    expect(report.summary.explained.mentions).toBeGreaterThan(0);
+  });
+});
+
 describe('instruction templates', () => {
-  /** Tasks in Germany (4) and one in Serbia; the instruction names "southern Germany" as its example. */
+  /** Tasks in Germany (4), Serbia and Japan; the instruction names "southern Germany" as its example. */
   const GERMANY = [
     [48.137, 11.575],
     [48.78, 9.18],
     [49.45, 11.08],
     [47.99, 7.85],
   ] as const;
+  const frame = (i: number, lat: number, lon: number) => ({ image_id: `90000${i}`, lat, lon, compass_angle: 0, captured_at: '2023-06', is_pano: true });
 
   function setup(example: string, ids: string[]) {
     const dir = tempDir();
     const tasks = join(dir, 'eval.jsonl');
     const all = [
-      ...GERMANY.map(([lat, lon], i) => makeTask(i, { task_id: `de-${i}`, country: 'Germany', frames: [{ image_id: `90000${i}`, lat, lon, compass_angle: 0, captured_at: '2023-06', is_pano: true }] })),
-      makeTask(4, { task_id: 'rs-4', country: 'Republic of Serbia', frames: [{ image_id: '900004', lat: 43.3209, lon: 21.8958, compass_angle: 0, captured_at: '2023-06', is_pano: true }] }),
+      ...GERMANY.map(([lat, lon], i) => makeTask(i, { task_id: `de-${i}`, country: 'Germany', frames: [frame(i, lat, lon)] })),
+      makeTask(4, { task_id: 'rs-4', country: 'Republic of Serbia', frames: [frame(4, 43.3209, 21.8958)] }),
+      makeTask(5, { task_id: 'jp-5', country: 'Japan', frames: [frame(5, 35.6895, 139.6917)] }),
     ];
     writeFileSync(tasks, all.map((t) => JSON.stringify(t)).join('\n') + '\n');
     const prompts = join(dir, 'prompts.jsonl');
@@ -127,28 +161,40 @@ describe('instruction templates', () => {
 
   const EXAMPLE = 'Iterating is how "somewhere in southern Germany" becomes a real coordinate.';
 
-  it('reports the same instruction line across many tasks once, as a low template finding', () => {
-    const { dir, tasks, prompts } = setup(EXAMPLE, ['de-0', 'de-1', 'rs-4', 'de-2', 'de-3']);
-    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json', '--fail-on', 'low'], { home: join(dir, 'home') });
+  function audit(example: string, ids: string[], args: string[] = []) {
+    const { dir, tasks, prompts } = setup(example, ids);
+    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json', ...args], { home: join(dir, 'home') });
     expect(r.stderr).toBe('');
-    const report = JSON.parse(r.stdout) as { summary: { by_kind: Record<string, number> }; findings: (Finding & { kind: string })[] };
-    expect(report.findings.map((f) => [f.kind, f.severity, f.evidence, f.text])).toEqual([['template', 'low', 'in the prompts of 4 different tasks; names Germany', EXAMPLE]]);
+    return { code: r.code, report: JSON.parse(r.stdout) as { summary: { by_kind: Record<string, number> }; findings: Finding[] }, dir, tasks, prompts };
+  }
+
+  it('reports the same instruction line across many tasks once, as a low template finding', () => {
+    const { code, report, dir, tasks, prompts } = audit(EXAMPLE, ['de-0', 'de-1', 'rs-4', 'de-2', 'de-3'], ['--fail-on', 'low']);
+    expect(report.findings.map((f) => [f.kind, f.severity, f.evidence, f.text])).toEqual([['template', 'low', 'in the prompts of 5 different tasks; names Germany', EXAMPLE]]);
     expect(report.summary.by_kind).toEqual({ template: 1 });
     // It is where the line first stood, and still a finding the gate counts at its severity.
     expect(report.findings[0]).toMatchObject({ prompt_id: 'p0', message: 0 });
-    expect(r.code).toBe(1);
+    expect(code).toBe(1);
     const passed = geolab(['audit', '--prompts', prompts, '--tasks', tasks], { home: join(dir, 'home') });
     expect(passed.code).toBe(0);
     expect(passed.stdout).toContain('LOW template');
   });
 
-  it('keeps per-task findings when the line names the place in the prompts of fewer tasks', () => {
-    const { dir, tasks, prompts } = setup(EXAMPLE, ['de-0', 'rs-4', 'de-1']);
-    const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
-    const report = JSON.parse(r.stdout) as { findings: Finding[] };
+  it("is a template on the one task in the country its example names, among tasks elsewhere", () => {
+    const { report } = audit(EXAMPLE, ['rs-4', 'de-0', 'jp-5']);
+    expect(report.findings.map((f) => [f.kind, f.evidence])).toEqual([['template', 'in the prompts of 3 different tasks; names Germany']]);
+  });
+
+  it('keeps per-task findings for a line in the prompts of fewer tasks, or only of tasks it names the place of', () => {
+    expect(audit(EXAMPLE, ['de-0', 'rs-4']).report.findings.map((f) => [f.kind, f.prompt_id, f.text])).toEqual([['country', 'p0', 'Germany']]);
+    // A leak written into the prompts of four tasks in Germany, and nowhere else, is a leak in each.
+    const leak = 'The photos of this set were all taken in Germany.';
+    const { report } = audit(leak, ['de-0', 'de-1', 'de-2', 'de-3']);
     expect(report.findings.map((f) => [f.kind, f.prompt_id, f.text])).toEqual([
       ['country', 'p0', 'Germany'],
+      ['country', 'p1', 'Germany'],
       ['country', 'p2', 'Germany'],
+      ['country', 'p3', 'Germany'],
     ]);
   });
 });

@@ -134,7 +134,7 @@ export function AuditScreen() {
                 {state.summary.explained.mentions ? <Text color={theme.muted}>{explainedLine(state)}</Text> : null}
               </>
             ) : !selected ? (
-              <Text color={theme.muted}>{searchLine(state)}: no finding matches</Text>
+              <Text color={theme.muted}>{searchLine(state)}</Text>
             ) : (
               <>
                 {state.search ? <Text color={theme.muted}>{searchLine(state)}</Text> : state.summary.explained.mentions ? <Text color={theme.muted}>{explainedLine(state)}</Text> : null}
@@ -187,7 +187,8 @@ function acceptLabel(prompt: AcceptPrompt, selected: Finding): string {
 
 function searchLine(state: Extract<AuditState, { status: 'done' }>): string {
   const text = state.search?.text ?? '';
-  return `search ${JSON.stringify(text)}: ${state.findings.length} of ${state.all.length} findings · ${keyLabel('audit.search')} edit · esc clear`;
+  const found = state.findings.length ? `${state.findings.length} of ${state.all.length} findings` : `none of ${state.all.length} findings matches`;
+  return `search ${JSON.stringify(text)}: ${found} · ${keyLabel('audit.search')} edit · esc clear`;
 }
 
 function countsLine(state: Extract<AuditState, { status: 'done' }>): string {

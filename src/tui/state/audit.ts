@@ -117,11 +117,12 @@ export function spanInContext(f: Finding): [string, string, string] {
   return [f.context.slice(0, at), f.text, f.context.slice(at + f.text.length)];
 }
 
-/** Whether a finding holds the searched text (any case) in what the list and the detail show of it. */
+/** Whether every word searched (any case) is in what the list and the detail show of a finding. */
 export function matchesSearch(f: Finding, text: string): boolean {
-  const needle = text.trim().toLowerCase();
-  if (!needle) return true;
-  return [f.severity, f.kind, f.source, f.prompt_id, f.episode_id ?? '', f.text, f.evidence, f.context, f.id].some((field) => field.toLowerCase().includes(needle));
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return true;
+  const fields = [f.severity, f.kind, f.source, f.prompt_id, f.episode_id ?? '', f.text, f.evidence, f.context, f.id].join('\n').toLowerCase();
+  return words.every((word) => fields.includes(word));
 }
 
 type Done = Extract<AuditState, { status: 'done' }>;
