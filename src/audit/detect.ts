@@ -11,6 +11,8 @@
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
+import { countryByAdmin } from '../geo/countries.js';
+import type { Region } from '../geo/place-names.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import {
   AgentPlaces,
@@ -19,6 +21,9 @@ import {
   cityMentions,
   loadLexicon,
   placeMentions,
+  RegionDictionary,
+  regionNear,
+  TRUE_TOWN_KM,
   trueCountry,
   VANITY_CCTLDS,
   type NearbyCity,
@@ -52,6 +57,7 @@ const SEVERITY: Record<FindingKind, Severity> = {
   country: 'medium',
   city: 'medium',
   subregion: 'low',
+  region: 'medium',
   budget: 'low',
   unknown_task: 'high',
 };
@@ -80,11 +86,12 @@ interface Candidates {
   points: readonly { start: number; end: number; lat: number; lon: number; km: number }[];
   countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
   subregions: readonly { start: number; end: number }[];
+  regions: readonly { start: number; end: number }[];
   cities: readonly { city: NearbyCity; start: number; end: number }[];
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY });
+const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, regions: EMPTY, cities: EMPTY });
 
 /**
  * What a task's detectors need, built when the task is first audited and kept with the AuditTask
@@ -94,6 +101,8 @@ const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countri
 class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
+  /** The truth's admin-1 region (that of its nearest town in the task's country). */
+  readonly region: RegionDictionary;
   private country: TrueCountry | null | undefined;
   /** The key candidates are kept under on each scan; a new one when the radius changes. */
   private candidatesKey = {};
@@ -104,6 +113,8 @@ class CompiledTask {
     this.identity = compileIdentity(task.identity);
     loadLexicon();
     this.nearbyTowns = new TownDictionary(task.truth);
+    const iso2 = task.country ? (countryByAdmin(task.country)?.iso2 ?? null) : null;
+    this.region = new RegionDictionary(task.truth ? regionNear(task.truth, iso2, this.nearbyTowns.placeIds) : null);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -128,7 +139,7 @@ class CompiledTask {
   /** Arrays are made only for what is found: this runs for every text a task's prompts hold. */
   private find(text: string, scan: TextScan): Candidates {
     // Most texts hold nothing any detector looks at.
-    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length) return NONE;
+    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length && !scan.unspaced.length) return NONE;
     const identityHits = findIdentity(text, scan, this.identity);
     const identity: readonly Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : EMPTY;
     const truth = this.task.truth;
@@ -159,8 +170,11 @@ class CompiledTask {
       if (host.ccTlds.includes(h.tld)) countries = withItem(countries, { start: h.start, end: h.end, how: `ccTLD .${h.tld}`, ...(VANITY_CCTLDS.has(h.tld) ? { severity: 'low' as const } : {}) });
     }
     const cities = cityMentions(text, scan, this.nearbyTowns);
-    if (!identity.length && !points && !countries && !subregions && !cities.length) return NONE;
-    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities };
+    // A region named as its town is ("Lviv") is that town's finding.
+    const named = this.region.mentions(text, scan);
+    const regions = cities.length ? named.filter((r) => !cities.some((c) => c.start === r.start && c.end === r.end)) : named;
+    if (!identity.length && !points && !countries && !subregions && !regions.length && !cities.length) return NONE;
+    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, regions, cities };
   }
 }
 
@@ -284,10 +298,24 @@ function unexplained(candidates: Candidates, agent: Agent, task: CompiledTask, e
       else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
+  const region = task.region.region;
+  const inRegion = region && candidates.regions.length ? agent.places.pointInRegion(region) : undefined;
+  for (const r of region ? candidates.regions : EMPTY) {
+    const name = `${(region as Region).name}, ${(region as Region).iso2}`;
+    if (inRegion) explain?.({ kind: 'region', start: r.start, end: r.end, evidence: `the agent's point ${point(inRegion)} is in ${name}: explained` });
+    else hits.push({ kind: 'region', start: r.start, end: r.end, evidence: `the true region (${name}); no agent point lies in it` });
+  }
   for (const { city, start, end } of candidates.cities) {
     const near = agent.places.pointNearCity(city);
     if (!near) {
-      hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+      const where = city.trueTown ? 'the town nearest the truth' : 'a place';
+      hits.push({
+        kind: 'city',
+        ...(city.distanceKm <= TRUE_TOWN_KM ? { severity: 'high' as const } : {}),
+        start,
+        end,
+        evidence: `${city.name}, ${where} ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it`,
+      });
       continue;
     }
     const how = near.how === 'within' ? `lies within ${CITY_RADIUS_KM} km of ${city.name}` : `has ${city.name} as its nearest major city`;

@@ -21,6 +21,7 @@ const RULES: Record<FindingKind, { name: string; text: string; level: Severity }
   coordinates: { name: 'NearbyCoordinates', text: 'Coordinates near the truth that the agent did not supply itself', level: 'high' },
   country: { name: 'TrueCountry', text: 'The true country (name, alias, code or demonym) not explained by an agent point', level: 'high' },
   subregion: { name: 'TrueSubregion', text: "The true country's subregion not explained by an agent point", level: 'medium' },
+  region: { name: 'TrueRegion', text: 'The admin-1 region (state, province...) of the truth not explained by an agent point', level: 'medium' },
   city: { name: 'NearbyCity', text: 'A city near the truth not explained by an agent point', level: 'high' },
   image_metadata: { name: 'ImageMetadata', text: 'EXIF/XMP GPS or maker tags in an image sent to the model', level: 'high' },
   budget: { name: 'BudgetContradiction', text: 'Budget text that contradicts the real budget (a warning, not a leak)', level: 'low' },

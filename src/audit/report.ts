@@ -5,7 +5,7 @@
 import type { Explanation, Finding, FindingKind, Severity } from './types.js';
 
 export const SEVERITIES: readonly Severity[] = ['high', 'medium', 'low'];
-export const FINDING_KINDS: readonly FindingKind[] = ['identity', 'coordinates', 'country', 'subregion', 'city', 'image_metadata', 'budget', 'unknown_task'];
+export const FINDING_KINDS: readonly FindingKind[] = ['identity', 'coordinates', 'country', 'subregion', 'region', 'city', 'image_metadata', 'budget', 'unknown_task'];
 
 const RANK: Record<Severity, number> = { high: 3, medium: 2, low: 1 };
 

@@ -63,7 +63,7 @@ export interface AuditTask {
 
 export type Severity = 'high' | 'medium' | 'low';
 
-export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'city' | 'image_metadata' | 'budget' | 'unknown_task';
+export type FindingKind = 'identity' | 'coordinates' | 'country' | 'subregion' | 'region' | 'city' | 'image_metadata' | 'budget' | 'unknown_task';
 
 /** Where a mention stands in a prompt, what it says and why it matters: what findings and explanations share. */
 export interface Mention {
@@ -100,5 +100,5 @@ export interface Finding extends Mention {
  * show why it was accepted ("the agent's point 44.8, 20.5 is in Republic of Serbia").
  */
 export interface Explanation extends Mention {
-  kind: 'coordinates' | 'country' | 'subregion' | 'city';
+  kind: 'coordinates' | 'country' | 'subregion' | 'region' | 'city';
 }
