@@ -12,9 +12,9 @@ import { openingPrompt, toolDescriptions } from '../env/feedback.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
-import { countryNames, type Region, regionByAdmin1, townNames } from '../geo/place-names.js';
+import { countryNamesText, type Region, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -93,10 +93,12 @@ const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?
 const WORD_GAP_MAX_CHARS = 3;
 
 interface Lexicon {
-  /** Phrases by the wordHash of their first word, longest first. */
+  /** Phrases of the country table by the wordHash of their first word, longest first. */
   byFirst: Map<number, Phrase[]>;
-  /** The folded words of every phrase, one space between: names a town is not matched by. */
+  /** The folded words of every such phrase, one space between. */
   names: Set<string>;
+  /** The countries' names in other languages (place-names.ts), made phrases when a text holds their first word. */
+  foreign: ForeignNames;
   /** Country names in scripts without spaces ("セルビア", "塞尔维亚"). */
   unspaced: UnspacedNames<Meaning[]>;
 }
@@ -123,15 +125,8 @@ function getLexicon(): Lexicon {
     phrases.set(key, phrase);
   };
   const subregions = new Set<string>();
-  const unspaced = new UnspacedNames<Meaning[]>();
-  const otherNames = countryNames();
   for (const c of allCountries()) {
     for (const alias of aliasesOf(c.admin) ?? []) add(alias.text, { type: 'country', admin: c.admin, kind: alias.kind });
-    // Its names in other languages and scripts (place-names.ts), stored folded or, without spaces, as written.
-    for (const name of otherNames.get(c.admin) ?? []) {
-      if (isUnspacedName(name)) unspaced.add(name, [{ type: 'country', admin: c.admin, kind: 'name' }]);
-      else add(name, { type: 'country', admin: c.admin, kind: 'name' });
-    }
     subregions.add(c.subregion);
   }
   for (const name of subregions) {
@@ -149,8 +144,117 @@ function getLexicon(): Lexicon {
     else addDictionaryWord(phrase.firstHash);
   }
   for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
-  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))), unspaced };
+  const unspaced = new UnspacedNames<Meaning[]>();
+  const foreign = new ForeignNames(countryNamesText(), unspaced);
+  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))), foreign, unspaced };
   return lexicon;
+}
+
+/** Whether a folded name (words, one space between) is a country's, a subregion's or another place phrase's. */
+function isLexiconName(key: string): boolean {
+  const lex = getLexicon();
+  return lex.names.has(key) || lex.foreign.has(key);
+}
+
+/** The lexicon's phrases whose first word has this hash, longest first: the table's and the foreign names'. */
+function phrasesWithFirst(hash: number): readonly Phrase[] | undefined {
+  const lex = getLexicon();
+  return lex.foreign.phrases(hash, lex.byFirst.get(hash));
+}
+
+/**
+ * The countries' names in other languages, about ten thousand, left in the text place-names.ts
+ * read: each is registered by its first word's hash (chained by offset, no string made), and
+ * becomes a phrase only when a text holds that word. Names in scripts without spaces go to `unspaced`.
+ */
+class ForeignNames {
+  /** The last name (its number) whose first word has the hash; earlier ones by `previous`. */
+  private readonly last = new Map<number, number>();
+  /** By name number: where it starts in `text`, the name before it of the same first-word hash (-1: none), its country. */
+  private readonly starts: number[] = [];
+  private readonly previous: number[] = [];
+  private readonly countryOf: number[] = [];
+  private readonly admins: string[] = [];
+  private readonly made = new Map<number, readonly Phrase[]>();
+
+  constructor(
+    private readonly text: string,
+    unspaced: UnspacedNames<Meaning[]>,
+  ) {
+    for (let line = 0; line < text.length; ) {
+      const tab = text.indexOf('\t', line);
+      let end = text.indexOf('\n', line);
+      if (end < 0) end = text.length;
+      if (tab < 0 || tab > end) break;
+      const admin = text.slice(line, tab);
+      const country = this.admins.length;
+      this.admins.push(admin);
+      const meanings: Meaning[] = [{ type: 'country', admin, kind: 'name' }];
+      for (let start = tab + 1; start < end; ) {
+        let stop = text.indexOf('|', start);
+        if (stop < 0 || stop > end) stop = end;
+        if (text.charCodeAt(start) >= 128 && isUnspacedName(text.slice(start, stop))) unspaced.add(text.slice(start, stop), meanings);
+        else {
+          let wordStop = text.indexOf(' ', start);
+          if (wordStop < 0 || wordStop > stop) wordStop = stop;
+          const hash = foldedWordHash(text, start, wordStop);
+          addDictionaryWord(hash);
+          const n = this.starts.length;
+          this.starts.push(start);
+          this.previous.push(this.last.get(hash) ?? -1);
+          this.countryOf.push(country);
+          this.last.set(hash, n);
+        }
+        start = stop + 1;
+      }
+      line = end + 1;
+    }
+  }
+
+  /** Where the name starting at `start` ends. */
+  private endOf(start: number): number {
+    for (let k = start; k < this.text.length; k++) {
+      const c = this.text.charCodeAt(k);
+      if (c === 0x7c || c === 0x0a) return k;
+    }
+    return this.text.length;
+  }
+
+  /** Whether one of the names is this folded key. */
+  has(key: string): boolean {
+    const space = key.indexOf(' ');
+    for (let n = this.last.get(foldedWordHash(key, 0, space < 0 ? key.length : space)) ?? -1; n >= 0; n = this.previous[n] as number) {
+      const at = this.starts[n] as number;
+      if (this.endOf(at) - at === key.length && this.text.startsWith(key, at)) return true;
+    }
+    return false;
+  }
+
+  /** `table`'s phrases of this first-word hash with the names', longest first; made once per hash. */
+  phrases(hash: number, table: readonly Phrase[] | undefined): readonly Phrase[] | undefined {
+    const last = this.last.get(hash);
+    if (last === undefined) return table;
+    const made = this.made.get(hash);
+    if (made) return made;
+    const byKey = new Map<string, Phrase>();
+    for (const phrase of table ?? []) byKey.set(`${phrase.upper ? 'U' : 'w'}\0${phrase.words.join(' ')}`, phrase);
+    for (let n = last; n >= 0; n = this.previous[n] as number) {
+      const at = this.starts[n] as number;
+      const key = this.text.slice(at, this.endOf(at));
+      const meaning: Meaning = { type: 'country', admin: this.admins[this.countryOf[n] as number] as string, kind: 'name' };
+      const known = byKey.get(`w\0${key}`);
+      if (known) {
+        // Another country's table phrase: both meanings (a copy, the table's phrase is shared).
+        byKey.set(`w\0${key}`, { ...known, meanings: [...known.meanings, meaning] });
+        continue;
+      }
+      const words = key.split(' ');
+      byKey.set(`w\0${key}`, { words, firstHash: hash, text: key, meanings: [meaning], upper: false, needsLabel: false });
+    }
+    const list = [...byKey.values()].sort((a, b) => b.words.length - a.words.length);
+    this.made.set(hash, list);
+    return list;
+  }
 }
 
 /**
@@ -252,10 +356,9 @@ const NO_MENTIONS: readonly never[] = Object.freeze([]);
 function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[] {
   let found: PlaceMention[] | undefined;
   const lexicon = getLexicon();
-  const lex = lexicon.byFirst;
   checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
-    const candidates = lex.get(scan.hash(i));
+    const candidates = phrasesWithFirst(scan.hash(i));
     if (!candidates) continue;
     reader.at(text, scan, i);
     for (const phrase of candidates) {
@@ -443,7 +546,7 @@ export class TownDictionary {
     if (words.length === 0) return null;
     if (!trueTown) {
       // Names of fewer than three letters and digits (key holds one space between words).
-      if (key.length - (words.length - 1) < 3 || seen.has(key) || getLexicon().names.has(key)) return null;
+      if (key.length - (words.length - 1) < 3 || seen.has(key) || isLexiconName(key)) return null;
       seen.add(key);
     }
     const stop = getStopWords();

@@ -76,6 +76,13 @@ export function wordHash(folded: string): number {
   return h;
 }
 
+/** wordHash of text[start, end), a folded word inside a longer string: no string made. */
+export function foldedWordHash(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = hashStep(h, text.charCodeAt(i));
+  return h;
+}
+
 /** wordHash of an ASCII word given as bytes [start, end) (letters in either case): no string made. */
 export function asciiWordHash(bytes: Uint8Array, start: number, end: number): number {
   let h = FNV_OFFSET;

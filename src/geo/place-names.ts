@@ -21,17 +21,15 @@ function names(list: string | undefined): string[] {
   return list ? list.split('|') : [];
 }
 
-let countries: Map<string, string[]> | undefined;
+let countries: string | undefined;
 
-/** Every country's further names (folded), by Natural Earth ADMIN name; loaded on first call. */
-export function countryNames(): ReadonlyMap<string, readonly string[]> {
-  if (!countries) {
-    countries = new Map();
-    for (const line of table('country-names.tsv.gz').split('\n')) {
-      const tab = line.indexOf('\t');
-      if (tab > 0) countries.set(line.slice(0, tab), names(line.slice(tab + 1)));
-    }
-  }
+/**
+ * The countries' further names as one text, read on first call: a line per country, `ADMIN`, a tab,
+ * then its names separated by `|`. Left as text: the audit indexes its ten thousand names by their
+ * first word's hash without making a string of each (see places.ts).
+ */
+export function countryNamesText(): string {
+  countries ??= table('country-names.tsv.gz');
   return countries;
 }
 
