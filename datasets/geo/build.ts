@@ -58,10 +58,14 @@ function readsAsEnglish(key: string): boolean {
   return key.split(' ').every((w) => w.length <= 3 || english.has(w));
 }
 
-/** A name worth keeping at all: words of 4+ letters, or 2+ characters of a script without spaces; no digits, no codes. */
+/**
+ * A name worth keeping at all: words of 4+ letters, or 2+ characters of a script without spaces
+ * and none between them (the scan cuts its runs at spaces: "아프가니스탄 이슬람 공화국" would never
+ * be met whole); no digits, no codes.
+ */
 function usable(name: string): boolean {
   if (/\d/.test(name) || /^[A-Z.]{2,4}$/.test(name)) return false;
-  if (isUnspacedName(name)) return [...name.replace(/\s/g, '')].length >= 2;
+  if (isUnspacedName(name)) return [...name].length >= 2 && !/[^\p{L}\p{M}\p{N}]/u.test(name);
   const key = keyOf(name);
   return key !== '' && letters(key) >= 4 && !readsAsEnglish(key);
 }

@@ -655,7 +655,8 @@ const SENTENCE_LEAD = /[\s"'“‘([*•-]/;
  * Whether a town whose name is an ordinary word is written as a name at [start, end): in letters
  * beyond ASCII (another script, accents), or capitalised — not as a sentence's first word alone
  * ("Split the image..."), unless it stands beside a road number or a distance or on a line that
- * reads a sign ("Spa 3 km", "A6 Deal", "sign: DEAL"). The true town counts capitalised anywhere.
+ * reads a sign before it, or just below one ("Spa 3 km", "A6 Deal", "sign: DEAL"). The true town counts
+ * capitalised anywhere.
  */
 export function writtenAsName(text: string, start: number, end: number, anywhere: boolean): boolean {
   for (let k = start; k < end; k++) if (text.charCodeAt(k) >= 128) return true;
@@ -667,9 +668,9 @@ export function writtenAsName(text: string, start: number, end: number, anywhere
   const sentenceStart = k < 0 || '.!?:;\n{}'.includes(text[k] as string);
   if (!sentenceStart) return true;
   if (ROAD_OR_DISTANCE_BEFORE.test(text.slice(Math.max(0, start - 16), start)) || ROAD_OR_DISTANCE_AFTER.test(text.slice(end, end + 16))) return true;
-  const lineStart = text.lastIndexOf('\n', start) + 1;
-  const lineEnd = text.indexOf('\n', end);
-  return SIGN_LINE.test(text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd));
+  // A sign named before it on its line or the line above ("Road sign:" over the text it reads).
+  const lineStart = start > 1 ? text.lastIndexOf('\n', text.lastIndexOf('\n', start - 1) - 1) + 1 : 0;
+  return SIGN_LINE.test(text.slice(lineStart, start));
 }
 
 /**
