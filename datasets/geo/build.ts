@@ -30,7 +30,7 @@ const WORD_LISTS = ['/usr/share/dict/american-english', '/usr/share/dict/british
 /** Towns this populous keep their exonyms and their spellings in the WIDE_SCRIPTS, not only their country's. */
 const EXONYM_POPULATION = 100_000;
 /** The scripts a populous town's foreign spellings are kept in (a prompt's language is most likely one of these). */
-const WIDE_SCRIPTS = new Set(['Latin', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Georgian', 'Armenian', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai']);
+const WIDE_SCRIPTS = new Set(['Latin', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Han', 'Hiragana', 'Katakana', 'Hangul']);
 
 const worldCountries = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('world-countries/countries.json'), 'utf8')) as WorldCountry[];
 

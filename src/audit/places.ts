@@ -752,8 +752,11 @@ export function regionNear(point: LatLon, iso2: string | null, ids?: readonly nu
   const { buf, lat, lon, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
   let best = -1;
   let bestKm = Infinity;
+  const c0 = iso2?.charCodeAt(0);
+  const c1 = iso2?.charCodeAt(1);
   for (const id of ids ?? townIdsNear(point)) {
-    if (iso2 !== null && buf.toString('latin1', iso2Start[id] as number, iso2End[id] as number) !== iso2) continue;
+    const at = iso2Start[id] as number;
+    if (iso2 !== null && ((iso2End[id] as number) - at !== 2 || buf[at] !== c0 || buf[at + 1] !== c1)) continue;
     const km = haversineKm(point.lat, point.lon, lat[id] as number, lon[id] as number);
     if (km < bestKm) {
       bestKm = km;

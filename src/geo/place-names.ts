@@ -77,7 +77,9 @@ function getTowns(placeCount: number): TownTable {
     let id = 0;
     for (let pos = 0; pos < text.length; ) {
       const tab = text.indexOf('\t', pos);
-      id += Number(text.slice(pos, tab));
+      let delta = 0;
+      for (let k = pos; k < tab; k++) delta = delta * 10 + text.charCodeAt(k) - 48;
+      id += delta;
       if (id < placeCount) lineStart[id] = pos;
       const end = text.indexOf('\n', tab);
       pos = end < 0 ? text.length : end + 1;
