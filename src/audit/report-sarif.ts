@@ -21,6 +21,7 @@ const RULES: Record<FindingKind, { name: string; text: string; level: Severity }
   coordinates: { name: 'NearbyCoordinates', text: 'Coordinates near the truth that the agent did not supply itself', level: 'high' },
   country: { name: 'TrueCountry', text: 'The true country (name, alias, code or demonym) not explained by an agent point', level: 'high' },
   subregion: { name: 'TrueSubregion', text: "The true country's subregion not explained by an agent point", level: 'medium' },
+  region: { name: 'TrueRegion', text: 'The admin-1 region (state, province...) of the truth not explained by an agent point', level: 'medium' },
   city: { name: 'NearbyCity', text: 'A city near the truth not explained by an agent point', level: 'high' },
   fingerprint: { name: 'CountryFingerprint', text: "A sign of the true country without its name: calling code, postcode format, vehicle code or official language", level: 'medium' },
   capture_metadata: { name: 'CaptureMetadata', text: "The frames' capture time beyond the month, a compass angle to many decimals, or the camera", level: 'medium' },

@@ -10,6 +10,7 @@ export const FINDING_KINDS: readonly FindingKind[] = [
   'coordinates',
   'country',
   'subregion',
+  'region',
   'city',
   'fingerprint',
   'capture_metadata',

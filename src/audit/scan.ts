@@ -4,6 +4,7 @@
  * system prompt, the same feedback sentences), so scans are cached by text; what a task makes of a
  * scan is decided by the detectors.
  */
+import anyAscii from 'any-ascii';
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
 import { Memo } from './memo.js';
@@ -45,6 +46,8 @@ export interface TextScan {
   readonly taskIndexes: readonly { index: number; start: number; end: number }[];
   /** Host names of URLs (and `www.` hosts) that end in a two-letter (country code) top-level domain, lower case. */
   readonly hosts: readonly { tld: string; start: number; end: number }[];
+  /** Words with letters of a script written without spaces (CJK, Thai...): start, end, start, end... (see isUnspacedCodePoint). */
+  readonly unspaced: readonly number[];
   /**
    * What a detector made of this scan, kept with it under the detector's key (a task's candidates,
    * the country mentions): undefined until `keep` stores it. Kept on the scan rather than in weak
@@ -70,6 +73,13 @@ const FNV_PRIME = 0x01000193;
 export function wordHash(folded: string): number {
   let h = FNV_OFFSET;
   for (let i = 0; i < folded.length; i++) h = hashStep(h, folded.charCodeAt(i));
+  return h;
+}
+
+/** wordHash of text[start, end), a folded word inside a longer string: no string made. */
+export function foldedWordHash(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = hashStep(h, text.charCodeAt(i));
   return h;
 }
 
@@ -153,7 +163,11 @@ export function checkCurrent(scan: TextScan): void {
   if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
 }
 
-/** A word as the scan compares it: lower case without accents ("nis" for "Niš"). */
+/**
+ * A word as the scan compares it: lower case ASCII letters and digits, accents removed ("nis" for
+ * "Niš") and other scripts transliterated ("lviv" for "Львів", "athina" for "Αθήνα"), so a name
+ * meets its transliteration. See `fold`.
+ */
 export function foldWord(word: string): string {
   return fold(word.toLowerCase());
 }
@@ -230,6 +244,31 @@ function isWordCodePoint(cp: number): boolean {
     astralClass.set(cp, word);
   }
   return word;
+}
+
+/**
+ * Scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar): a run
+ * of them is one "word" to the scan, so names in them are looked for as substrings of such runs
+ * (`TextScan.unspaced`). Hangul has spaces, but its particles stick to the name ("리비우에서").
+ */
+export function isUnspacedCodePoint(cp: number): boolean {
+  if (cp < 0x1000) return cp >= 0x0e00 && cp <= 0x0eff;
+  return (
+    cp <= 0x109f ||
+    (cp >= 0x1780 && cp <= 0x17ff) ||
+    (cp >= 0x3040 && cp <= 0x30ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xac00 && cp <= 0xd7af) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0x20000 && cp <= 0x2ffff)
+  );
+}
+
+/** Whether a name is written in a script without spaces (see isUnspacedCodePoint). */
+export function isUnspacedName(name: string): boolean {
+  for (const ch of name) if (isUnspacedCodePoint(ch.codePointAt(0) as number)) return true;
+  return false;
 }
 
 const NON_ASCII = /[^\p{ASCII}]/u;
@@ -311,9 +350,19 @@ export function hostsOf(text: string, offset: number): TextScan['hosts'] {
   return found.length ? found : NONE;
 }
 
+/**
+ * A lower-case word in ASCII: most words are ASCII already; Latin letters with accents lose them
+ * (NFD, marks removed); what is still beyond ASCII (Cyrillic, Greek, Arabic, ł, ß...) is transliterated
+ * by any-ascii, and what that writes besides letters and digits (the apostrophe of "L'viv") is dropped.
+ */
 function fold(lower: string): string {
-  return NON_ASCII.test(lower) ? lower.normalize('NFD').replace(MARKS, '') : lower;
+  if (!NON_ASCII.test(lower)) return lower;
+  const stripped = lower.normalize('NFD').replace(MARKS, '');
+  if (!NON_ASCII.test(stripped)) return stripped;
+  return anyAscii(lower).toLowerCase().replace(NOT_ASCII_WORD, '');
 }
+
+const NOT_ASCII_WORD = /[^a-z0-9]+/g;
 
 /** Keys kept per scan: a text shared by every task's prompts (a system prompt) keeps the latest ones. */
 const KEPT_MAX = 64;
@@ -340,6 +389,7 @@ class Scan implements TextScan {
     readonly budget: readonly BudgetClaim[],
     readonly taskIndexes: TextScan['taskIndexes'],
     readonly hosts: TextScan['hosts'],
+    readonly unspaced: readonly number[],
   ) {}
 
   get count(): number {
@@ -404,6 +454,7 @@ function scan(text: string): Scan {
   let budget: readonly BudgetClaim[] = NONE;
   let indexes: TextScan['taskIndexes'] = NONE;
   let hosts: TextScan['hosts'] = NONE;
+  let unspacedRuns: number[] | undefined;
   // Most texts hold no data URL: one range, the whole text, without making one.
   const ranges = text.includes(';base64,') ? scannableRanges(text) : null;
   const parts = ranges ? ranges.length : 1;
@@ -413,6 +464,7 @@ function scan(text: string): Scan {
     let digits = 0;
     let start = -1;
     let nonAscii = false;
+    let unspaced = false;
     let hash = FNV_OFFSET;
     // One pass over the characters: words are maximal runs of letters, marks and digits, hashed as read.
     for (let i = from; i <= to; ) {
@@ -434,6 +486,8 @@ function scan(text: string): Scan {
             }
           }
           isWord = isWordCodePoint(cp);
+          // Set before a new word's start is known: reset where each word ends.
+          if (isWord && !unspaced && isUnspacedCodePoint(cp)) unspaced = true;
         }
       }
       if (isWord) {
@@ -466,6 +520,10 @@ function scan(text: string): Scan {
           scratch[at + 2] = hash;
           kept++;
         }
+        if (unspaced) {
+          (unspacedRuns ??= []).push(start, i);
+          unspaced = false;
+        }
         start = -1;
       }
       i += width;
@@ -488,6 +546,7 @@ function scan(text: string): Scan {
     budget,
     indexes,
     hosts,
+    unspacedRuns ?? NONE,
   );
 }
 

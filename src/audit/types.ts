@@ -86,6 +86,7 @@ export type FindingKind =
   | 'coordinates'
   | 'country'
   | 'subregion'
+  | 'region'
   | 'city'
   | 'fingerprint'
   | 'capture_metadata'
@@ -130,5 +131,5 @@ export interface Finding extends Mention {
  * show why it was accepted ("the agent's point 44.8, 20.5 is in Republic of Serbia").
  */
 export interface Explanation extends Mention {
-  kind: 'coordinates' | 'country' | 'subregion' | 'city';
+  kind: 'coordinates' | 'country' | 'subregion' | 'region' | 'city';
 }

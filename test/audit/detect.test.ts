@@ -170,8 +170,8 @@ describe('audit core: nothing on clean look-alikes', () => {
     // Its point is its own when the harness echoes it within a kilometre, not further.
     expect(audit([...base, guess, harness('You guessed 43.3250, 21.8958.')])).toEqual([]);
     expect(summary(audit([...base, guess, harness('You guessed 43.3400, 21.8958.')]))).toEqual(['coordinates high "43.3400, 21.8958"']);
-    // Another pin in Zagreb explains neither Serbia nor Niš.
-    expect(summary(audit([...base, ...pinStep(2, ZAGREB, 7), harness('Niš')]))).toEqual(['city medium "Niš"']);
+    // Another pin in Zagreb explains neither Serbia nor Niš (the truth's own town: high).
+    expect(summary(audit([...base, ...pinStep(2, ZAGREB, 7), harness('Niš')]))).toEqual(['city high "Niš"']);
   });
 
   it("passes geolab's own prompt and tool texts for tasks anywhere, towns named like words included", () => {

@@ -81,7 +81,7 @@ describe("the coordinate pattern's quick test", () => {
 describe('words', () => {
   it('keeps the words a dictionary holds, hashed as read the way wordHash hashes their folded form', () => {
     const text = 'NIŠ, Niš and nis; Ελλάδα İstanbul São-Paulo ZQXWV-unheld 2f9a4c1e0b7d';
-    const held = ['nis', 'ελλαδα', 'istanbul', 'sao', 'paulo'];
+    const held = ['nis', 'ellada', 'istanbul', 'sao', 'paulo'];
     for (const word of held) addDictionaryWord(wordHash(word));
     const scan = scanText(text);
     const kept = Array.from({ length: scan.count }, (_, i) => scan.folded(i));

