@@ -712,7 +712,8 @@ const POINT_KEYS = [
   ['lat', 'lng'],
 ] as const;
 
-function pointsOfObject(value: unknown): LatLon[] {
+/** The points an action or call's arguments name by their keys (lat/lon, lat_a/lon_b, latitude/longitude, lat/lng), nested ones too. */
+export function pointsOfObject(value: unknown): LatLon[] {
   if (typeof value !== 'object' || value === null) return [];
   const record = value as Record<string, unknown>;
   const points: LatLon[] = [];

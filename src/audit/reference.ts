@@ -15,11 +15,10 @@
  * classification is no fast path); a prompt's images are ignored here.
  */
 import { haversineKm, type LatLon } from '../core/geodesy.js';
-import { toNumber } from '../agent/protocols/common.js';
 import { codedCountryAt, countryAt, CARVED_OUT_OF } from '../geo/locate.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { coordinatesByPattern } from './coordinates.js';
-import { finding, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
+import { finding, pointsOfObject, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
 import { acceptable, CITY_RADIUS_KM, getStopWords, isLexiconName, lexiconPhrases, nameWords, SHORT_SPELLING, TRUE_TOWN_KM, trueCountry, VANITY_CCTLDS, writtenAsName, type Phrase } from './places.js';
 import { townNames } from '../geo/place-names.js';
 import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, isUnspacedName, taskIndexes, type BudgetClaim } from './scan.js';
@@ -406,12 +405,12 @@ function ownPointsOf(prompt: AuditPrompt): LatLon[] {
     for (const call of message.toolCalls ?? []) {
       const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments ?? call;
       if (typeof args !== 'string') {
-        points.push(...pointsIn(args));
+        points.push(...pointsOfObject(args));
         continue;
       }
       for (const [from, to] of scannableRanges(args)) points.push(...coordinatesByPattern(args.slice(from, to), from));
       try {
-        points.push(...pointsIn(JSON.parse(args) as unknown));
+        points.push(...pointsOfObject(JSON.parse(args) as unknown));
       } catch {
         // not JSON: only the text's own coordinates
       }
@@ -423,25 +422,4 @@ function ownPointsOf(prompt: AuditPrompt): LatLon[] {
 /** The points a place can be looked up for. */
 function usable(points: LatLon[]): LatLon[] {
   return points.filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon));
-}
-
-const POINT_KEYS = [
-  ['lat', 'lon'],
-  ['lat_a', 'lon_a'],
-  ['lat_b', 'lon_b'],
-  ['latitude', 'longitude'],
-  ['lat', 'lng'],
-] as const;
-
-function pointsIn(value: unknown): LatLon[] {
-  if (typeof value !== 'object' || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const points: LatLon[] = [];
-  for (const [latKey, lonKey] of POINT_KEYS) {
-    const lat = toNumber(record[latKey]);
-    const lon = toNumber(record[lonKey]);
-    if (lat !== undefined && lon !== undefined) points.push({ lat, lon });
-  }
-  for (const nested of Object.values(record)) points.push(...pointsIn(nested));
-  return points;
 }
