@@ -101,7 +101,7 @@ describe('encodings: every encoded leak is found, its span on the text as writte
 
   it('says what the encoded text decodes to', async () => {
     const [city] = await audit('https://en.wikipedia.org/wiki/Ni%C5%A1');
-    expect(city!.evidence).toMatch(/^Niš, a place 0\.\d km from the truth; no agent point explains it \(decoded: "Niš"\)$/);
+    expect(city!.evidence).toMatch(/^Niš, the town nearest the truth 0\.\d km from the truth; no agent point explains it \(decoded: "Niš"\)$/);
     const [point] = await audit('center=43.3215%2C%2021.8969');
     expect(point!.evidence).toBe('43.3215, 21.8969 is 0.1 km from the truth (decoded: "43.3215, 21.8969")');
   });
@@ -123,7 +123,8 @@ describe('encodings: every encoded leak is found, its span on the text as writte
   });
 
   it('never explains an encoded town outside the feedback to an action of the agent\'s', async () => {
-    const text = `Your map: https://maps.example.org/?center=${TRUTH.lat}%2C%20${TRUTH.lon}&marker=Ni%C5%A1`;
+    // No coordinate of the agent's on the line: nothing marks it as the answer to the agent's pin.
+    const text = 'Your map: https://maps.example.org/?marker=Ni%C5%A1';
     expect((await audit(text, [TRUTH])).map((f) => `${f.kind} ${f.text}`)).toEqual(['city Ni%C5%A1']);
   });
 });
@@ -172,7 +173,8 @@ describe('encodings: geolab audit on a prompt file', () => {
     writeFileSync(prompts, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const r = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--json'], { home: join(dir, 'home') });
     expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
+    // Niš is the town nearest the truth: a high finding, so the gate fails.
+    expect(r.code).toBe(1);
     const { findings } = JSON.parse(r.stdout) as { findings: Finding[] };
     expect(findings.map((f) => `${f.prompt_id} ${f.kind} ${f.text} ${f.span.start}-${f.span.end}`)).toEqual([
       'wiki city Ni%C5%A1 35-43',

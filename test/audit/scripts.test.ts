@@ -72,10 +72,14 @@ describe("the truth's admin-1 region", () => {
   });
 
   it("is explained by an agent point in the region, not by one outside it, and other regions are clean", () => {
-    const text = 'The region is Тверская область.';
+    // The feedback to the agent's pin (a tool result) names the region its point is in.
+    const pinned = (point: { lat: number; lon: number }) =>
+      auditPrompt(promptOf([{ role: 'tool', tool_call_id: 'call_pin', content: 'Pin 1: Тверская область.' }], { agentPoints: [point] }), TVER);
     // Rzhev, 115 km from the truth, is in Tver Oblast; Moscow is not.
-    expect(audit(TVER, text, [{ lat: 56.2624, lon: 34.3282 }])).toEqual([]);
-    expect(summary(audit(TVER, text, [{ lat: 55.7558, lon: 37.6173 }]))).toEqual(['region medium Тверская область']);
+    expect(pinned({ lat: 56.2624, lon: 34.3282 })).toEqual([]);
+    expect(summary(pinned({ lat: 55.7558, lon: 37.6173 }))).toEqual(['region medium Тверская область']);
+    // Named outside any feedback, even a pin in the region explains nothing.
+    expect(summary(audit(TVER, 'The region is Тверская область.', [{ lat: 56.2624, lon: 34.3282 }]))).toEqual(['region medium Тверская область']);
     expect(audit(TVER, 'Московская область или Nevada')).toEqual([]);
   });
 });
