@@ -241,25 +241,16 @@ class Run {
     for (const message of prompt.messages) {
       if (message.author === 'model') continue;
       for (const text of message.texts) {
-        const scan = scanText(text);
-        if (scan.count === 0 && scan.points.length === 0) continue;
-        let last = -1;
-        const count = (at: number) => {
-          const start = text.lastIndexOf('\n', at - 1) + 1;
-          if (start === last) return;
-          last = start;
-          const { line } = lineAt(text, at);
+        for (const line of placeLines(text)) {
           let seen = this.seenLines.get(line);
           if (!seen) {
-            if (this.seenLines.size >= LINES_COUNTED_MAX) return;
+            if (this.seenLines.size >= LINES_COUNTED_MAX) continue;
             seen = { tasks: new Set(), quiet: false };
             this.seenLines.set(line, seen);
           }
           if (seen.tasks.size < TASKS_COUNTED_MAX) seen.tasks.add(task);
           if (!gave?.has(line)) seen.quiet = true;
-        };
-        for (let i = 0; i < scan.count; i++) count(scan.start(i));
-        for (const p of scan.points) count(p.start);
+        }
       }
     }
   }
@@ -321,6 +312,34 @@ function textOf(prompt: AuditPrompt, f: Finding): string | undefined {
 }
 
 /** The line of `text` around offset `at`, trimmed, and its span in the text. */
+/** The key a text's place lines are kept under on its scan. */
+const PLACE_LINES = {};
+
+/**
+ * The lines of a text (trimmed, each once) that hold a word some dictionary knows or a coordinate:
+ * those that may name a place. Worked out once per text and kept with its scan, since the same texts
+ * come back in prompt after prompt.
+ */
+function placeLines(text: string): readonly string[] {
+  const scan = scanText(text);
+  let lines = scan.kept(PLACE_LINES) as string[] | undefined;
+  if (!lines) {
+    const found = new Set<string>();
+    let last = -1;
+    const add = (at: number) => {
+      const start = text.lastIndexOf('\n', at - 1) + 1;
+      if (start === last) return;
+      last = start;
+      found.add(lineAt(text, at).line);
+    };
+    for (let i = 0; i < scan.count; i++) add(scan.start(i));
+    for (const p of scan.points) add(p.start);
+    lines = [...found];
+    scan.keep(PLACE_LINES, lines);
+  }
+  return lines;
+}
+
 function lineAt(text: string, at: number): { line: string; span: { start: number; end: number } } {
   const start = text.lastIndexOf('\n', at - 1) + 1;
   const newline = text.indexOf('\n', at);
