@@ -291,15 +291,18 @@ function lineEnd(text: string, from: number): number {
 /** An agent without points, for what none of its points can explain (an image's tags). */
 const NO_AGENT = new Agent({ source: '', promptId: '', task: { taskId: '' }, messages: [], agentPoints: [] });
 
+/** The one finding of a prompt whose task is not known. */
+export function unknownTask(prompt: AuditPrompt): Finding {
+  const ref = 'taskId' in prompt.task ? `task_id ${JSON.stringify(prompt.task.taskId)}` : `${prompt.task.split} index ${prompt.task.index}`;
+  return finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '');
+}
+
 /**
  * Findings of one prompt. A prompt whose task is unknown gets one `unknown_task` finding: nothing
  * can be said about it, and saying nothing would pass it as clean.
  */
 export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Finding[] {
-  if (!task) {
-    const ref = 'taskId' in prompt.task ? `task_id ${JSON.stringify(prompt.task.taskId)}` : `${prompt.task.split} index ${prompt.task.index}`;
-    return [finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '')];
-  }
+  if (!task) return [unknownTask(prompt)];
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
   const compiledTask = compile(task);
   const agent = new Agent(prompt);

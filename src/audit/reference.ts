@@ -18,7 +18,7 @@ import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { codedCountryAt, countryAt, CARVED_OUT_OF } from '../geo/locate.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { coordinatesByPattern } from './coordinates.js';
-import { finding, pointsOfObject, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
+import { finding, pointsOfObject, unknownTask, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
 import { acceptable, CITY_RADIUS_KM, getStopWords, isLexiconName, lexiconPhrases, nameWords, SHORT_SPELLING, TRUE_TOWN_KM, trueCountry, VANITY_CCTLDS, writtenAsName, type Phrase } from './places.js';
 import { townNames } from '../geo/place-names.js';
 import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, isUnspacedName, taskIndexes, type BudgetClaim } from './scan.js';
@@ -67,10 +67,7 @@ interface Hit {
 
 /** Findings of one prompt, as auditPrompt (detect.ts) gives them for a prompt without images. */
 export function referenceAudit(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Finding[] {
-  if (!task) {
-    const ref = 'taskId' in prompt.task ? `task_id ${JSON.stringify(prompt.task.taskId)}` : `${prompt.task.split} index ${prompt.task.index}`;
-    return [finding(prompt, -1, undefined, '', { kind: 'unknown_task', start: 0, end: 0, evidence: `no task found for ${ref}` }, '')];
-  }
+  if (!task) return [unknownTask(prompt)];
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
   const own = ownPointsOf(prompt);
   const place = task.truth ? trueCountry(task.country, task.truth) : null;
