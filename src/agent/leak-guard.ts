@@ -1,5 +1,5 @@
 /**
- * The leak guard: checks every request before it is sent (DESIGN §5, §8), with the audit's detector
+ * The leak guard: checks every request before it is sent (docs/audit.md), with the audit's detector
  * core (src/audit/detect.ts), so the guard and `geolab audit` share one definition of a leak. This
  * module only turns a request (recorded messages, the images sent, what is known of the task) into
  * an AuditPrompt, and refuses it on any finding but a budget warning: the episode fails with an

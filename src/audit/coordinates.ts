@@ -1,5 +1,5 @@
 /**
- * Coordinates in text, in the notations prompts, feedback, URLs and JSON use (DESIGN §5 item 2):
+ * Coordinates in text, in the notations prompts, feedback, URLs and JSON use (docs/audit.md):
  * decimal pairs with any separator, labelled values (`lat: 43.32`, `"lng":21.9`, `latitude=`),
  * degrees-minutes-seconds with symbols (43°19'12"N) or letters (43d19m12s), signed or with
  * hemisphere letters before or after, and `lat,lon` inside URLs (`?q=43.32,21.90`,

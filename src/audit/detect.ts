@@ -1,5 +1,5 @@
 /**
- * The detector core (DESIGN §5): one definition of a leak, used by `geolab audit`, the TUI's Audit
+ * The detector core (docs/audit.md): one definition of a leak, used by `geolab audit`, the TUI's Audit
  * screen and the runner's leak guard. Pure over plain data: an AuditPrompt and its AuditTask in,
  * Findings out.
  *
@@ -43,7 +43,7 @@ import { decodeText, type DecodedText } from './decode.js';
 import { transcriptActions } from './transcript.js';
 import type { AuditImage, AuditMessage, AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Mention, Severity } from './types.js';
 
-/** DESIGN §5 item 2's default threshold (`--radius-km`). */
+/** The default radius within which coordinates leak (`--radius-km`; docs/audit.md). */
 export const LEAK_RADIUS_KM = 25;
 /** Feedback echoes an agent's point at four decimals (about 11 m); a kilometre covers that with room. */
 export const OWN_POINT_TOLERANCE_KM = 1;

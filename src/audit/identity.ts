@@ -1,5 +1,5 @@
 /**
- * Identity keys of a task in a scanned text (DESIGN §5 item 1): task_id, sequence_id, image ids,
+ * Identity keys of a task in a scanned text (docs/audit.md): task_id, sequence_id, image ids,
  * the contributor's username and id, checksums and their 12+ hex prefixes, also inside URLs, file
  * names and image paths, and task_index where a label says it is one ("task_index": 3). Keys are
  * matched as whole words (a key is never part of a longer word), ignoring case: each word of the

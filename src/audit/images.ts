@@ -1,5 +1,5 @@
 /**
- * Image metadata (DESIGN §5 item 4): EXIF/XMP/IPTC in the images of a prompt. Two steps, so that a
+ * Image metadata (docs/audit.md): EXIF/XMP/IPTC in the images of a prompt. Two steps, so that a
  * clean image (sharp writes none unless asked) costs a walk over its header and nothing more:
  * - `metadataSegments` (sync) walks a JPEG's header segments up to the scan data, or a PNG's
  *   chunks, and says which metadata blocks are there;

@@ -1,5 +1,5 @@
 /**
- * Places in text (DESIGN §5 item 3): countries by name, common alias, ISO code and demonym, Natural
+ * Places in text (docs/audit.md): countries by name, common alias, ISO code and demonym, Natural
  * Earth subregions, and the towns near a task's truth. The country lexicon is built once from the
  * project's country table (src/geo/countries.ts) and matched word by word over a text's scan with
  * longest match first, so "Papua New Guinea" is not read as Guinea, "South Sudan" not as Sudan and
@@ -394,7 +394,7 @@ function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[
 // ---------------------------------------------------------------------------------------------
 // Towns near the truth
 
-/** DESIGN §5 item 3: towns this close to the truth name it. */
+/** Towns this close to the truth name it (docs/audit.md). */
 export const CITY_RADIUS_KM = 50;
 /** A town this close to the truth is where it is: always looked for, and a high finding (docs/audit.md). */
 export const TRUE_TOWN_KM = 2;

@@ -4,7 +4,7 @@ import { truthOf } from '../core/tasks.js';
 import type { AuditTask, CaptureFacts, IdentityKind } from './types.js';
 
 /**
- * Truth, country and every identity key of a task (DESIGN §1.1's leaky fields that are keys):
+ * Truth, country and every identity key of a task (the task fields that are keys; docs/audit.md):
  * task_id, task_index, sequence_id, image ids, the contributor's username and id, and the
  * `meta.sha256` checksums of its images.
  */

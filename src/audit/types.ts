@@ -1,5 +1,5 @@
 /**
- * The audit's plain data (DESIGN §5): what one model request looked like, what is known about its
+ * The audit's plain data (docs/audit.md): what one model request looked like, what is known about its
  * task, and what was found in it. Readers (workspace, episode files, prompt files, traces, parquet)
  * turn their input into AuditPrompts; the detector core turns an AuditPrompt and its AuditTask into
  * Findings; the reporters, the baseline and the TUI only ever see Findings.

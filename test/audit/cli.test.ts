@@ -12,7 +12,7 @@ import { completedRecord } from '../helpers/episodes.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { writeParquet } from '../helpers/parquet.js';
 
-/** A task in Niš, Serbia, with every identity key DESIGN §1.1 names. */
+/** A task in Niš, Serbia, with every identity key a task record has. */
 const TASK = {
   task_index: 0,
   task_id: 'eval-00042',
