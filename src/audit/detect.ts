@@ -76,7 +76,7 @@ export function findingId(kind: FindingKind, source: string, promptId: string, t
 }
 
 /** What a detector reports; auditPrompt adds where (prompt, message, text) and the id. */
-interface Hit {
+export interface Hit {
   kind: FindingKind;
   severity?: Severity;
   start: number;

@@ -18,13 +18,13 @@ import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { codedCountryAt, countryAt, CARVED_OUT_OF } from '../geo/locate.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { coordinatesByPattern } from './coordinates.js';
-import { finding, pointsOfObject, unknownTask, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
+import { finding, pointsOfObject, unknownTask, type Hit, LEAK_RADIUS_KM, OWN_POINT_TOLERANCE_KM, type AuditOptions } from './detect.js';
 import { acceptable, CITY_RADIUS_KM, getStopWords, isLexiconName, lexiconPhrases, nameWords, SHORT_SPELLING, TRUE_TOWN_KM, trueCountry, VANITY_CCTLDS, writtenAsName, type Phrase } from './places.js';
 import { townNames } from '../geo/place-names.js';
 import { budgetClaims, CHECKSUM_PREFIX_MIN, foldWord, hostsOf, isUnspacedName, taskIndexes, type BudgetClaim } from './scan.js';
 import { around, scannableRanges } from './text.js';
 import { transcriptActions } from './transcript.js';
-import type { AuditMessage, AuditPrompt, AuditTask, Finding, FindingKind, IdentityKind, Severity } from './types.js';
+import type { AuditMessage, AuditPrompt, AuditTask, Finding, IdentityKind, Severity } from './types.js';
 
 interface Word {
   start: number;
@@ -55,14 +55,6 @@ function phraseEnd(all: Word[], k: number, words: readonly string[]): number {
     if (j > 0 && word.start - (all[k + j - 1] as Word).end > PHRASE_GAP_MAX_CHARS) return -1;
   }
   return (all[k + words.length - 1] as Word).end;
-}
-
-interface Hit {
-  kind: FindingKind;
-  severity?: Severity;
-  start: number;
-  end: number;
-  evidence: string;
 }
 
 /** Findings of one prompt, as auditPrompt (detect.ts) gives them for a prompt without images. */
