@@ -18,6 +18,11 @@ import { placeTable } from '../../src/geo/cities.js';
 import { countryAt } from '../../src/geo/locate.js';
 
 const PROMPTS = 2_000;
+/**
+ * A new seed each run on a developer's machine, to keep exploring (a failure prints its seed); one
+ * fixed seed in CI, so that a landing does not hang on the draw.
+ */
+const SEED = process.env.CI ? 20_261_202 : undefined;
 const TASKS = 60;
 
 loadLexicon();
@@ -173,9 +178,9 @@ const compared = (f: { kind: string; evidence: string }) => COMPARED.has(f.kind)
 
 describe('the fast core equals the reference detector', () => {
   it(`on ${PROMPTS} random prompts over ${TASKS} random tasks`, () => {
-    const tasks = fc.sample(taskArb, TASKS);
+    const tasks = fc.sample(taskArb, SEED !== undefined ? { numRuns: TASKS, seed: SEED } : TASKS);
     const towns = tasks.map(townsOf);
-    const shared = fc.sample(textArb, 31);
+    const shared = fc.sample(textArb, SEED !== undefined ? { numRuns: 31, seed: SEED + 1 } : 31);
     let findings = 0;
     fc.assert(
       fc.property(promptArb, ({ task: t, messages, budget }) => {
@@ -192,7 +197,7 @@ describe('the fast core equals the reference detector', () => {
         findings += fast.length;
         expect(fast).toEqual(referenceAudit(prompt, task).filter(compared));
       }),
-      { numRuns: PROMPTS },
+      { numRuns: PROMPTS, ...(SEED !== undefined ? { seed: SEED } : {}) },
     );
     // The prompts are leaky enough to compare findings, not only silence.
     expect(findings).toBeGreaterThan(PROMPTS);
