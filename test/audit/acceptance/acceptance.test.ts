@@ -11,16 +11,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const TARGET = 0.95;
 /**
  * Kinds not at the target yet, each with the recall it has now as its floor (a ratchet: it may only
- * rise). What they miss is data: regions without local names in the source (Poland, the UK), towns
- * without native or transliterated spellings (India, Croatia, Israel, Egypt), renamed French regions.
+ * rise). What they miss is data no permissively licensed source has: Scotland's Gaelic name (Alba),
+ * and Serbia's districts (GeoNames' admin-1 for Serbia is Central Serbia and Vojvodina).
  */
 const BELOW_TARGET: Readonly<Record<string, number>> = {
-  'region-latin': 22 / 24,
-  'region-local': 16 / 24,
-  'town-native': 21 / 24,
-  'town-translit': 21 / 24,
-  'enc-percent': 21 / 24,
-  'enc-html': 21 / 24,
+  'region-local': 22 / 24,
 };
 import { buildAcceptanceCorpus, LOOKALIKE_KINDS, PLANTED_KINDS, type AcceptanceCorpus } from './corpus.js';
 import { auditCorpus, formatScore, scoreCorpus, type ReportedFinding, type Score } from './score.js';
