@@ -10,7 +10,8 @@
  * dictionary, found among the scan's words as towns are.
  */
 import { phraseEnd, SHAPE, type ShapedRange, textPatterns } from './fingerprints.js';
-import { addDictionaryWord, checkCurrent, foldWord, type TextScan, wordHash } from './scan.js';
+import { addDictionaryWord, checkCurrent, type TextScan } from './scan.js';
+import { foldWord, wordHash, words } from './words.js';
 import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
 
@@ -211,8 +212,8 @@ export class CaptureDictionary {
 function cameraNames(make: string | undefined, model: string | undefined): CameraName[] {
   const names: CameraName[] = [];
   const add = (text: string, field: CameraName['field'], quoted: string) => {
-    const words = (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
-    if (words.join('').length >= 3) names.push({ words, field, quoted, capital: /^\p{Lu}/u.test(text) });
+    const folded = words(text).map(foldWord);
+    if (folded.join('').length >= 3) names.push({ words: folded, field, quoted, capital: /^\p{Lu}/u.test(text) });
   };
   const makeName = make && !NO_CAMERA.has(make.toLowerCase()) ? make : undefined;
   const modelName = model && !NO_CAMERA.has(model.toLowerCase()) ? model : undefined;

@@ -12,7 +12,8 @@
  */
 import { countryByIso, countryByName } from '../geo/countries.js';
 import { CALLING_PREFIXES, LANGUAGES } from './fingerprint-data.js';
-import { addDictionaryWord, checkCurrent, foldWord, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addDictionaryWord, checkCurrent, type TextScan } from './scan.js';
+import { foldWord, sameWord, wordEnd, wordHash, words as wordsOf, wordStartAfter } from './words.js';
 import { scannableRanges, withItem } from './text.js';
 import type { Severity } from './types.js';
 
@@ -491,7 +492,7 @@ export function loadFingerprints(): void {
     const [name = '', isos = ''] = line.split('|');
     if (countryByName(name)) continue;
     const countries = admins(isos.split(','));
-    const words = (name.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
+    const words = wordsOf(name).map(foldWord);
     if (!countries.length || !words.length) continue;
     const hash = wordHash(words[0] as string);
     addDictionaryWord(hash);

@@ -5,7 +5,8 @@
  * matched as whole words (a key is never part of a longer word), ignoring case: each word of the
  * scan is looked up once among the keys' first words.
  */
-import { addDictionaryWord, CHECKSUM_PREFIX_MIN, checkCurrent, foldWord, wordHash, type TextScan } from './scan.js';
+import { addDictionaryWord, CHECKSUM_PREFIX_MIN, checkCurrent, type TextScan } from './scan.js';
+import { firstWord, foldWord, isWordUnit, wordHash } from './words.js';
 import type { AuditTask, IdentityKind } from './types.js';
 
 export interface IdentityKey {
@@ -33,9 +34,6 @@ export interface IdentityHit {
   evidence: string;
 }
 
-const FIRST_WORD = /[\p{L}\p{M}\p{N}]+/u;
-const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-
 /**
  * Keys too short to be told from ordinary text are skipped: a creator id "0" would match every
  * zero. Real ids (Mapillary's 15-digit numbers, 22-character sequence ids) are far longer.
@@ -58,10 +56,10 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
     // A key as written, and as a URL writes it (a username with spaces or accents).
     for (const form of new Set([value, encodeURIComponent(value)])) {
       const lower = form.toLowerCase();
-      const first = FIRST_WORD.exec(lower);
+      const first = firstWord(lower);
       if (!first || !distinctive(form) || seen.has(`${kind}\0${lower}`)) continue;
       seen.add(`${kind}\0${lower}`);
-      keys.push({ kind, value, lower, first: first[0], firstAt: first.index });
+      keys.push({ kind, value, lower, first: first.word, firstAt: first.index });
     }
   }
   const byFirst = new Map<number, number[]>();
@@ -128,8 +126,8 @@ function keyAt(text: string, scan: TextScan, i: number, k: number, matcher: Iden
   const start = scan.start(i) - key.firstAt;
   const end = start + key.lower.length;
   if (start < 0 || end > text.length) return;
-  if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) return;
-  if (end < text.length && WORD_CHAR.test(text[end] as string)) return;
+  if (key.firstAt > 0 && isWordUnit(text, start - 1)) return;
+  if (isWordUnit(text, end)) return;
   if (text.slice(start, end).toLowerCase() !== key.lower) return;
   out.push({ key: k, hit: { kind: key.kind, value: key.value, start, end, evidence: `${key.kind} ${JSON.stringify(key.value)}` } });
 }

@@ -14,7 +14,8 @@ import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } fro
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { countryNamesText, type Region, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { addCodeWord, addDictionaryWord, checkCurrent, type TextScan } from './scan.js';
+import { asciiWordHash, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, PhraseReader, wordHash, words as wordsOf } from './words.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -39,19 +40,17 @@ export interface PlaceMention {
   meanings: readonly Meaning[];
 }
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 
 const NON_ASCII = /[^\p{ASCII}]/u;
-const ASCII_WORD = /[a-z0-9]+/g;
 
 /** A name's words as the scan cuts and folds them ("Львів" is "lviv"; see foldWord). */
 export function nameWords(text: string): string[] {
   // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
-  if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
+  if (!NON_ASCII.test(text)) return wordsOf(text.toLowerCase());
   const words: string[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const folded = foldWord(m[0]);
+  for (const word of wordsOf(text)) {
+    const folded = foldWord(word);
     if (folded) words.push(folded);
   }
   return words;
@@ -265,63 +264,7 @@ export function lexiconPhrases(): readonly Phrase[] {
   return [...getLexicon().byFirst.values()].flat();
 }
 
-/**
- * Reads phrases at one word of a text: a word starts every phrase of its dictionary list, so the
- * first word is compared once per spelling and the words after it are read from the text once,
- * however many phrases are tried there ("the" starts eleven).
- */
-class PhraseReader {
-  private text = '';
-  /** [start, end) of the word (k = 0) and of the words read after it, at 2k and 2k + 1. */
-  private readonly bounds: number[] = [];
-  private read = 0;
-  /** No further word within reach of the last one read. */
-  private ended = false;
-  private checkedFirst: string | undefined;
-  private firstMatches = false;
-
-  /** Starts at the scan's word i. */
-  at(text: string, scan: TextScan, i: number): void {
-    this.text = text;
-    this.bounds[0] = scan.start(i);
-    this.bounds[1] = scan.end(i);
-    this.read = 1;
-    this.ended = false;
-    this.checkedFirst = undefined;
-  }
-
-  /**
-   * Where the phrase of these folded words ends if the word starts it and the text's next words
-   * spell the rest (each after a few characters at most), else -1. Hashes can collide: the words decide.
-   */
-  end(words: readonly string[]): number {
-    const first = words[0] as string;
-    if (first !== this.checkedFirst) {
-      this.checkedFirst = first;
-      this.firstMatches = sameWord(this.text, this.bounds[0] as number, this.bounds[1] as number, first);
-    }
-    if (!this.firstMatches) return -1;
-    for (let k = 1; k < words.length; k++) {
-      if (!this.has(k) || !sameWord(this.text, this.bounds[2 * k] as number, this.bounds[2 * k + 1] as number, words[k] as string)) return -1;
-    }
-    return this.bounds[2 * words.length - 1] as number;
-  }
-
-  private has(k: number): boolean {
-    while (this.read <= k && !this.ended) {
-      const start = wordStartAfter(this.text, this.bounds[2 * this.read - 1] as number, WORD_GAP_MAX_CHARS);
-      if (start < 0) this.ended = true;
-      else {
-        this.bounds[2 * this.read] = start;
-        this.bounds[2 * this.read + 1] = wordEnd(this.text, start);
-        this.read++;
-      }
-    }
-    return k < this.read;
-  }
-}
-
-const reader = new PhraseReader();
+const reader = new PhraseReader(WORD_GAP_MAX_CHARS);
 
 /** Compass points that are also country codes (NE Niger, SE Sweden). */
 const COMPASS_CODES = new Set(['NE', 'SE']);

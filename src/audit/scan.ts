@@ -4,11 +4,14 @@
  * system prompt, the same feedback sentences), so scans are cached by text; what a task makes of a
  * scan is decided by the detectors.
  */
-import anyAscii from 'any-ascii';
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
 import { Memo } from './memo.js';
 import { scannableRanges, withItem } from './text.js';
+import { asciiLower, FNV_OFFSET, foldLower, hashStep, isAsciiWordChar, isUnspacedCodePoint, isWordCodePoint, wordHash } from './words.js';
+
+/** Kept here for datasets/geo/build.ts, which imports it from this module; words.ts defines it. */
+export { isUnspacedName } from './words.js';
 
 export type BudgetUnit = 'turns' | 'steps';
 
@@ -55,48 +58,6 @@ export interface TextScan {
    */
   kept(key: object): unknown;
   keep(key: object, value: unknown): void;
-}
-
-/**
- * FNV-1a's constants, with every step kept to 30 bits: a small integer, which V8 never boxes (a
- * 32-bit hash in the scan's loop became a heap number per character).
- */
-const SMI_MASK = 0x3fffffff;
-const FNV_OFFSET = 0x811c9dc5 & SMI_MASK;
-const FNV_PRIME = 0x01000193;
-
-/**
- * The hash dictionaries of words are keyed by: FNV-1a over the UTF-16 units of a folded word (lower
- * case, accents removed; see `foldWord`). The scan computes the same value from the characters as
- * it reads them, so an ASCII word never becomes a string unless a dictionary holds its hash.
- */
-export function wordHash(folded: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < folded.length; i++) h = hashStep(h, folded.charCodeAt(i));
-  return h;
-}
-
-/** wordHash of text[start, end), a folded word inside a longer string: no string made. */
-export function foldedWordHash(text: string, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = hashStep(h, text.charCodeAt(i));
-  return h;
-}
-
-/** wordHash of an ASCII word given as bytes [start, end) (letters in either case): no string made. */
-export function asciiWordHash(bytes: Uint8Array, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = hashStep(h, asciiLower(bytes[i] as number));
-  return h;
-}
-
-function hashStep(h: number, unit: number): number {
-  return Math.imul(h ^ unit, FNV_PRIME) & SMI_MASK;
-}
-
-/** An ASCII character's lower case (any other code as it is). */
-function asciiLower(c: number): number {
-  return c >= 65 && c <= 90 ? c + 32 : c;
 }
 
 /**
@@ -163,116 +124,8 @@ export function checkCurrent(scan: TextScan): void {
   if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
 }
 
-/**
- * A word as the scan compares it: lower case ASCII letters and digits, accents removed ("nis" for
- * "Niš") and other scripts transliterated ("lviv" for "Львів", "athina" for "Αθήνα"), so a name
- * meets its transliteration. See `fold`.
- */
-export function foldWord(word: string): string {
-  return fold(word.toLowerCase());
-}
-
-/** How many UTF-16 units the word character at `i` takes (1 or 2), or 0 if it is no word character. */
-function wordCharWidth(text: string, i: number): number {
-  if (i >= text.length) return 0;
-  const c = text.charCodeAt(i);
-  if (c < 128) return ASCII_WORD_CHAR[c] === 1 ? 1 : 0;
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-    const low = text.charCodeAt(i + 1);
-    if (low >= 0xdc00 && low <= 0xdfff) return isWordCodePoint((c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000) ? 2 : 0;
-  }
-  return isWordCodePoint(c) ? 1 : 0;
-}
-
-/**
- * Where the word after `from` (where a word ends) starts, as the scan cuts words, if no more than
- * `maxGap` other characters stand between; else -1. The later words of a phrase are read so, from
- * the text: the scan keeps only the words a phrase can start with.
- */
-export function wordStartAfter(text: string, from: number, maxGap: number): number {
-  let start = from;
-  while (start < text.length && start - from <= maxGap && wordCharWidth(text, start) === 0) start++;
-  return start >= text.length || start - from > maxGap ? -1 : start;
-}
-
-/** Where the word starting at `start` ends. */
-export function wordEnd(text: string, start: number): number {
-  let end = start;
-  for (let width = wordCharWidth(text, end); width > 0; width = wordCharWidth(text, end)) end += width;
-  return end;
-}
-
-/**
- * Whether text[start..end) folds to `folded` (see foldWord), without making a string when the word
- * is ASCII. Folding keeps an ASCII character where it is, so an ASCII prefix that differs decides.
- */
-export function sameWord(text: string, start: number, end: number, folded: string): boolean {
-  for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k);
-    if (c >= 128) return foldWord(text.slice(start, end)) === folded;
-    if (asciiLower(c) !== folded.charCodeAt(k - start)) return false;
-  }
-  return end - start === folded.length;
-}
-
 const NONE: readonly never[] = Object.freeze([]);
 
-/** Word characters as `[\p{L}\p{M}\p{N}]` has them; ASCII by table, the rest by the regex, remembered. */
-const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
-const ASCII_WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
-
-/** Whether an ASCII code (below 128) is a word character, as the scan cuts words. */
-export function isAsciiWordChar(c: number): boolean {
-  return ASCII_WORD_CHAR[c] === 1;
-}
-/** 0 not classified yet, 1 a word character, 2 not. */
-const BMP_CLASS = new Uint8Array(0x10000);
-const astralClass = new Map<number, boolean>();
-
-function isWordCodePoint(cp: number): boolean {
-  if (cp < 0x10000) {
-    let c = BMP_CLASS[cp] as number;
-    if (c === 0) {
-      c = WORD_CHAR.test(String.fromCharCode(cp)) ? 1 : 2;
-      BMP_CLASS[cp] = c;
-    }
-    return c === 1;
-  }
-  let word = astralClass.get(cp);
-  if (word === undefined) {
-    word = WORD_CHAR.test(String.fromCodePoint(cp));
-    astralClass.set(cp, word);
-  }
-  return word;
-}
-
-/**
- * Scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar): a run
- * of them is one "word" to the scan, so names in them are looked for as substrings of such runs
- * (`TextScan.unspaced`). Hangul has spaces, but its particles stick to the name ("리비우에서").
- */
-export function isUnspacedCodePoint(cp: number): boolean {
-  if (cp < 0x1000) return cp >= 0x0e00 && cp <= 0x0eff;
-  return (
-    cp <= 0x109f ||
-    (cp >= 0x1780 && cp <= 0x17ff) ||
-    (cp >= 0x3040 && cp <= 0x30ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xac00 && cp <= 0xd7af) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0x20000 && cp <= 0x2ffff)
-  );
-}
-
-/** Whether a name is written in a script without spaces (see isUnspacedCodePoint). */
-export function isUnspacedName(name: string): boolean {
-  for (const ch of name) if (isUnspacedCodePoint(ch.codePointAt(0) as number)) return true;
-  return false;
-}
-
-const NON_ASCII = /[^\p{ASCII}]/u;
-const MARKS = /\p{M}/gu;
 /** Checksum prefixes shorter than this are too likely to occur by chance (12 hex: 1 in 2.8e14). */
 export const CHECKSUM_PREFIX_MIN = 12;
 /** ASCII hex digits, by char code. */
@@ -349,20 +202,6 @@ export function hostsOf(text: string, offset: number): TextScan['hosts'] {
   });
   return found.length ? found : NONE;
 }
-
-/**
- * A lower-case word in ASCII: most words are ASCII already; Latin letters with accents lose them
- * (NFD, marks removed); what is still beyond ASCII (Cyrillic, Greek, Arabic, ł, ß...) is transliterated
- * by any-ascii, and what that writes besides letters and digits (the apostrophe of "L'viv") is dropped.
- */
-function fold(lower: string): string {
-  if (!NON_ASCII.test(lower)) return lower;
-  const stripped = lower.normalize('NFD').replace(MARKS, '');
-  if (!NON_ASCII.test(stripped)) return stripped;
-  return anyAscii(lower).toLowerCase().replace(NOT_ASCII_WORD, '');
-}
-
-const NOT_ASCII_WORD = /[^a-z0-9]+/g;
 
 /** Keys kept per scan: a text shared by every task's prompts (a system prompt) keeps the latest ones. */
 const KEPT_MAX = 64;
@@ -474,7 +313,7 @@ function scan(text: string): Scan {
       if (i < to) {
         c = text.charCodeAt(i);
         if (c < 128) {
-          isWord = ASCII_WORD_CHAR[c] === 1;
+          isWord = isAsciiWordChar(c);
           if (c >= 48 && c <= 57) digits++;
         } else {
           let cp = c;
@@ -506,7 +345,7 @@ function scan(text: string): Scan {
         let folded: string | undefined;
         if (nonAscii) {
           lower = text.slice(start, i).toLowerCase();
-          folded = fold(lower);
+          folded = foldLower(lower);
           hash = wordHash(folded);
         } else if (i - start >= CHECKSUM_PREFIX_MIN && allHex(text, start, i)) {
           hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { budgetSentence } from '../../src/agent/protocols/common.js';
 import { coordinatesByPattern, findCoordinates, mayHoldPair } from '../../src/audit/coordinates.js';
 import { loadLexicon, placeMentions } from '../../src/audit/places.js';
-import { addDictionaryWord, foldWord, sameWord, scanText, wordHash } from '../../src/audit/scan.js';
+import { addDictionaryWord, scanText } from '../../src/audit/scan.js';
+import { foldWord, sameWord, wordHash } from '../../src/audit/words.js';
 import { scannableRanges } from '../../src/audit/text.js';
 import { episodeStarted, lookFeedback, OUT_OF_ACTIONS, panFeedback } from '../../src/env/feedback.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { haversineKm } from '../../src/core/geodesy.js';
-import { foldWord, wordHash } from '../../src/audit/scan.js';
+import { foldWord, wordHash } from '../../src/audit/words.js';
 import { CITY_RADIUS_KM, TownDictionary, type NearbyCity } from '../../src/audit/places.js';
 import { townsWithin } from '../../src/geo/cities.js';
 
