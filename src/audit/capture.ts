@@ -10,7 +10,8 @@
  * dictionary, found among the scan's words as towns are.
  */
 import { phraseEnd, SHAPE, type ShapedRange, textPatterns } from './fingerprints.js';
-import { addDictionaryWord, checkCurrent, type TextScan } from './scan.js';
+import { checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession } from './session.js';
 import { foldWord, wordHash, words } from './words.js';
 import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
@@ -157,13 +158,17 @@ export class CaptureDictionary {
   /** Camera names by the hash of their first word, the model before the make (it is longer). */
   private readonly cameras = new Map<number, CameraName[]>();
 
-  constructor(capture: CaptureFacts | undefined) {
+  constructor(
+    capture: CaptureFacts | undefined,
+    /** The session whose dictionaries its words are registered in. */
+    private readonly session: AuditSession,
+  ) {
     this.months = new Set(capture?.months ?? []);
     // An angle in whole degrees has no digits to give away beyond geolab's own "80°" (0 is also the schema's default).
     this.angles = (capture?.compassAngles ?? []).filter((a) => !Number.isInteger(a));
     for (const name of cameraNames(capture?.cameraMake, capture?.cameraModel)) {
       const hash = wordHash(name.words[0] as string);
-      addDictionaryWord(hash);
+      session.addDictionaryWord(hash);
       this.cameras.set(hash, [...(this.cameras.get(hash) ?? []), name].sort((a, b) => b.words.length - a.words.length));
     }
   }
@@ -184,7 +189,7 @@ export class CaptureDictionary {
       hits = withItem(hits, { kind: 'capture_metadata', severity: 'medium', start: n.start, end: n.end, evidence: `a frame's compass angle (${angle}) to ${n.decimals} decimals` });
     }
     if (this.cameras.size && scan.count) {
-      checkCurrent(scan);
+      checkCurrent(scan, this.session);
       for (let i = 0; i < scan.count; i++) {
         const names = this.cameras.get(scan.hash(i));
         if (!names) continue;

@@ -5,7 +5,8 @@
  * matched as whole words (a key is never part of a longer word), ignoring case: each word of the
  * scan is looked up once among the keys' first words.
  */
-import { addDictionaryWord, CHECKSUM_PREFIX_MIN, checkCurrent, type TextScan } from './scan.js';
+import { CHECKSUM_PREFIX_MIN, checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession } from './session.js';
 import { firstWord, foldWord, isWordUnit, wordHash } from './words.js';
 import type { AuditTask, IdentityKind } from './types.js';
 
@@ -24,6 +25,8 @@ export interface IdentityMatcher {
   byFirst: Map<number, number[]>;
   checksums: { value: string; lower: string }[];
   taskIndex: number | null;
+  /** The session whose dictionaries the keys' first words are registered in. */
+  session: AuditSession;
 }
 
 export interface IdentityHit {
@@ -42,7 +45,7 @@ function distinctive(value: string): boolean {
   return /^\d+$/.test(value) ? value.length >= 6 : value.length >= 4;
 }
 
-export function compileIdentity(identity: AuditTask['identity']): IdentityMatcher {
+export function compileIdentity(identity: AuditTask['identity'], session: AuditSession): IdentityMatcher {
   const keys: IdentityKey[] = [];
   const checksums: IdentityMatcher['checksums'] = [];
   let taskIndex: number | null = null;
@@ -65,18 +68,18 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
   const byFirst = new Map<number, number[]>();
   keys.forEach((key, k) => {
     const hash = wordHash(foldWord(key.first));
-    addDictionaryWord(hash);
+    session.addDictionaryWord(hash);
     const list = byFirst.get(hash);
     if (list) list.push(k);
     else byFirst.set(hash, [k]);
   });
-  return { keys, byFirst, checksums, taskIndex };
+  return { keys, byFirst, checksums, taskIndex, session };
 }
 
 const NO_HITS: readonly IdentityHit[] = Object.freeze([]);
 
 export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): readonly IdentityHit[] {
-  checkCurrent(scan);
+  checkCurrent(scan, matcher.session);
   // Most texts hold no word any key starts with, no long hex word and no task index.
   if (!scan.hexWords.length && !scan.taskIndexes.length && !anyKeyStart(scan, matcher)) return NO_HITS;
   const keyed: { key: number; hit: IdentityHit }[] = [];

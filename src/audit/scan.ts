@@ -1,12 +1,13 @@
 /**
  * One pass over a text, independent of any task: its words (for identity keys, places and codes),
  * its coordinates, its hex runs and its budget sentences. Prompts repeat most of their text (the
- * system prompt, the same feedback sentences), so scans are cached by text; what a task makes of a
+ * system prompt, the same feedback sentences), so scans are cached by text in the AuditSession that
+ * made them (session.ts), whose dictionaries pick the words a scan keeps; what a task makes of a
  * scan is decided by the detectors.
  */
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
-import { Memo } from './memo.js';
+import type { AuditSession } from './session.js';
 import { scannableRanges, withItem } from './text.js';
 import { asciiLower, FNV_OFFSET, foldLower, hashStep, isAsciiWordChar, isUnspacedCodePoint, isWordCodePoint, wordHash } from './words.js';
 
@@ -24,13 +25,15 @@ export interface BudgetClaim {
 
 /**
  * A text's notable words (word i spans start(i)..end(i)): those whose hash some
- * dictionary of words held when the text was scanned (see addDictionaryWord). Most words of a
+ * dictionary of words of its session held when the text was scanned (see AuditSession). Most words of a
  * prompt are in none, and scans are cached, so whatever they hold lives long: no string or object
  * per word, and none at all for the others. A detector keys its dictionary (lexicon, identity keys,
  * towns) by the hash and asks for a word's strings (`folded`, `lowerAt`) only when it holds it.
  */
 export interface TextScan {
-  /** The dictionaries' generation its words were picked in (see addDictionaryWord). */
+  /** The session whose dictionaries its words were picked by. */
+  readonly session: AuditSession;
+  /** The session's generation of dictionaries its words were picked in (see AuditSession). */
   readonly generation: number;
   readonly count: number;
   start(i: number): number;
@@ -61,39 +64,14 @@ export interface TextScan {
 }
 
 /**
- * Every hash a dictionary of words holds (the country lexicon, each task's identity keys and towns),
- * as bits: one load says a word is in none. A second table holds the first words of codes (RS, SRB,
- * U.S.), which count only written in capitals or after a label (`cc: rs`, `(rs)`): as plain words
- * ("at", "is", "km", "se") they would be most of a prompt's kept words. Bits are only ever set; each
- * new one starts a new generation, and a cached scan of an older generation is made again (it may
- * lack a word the new dictionary holds). Dictionaries are made before the texts they look at are
- * scanned.
+ * For a detector about to look a scan's words up in its dictionary, registered in `session`: throws
+ * when the scan was made by another session (its words were picked by other dictionaries), or when
+ * a dictionary gained a word after the scan was made (the scan may lack it). Either is a
+ * programming error, never a clean result.
  */
-const DICTIONARY_BITS = new Int32Array(1 << 15);
-const CODE_BITS = new Int32Array(1 << 15);
-let generation = 0;
-
-function setBit(table: Int32Array, hash: number): void {
-  const slot = (hash >>> 5) & 0x7fff;
-  const bit = 1 << (hash & 31);
-  const bits = table[slot] as number;
-  if ((bits & bit) !== 0) return;
-  table[slot] = bits | bit;
-  generation++;
-}
-
-function hasBit(table: Int32Array, hash: number): boolean {
-  return ((table[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
-}
-
-/** Registers a word a dictionary's entries start with (their later words are read from the text). */
-export function addDictionaryWord(hash: number): void {
-  setBit(DICTIONARY_BITS, hash);
-}
-
-/** Registers the first word of a code, kept only where written without small letters or after a label. */
-export function addCodeWord(hash: number): void {
-  setBit(CODE_BITS, hash);
+export function checkCurrent(scan: TextScan, session: AuditSession): void {
+  if (scan.session !== session) throw new Error('audit: a text scanned by one session was looked up in the dictionaries of another');
+  if (scan.generation !== session.generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
 }
 
 /**
@@ -114,14 +92,6 @@ function mayBeLabelled(text: string, start: number): boolean {
 function isSpace(c: number): boolean {
   if (c < 128) return c === 32 || (c >= 9 && c <= 13);
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
-/**
- * For a detector about to look a scan's words up: throws when a dictionary gained a word after the
- * scan was made (the scan may lack it; a programming error, never a clean result).
- */
-export function checkCurrent(scan: TextScan): void {
-  if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -217,7 +187,8 @@ class Scan implements TextScan {
 
   constructor(
     private readonly text: string,
-    /** The dictionaries' generation the words were picked in. */
+    readonly session: AuditSession,
+    /** The session's generation of dictionaries the words were picked in. */
     readonly generation: number,
     /** Three numbers a word: start, end, hash. */
     private readonly columns: readonly number[],
@@ -280,12 +251,11 @@ class Scan implements TextScan {
 }
 
 /**
- * The words being kept while one text is scanned, written by index (truncating the array would
- * give its memory back, and every scan would grow it again).
+ * Scans a text with the session's dictionaries: the words kept are those a dictionary registered in
+ * the session holds. Callers go through AuditSession.scanText, which caches scans.
  */
-const scratch: number[] = [];
-
-function scan(text: string): Scan {
+export function makeScan(text: string, session: AuditSession): TextScan {
+  const scratch = session.scratch;
   let kept = 0;
   let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
   let hexWords: { lower: string; start: number; end: number }[] | undefined;
@@ -351,7 +321,7 @@ function scan(text: string): Scan {
           hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         // A word with letters beyond ASCII may be written in capitals: kept when it is a code's.
-        if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !hasSmallLetter(text, start, i) || mayBeLabelled(text, start)))) {
+        if (session.holdsWord(hash) || (session.holdsCode(hash) && (nonAscii || !hasSmallLetter(text, start, i) || mayBeLabelled(text, start)))) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
           const at = kept * 3;
           scratch[at] = start;
@@ -376,7 +346,8 @@ function scan(text: string): Scan {
   }
   return new Scan(
     text,
-    generation,
+    session,
+    session.generation,
     // One exactly sized array of small integers (typed arrays this small cost the garbage collector more).
     kept ? scratch.slice(0, kept * 3) : NONE,
     nonAsciiWords,
@@ -394,29 +365,3 @@ function joined<T>(so: readonly T[], more: readonly T[]): readonly T[] {
   return more.length === 0 ? so : so.length === 0 ? more : [...so, ...more];
 }
 
-/** Texts longer than this are scanned every time: hashing them as cache keys would cost as much. */
-const CACHE_MAX_CHARS = 20_000;
-const cache = new Memo<string, Scan>(4_096);
-
-export function scanText(text: string): TextScan {
-  // A data URL on its own (an image part's url) has nothing to scan after its media type.
-  if (text.startsWith('data:')) {
-    const comma = text.indexOf(',');
-    if (comma > 0 && text.lastIndexOf(';base64', comma) > 0) return cached(text.slice(0, comma + 1));
-  }
-  return text.length > CACHE_MAX_CHARS ? scan(text) : cached(text);
-}
-
-/** Forgets every scan (a benchmark's cold pass; memory is bounded without it). */
-export function clearScanCache(): void {
-  cache.clear();
-}
-
-function cached(text: string): TextScan {
-  let found = cache.get(text);
-  if (!found || found.generation !== generation) {
-    found = scan(text);
-    cache.set(text, found);
-  }
-  return found;
-}

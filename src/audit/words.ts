@@ -220,6 +220,9 @@ export function isUnspacedName(name: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Phrases
 
+/** Characters other than word characters that may stand between the words of a phrase. */
+export const PHRASE_GAP_MAX_CHARS = 3;
+
 /**
  * Reads phrases at one word of a text: a word starts every phrase of its dictionary list, so the
  * first word is compared once per spelling and the words after it are read from the text once,
@@ -237,7 +240,7 @@ export class PhraseReader {
   private firstMatches = false;
 
   /** `maxGap`: how many other characters may stand between two words of a phrase. */
-  constructor(private readonly maxGap: number) {}
+  constructor(private readonly maxGap = PHRASE_GAP_MAX_CHARS) {}
 
   /** Starts at the scan's word i. */
   at(text: string, scan: TextScan, i: number): void {
