@@ -4,14 +4,15 @@
  * pins with, the JSON it wrote), whose garbage would be collected during the timed passes.
  * Prints one JSON line: {per_pass_ms, early_pass_ms, read_ms, prompts, findings, warm_up_passes}.
  *
- * Each pass starts with every cache of texts, places and call arguments cleared and every task
- * compiled anew, so no prompt is timed a second time warm; caches filled during a pass (a
+ * Each pass audits in a new AuditSession, as a run does: every cache of texts, places and call
+ * arguments empty and every task compiled anew, so no prompt is timed a second time warm; caches filled during a pass (a
  * conversation re-sends its earlier turns) count, as in a real audit. Untimed passes first load
  * the geography and let V8 optimise the code: functions called per task (33 calls a pass) reach the
  * optimising compiler only after several passes, and --trace-opt shows it still at work in the ninth;
  * until then passes run 1.5-3x slower. audit.882 counts all of that, end to end.
  */
-import { auditPrompt, clearAuditCaches } from '../src/audit/detect.js';
+import { auditPrompt } from '../src/audit/detect.js';
+import { AuditSession } from '../src/audit/session.js';
 import { readPromptFile } from '../src/audit/sources/prompt-file.js';
 import { TaskLookup } from '../src/audit/sources/tasks.js';
 import type { AuditPrompt } from '../src/audit/types.js';
@@ -26,11 +27,11 @@ for await (const prompt of readPromptFile(promptsFile, 'prompts.jsonl')) prompts
 const readMs = Number(process.hrtime.bigint() - readStart) / 1e6;
 let findings = 0;
 const pass = () => {
-  clearAuditCaches();
+  const session = new AuditSession();
   const lookup = new TaskLookup();
   for (const task of tasks) lookup.add('demo', task);
   findings = 0;
-  for (const prompt of prompts) findings += auditPrompt(prompt, lookup.find(prompt.task)).length;
+  for (const prompt of prompts) findings += auditPrompt(prompt, lookup.find(prompt.task), { session }).length;
 };
 /** Passes before the samples (timeBatches adds one). The first loads the geography. */
 const WARM_UP_PASSES = 9;

@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import countries from 'i18n-iso-countries';
 import type { Country as WorldCountry } from 'world-countries';
 import { nameWords } from '../../src/audit/places.js';
-import { isUnspacedName } from '../../src/audit/scan.js';
+import { isUnspacedName } from '../../src/audit/words.js';
 import { placeTable } from '../../src/geo/cities.js';
 import { aliasesOf, allCountries } from '../../src/geo/countries.js';
 import { AS_NAME_MARK } from '../../src/geo/place-names.js';

@@ -12,6 +12,7 @@
  */
 import type { LatLon } from '../core/geodesy.js';
 import { auditPromptAsync } from '../audit/detect.js';
+import { AuditSession } from '../audit/session.js';
 import { auditTaskFromSpec, auditTaskFromTask } from '../audit/task.js';
 import { auditMessages } from '../audit/sources/messages.js';
 import type { AuditTask, Finding } from '../audit/types.js';
@@ -51,6 +52,13 @@ export interface RequestToScan {
   agentPoints: readonly LatLon[];
 }
 
+/**
+ * The guard's audit session, kept across requests: each request re-sends the history of the ones
+ * before it, so its texts' scans, its task's compiled dictionaries and its pins' places are mostly
+ * there already. Its caches are bounded (session.ts).
+ */
+const session = new AuditSession();
+
 /** Every finding that stops the request: all but budget warnings. */
 export async function scanRequest({ messages, images, knowledge, agentPoints }: RequestToScan): Promise<LeakFinding[]> {
   const prompt = {
@@ -60,7 +68,7 @@ export async function scanRequest({ messages, images, knowledge, agentPoints }: 
     messages: auditMessages(messages, 'messages', { files: null, store: (sha256) => images.get(sha256)?.bytes ?? null }),
     agentPoints: [...agentPoints],
   };
-  return (await auditPromptAsync(prompt, knowledge))
+  return (await auditPromptAsync(prompt, knowledge, { session }))
     .filter((f) => f.kind !== 'budget')
     .map((f) => ({ ...f, role: messages[f.message]?.role ?? null }));
 }

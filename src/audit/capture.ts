@@ -10,7 +10,9 @@
  * dictionary, found among the scan's words as towns are.
  */
 import { phraseEnd, SHAPE, type ShapedRange, textPatterns } from './fingerprints.js';
-import { addDictionaryWord, checkCurrent, foldWord, type TextScan, wordHash } from './scan.js';
+import { checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession } from './session.js';
+import { foldWord, wordHash, words } from './words.js';
 import { withItem } from './text.js';
 import type { CaptureFacts, Severity } from './types.js';
 
@@ -156,13 +158,17 @@ export class CaptureDictionary {
   /** Camera names by the hash of their first word, the model before the make (it is longer). */
   private readonly cameras = new Map<number, CameraName[]>();
 
-  constructor(capture: CaptureFacts | undefined) {
+  constructor(
+    capture: CaptureFacts | undefined,
+    /** The session whose dictionaries its words are registered in. */
+    private readonly session: AuditSession,
+  ) {
     this.months = new Set(capture?.months ?? []);
     // An angle in whole degrees has no digits to give away beyond geolab's own "80°" (0 is also the schema's default).
     this.angles = (capture?.compassAngles ?? []).filter((a) => !Number.isInteger(a));
     for (const name of cameraNames(capture?.cameraMake, capture?.cameraModel)) {
       const hash = wordHash(name.words[0] as string);
-      addDictionaryWord(hash);
+      session.addDictionaryWord(hash);
       this.cameras.set(hash, [...(this.cameras.get(hash) ?? []), name].sort((a, b) => b.words.length - a.words.length));
     }
   }
@@ -183,7 +189,7 @@ export class CaptureDictionary {
       hits = withItem(hits, { kind: 'capture_metadata', severity: 'medium', start: n.start, end: n.end, evidence: `a frame's compass angle (${angle}) to ${n.decimals} decimals` });
     }
     if (this.cameras.size && scan.count) {
-      checkCurrent(scan);
+      checkCurrent(scan, this.session);
       for (let i = 0; i < scan.count; i++) {
         const names = this.cameras.get(scan.hash(i));
         if (!names) continue;
@@ -211,8 +217,8 @@ export class CaptureDictionary {
 function cameraNames(make: string | undefined, model: string | undefined): CameraName[] {
   const names: CameraName[] = [];
   const add = (text: string, field: CameraName['field'], quoted: string) => {
-    const words = (text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
-    if (words.join('').length >= 3) names.push({ words, field, quoted, capital: /^\p{Lu}/u.test(text) });
+    const folded = words(text).map(foldWord);
+    if (folded.join('').length >= 3) names.push({ words: folded, field, quoted, capital: /^\p{Lu}/u.test(text) });
   };
   const makeName = make && !NO_CAMERA.has(make.toLowerCase()) ? make : undefined;
   const modelName = model && !NO_CAMERA.has(model.toLowerCase()) ? model : undefined;

@@ -5,8 +5,9 @@
  *
  * Only harness-authored messages are searched; the model's own messages (and tool calls) are where
  * the agent's points come from, so their echo in feedback is not a leak. Each text is scanned once
- * (scan.ts, cached by text); a task's keys, places and truth are compiled once per AuditTask object
- * (keep one object per task to profit).
+ * (scan.ts, cached by text in the AuditSession, session.ts); a task's keys, places and truth are
+ * compiled once per AuditTask object and session (keep one object per task, and one session per run,
+ * to profit).
  */
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
@@ -18,7 +19,6 @@ import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.
 import {
   AgentPlaces,
   CITY_RADIUS_KM,
-  clearPlaceCache,
   cityMentions,
   loadLexicon,
   placeMentions,
@@ -36,8 +36,8 @@ import { imageTags, metadataSegments, readImageTags } from './images.js';
 import { CaptureDictionary } from './capture.js';
 import { fingerprintHits, fingerprintsIn, loadFingerprints } from './fingerprints.js';
 import type { FoundPoint } from './coordinates.js';
-import { Memo } from './memo.js';
-import { clearScanCache, scanText, type BudgetClaim, type TextScan } from './scan.js';
+import type { BudgetClaim, TextScan } from './scan.js';
+import { AuditSession } from './session.js';
 import { around, withItem } from './text.js';
 import { decodeText, type DecodedText } from './decode.js';
 import { transcriptActions } from './transcript.js';
@@ -53,6 +53,12 @@ export interface AuditOptions {
   radiusKm?: number;
   /** Told of every mention the agent's own points explain (not called when absent: no cost). */
   onExplained?: (explanation: Explanation) => void;
+  /**
+   * The session whose dictionaries, caches and compiled tasks the audit uses (session.ts). Auditing
+   * many prompts, pass one: without it each prompt gets a session of its own, and its task is
+   * compiled and its texts scanned anew.
+   */
+  session?: AuditSession;
 }
 
 const SEVERITY: Record<FindingKind, Severity> = {
@@ -104,11 +110,12 @@ const EMPTY: readonly never[] = Object.freeze([]);
 const NONE: Candidates = Object.freeze({ identity: EMPTY, points: EMPTY, countries: EMPTY, subregions: EMPTY, regions: EMPTY, cities: EMPTY, marks: EMPTY });
 
 /**
- * What a task's detectors need, built when the task is first audited and kept with the AuditTask
- * object. Its dictionaries of words (identity keys, towns, the lexicon) are made here, before any
- * text is scanned for the task: a scan keeps only the words some dictionary holds.
+ * What a task's detectors need, built when the task is first audited in a session and kept by the
+ * session with the AuditTask object. Its dictionaries of words (identity keys, towns, the lexicon)
+ * are registered in the session here, before any text is scanned for the task: a scan keeps only
+ * the words some dictionary of its session holds.
  */
-class CompiledTask {
+export class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
   readonly capture: CaptureDictionary;
@@ -120,14 +127,17 @@ class CompiledTask {
   /** The radius the kept candidates were found with. */
   private radiusKm = LEAK_RADIUS_KM;
 
-  constructor(private readonly task: AuditTask) {
-    this.identity = compileIdentity(task.identity);
-    loadLexicon();
-    loadFingerprints();
-    this.nearbyTowns = new TownDictionary(task.truth);
-    this.capture = new CaptureDictionary(task.capture);
+  constructor(
+    private readonly task: AuditTask,
+    readonly session: AuditSession,
+  ) {
+    this.identity = compileIdentity(task.identity, session);
+    loadLexicon(session);
+    loadFingerprints(session);
+    this.nearbyTowns = new TownDictionary(task.truth, session);
+    this.capture = new CaptureDictionary(task.capture, session);
     const iso2 = task.country ? (countryByAdmin(task.country)?.iso2 ?? null) : null;
-    this.region = new RegionDictionary(task.truth ? regionNear(task.truth, iso2, this.nearbyTowns.placeIds) : null);
+    this.region = new RegionDictionary(task.truth ? regionNear(task.truth, iso2, this.nearbyTowns.placeIds) : null, session);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -195,13 +205,11 @@ class CompiledTask {
   }
 }
 
-const compiled = new WeakMap<AuditTask, CompiledTask>();
-
-function compile(task: AuditTask): CompiledTask {
-  let found = compiled.get(task);
+function compile(task: AuditTask, session: AuditSession): CompiledTask {
+  let found = session.compiled.get(task);
   if (!found) {
-    found = new CompiledTask(task);
-    compiled.set(task, found);
+    found = new CompiledTask(task, session);
+    session.compiled.set(task, found);
   }
   return found;
 }
@@ -227,15 +235,18 @@ class Agent {
   private located: AgentPlaces | undefined;
   private feedback: Map<number, readonly Feedback[]> | undefined;
 
-  constructor(private readonly prompt: AuditPrompt) {}
+  constructor(
+    private readonly prompt: AuditPrompt,
+    private readonly session: AuditSession,
+  ) {}
 
   get own(): LatLon[] {
-    this.points ??= ownPoints(this.prompt);
+    this.points ??= ownPoints(this.prompt, this.session);
     return this.points;
   }
 
   get places(): AgentPlaces {
-    this.located ??= new AgentPlaces(this.own);
+    this.located ??= new AgentPlaces(this.own, this.session.places);
     return this.located;
   }
 
@@ -264,20 +275,20 @@ class Agent {
     if (message.role === 'tool' && !answers) return [{ start: 0, end: text.length, places: this.places }];
     if (answers) {
       if (LISTS_PINS.has(answers.name)) return [{ start: 0, end: text.length, places: this.places }];
-      return answers.points.length ? [{ start: 0, end: text.length, places: new AgentPlaces(answers.points) }] : NO_FEEDBACK;
+      return answers.points.length ? [{ start: 0, end: text.length, places: new AgentPlaces(answers.points, this.session.places) }] : NO_FEEDBACK;
     }
     let found: Feedback[] | undefined;
     for (const action of transcriptActions(text)) {
-      if (action.feedback && action.points.length) found = withItem(found, { ...action.feedback, places: new AgentPlaces(action.points) });
+      if (action.feedback && action.points.length) found = withItem(found, { ...action.feedback, places: new AgentPlaces(action.points, this.session.places) });
     }
     // The echoes of the agent's points, as written or encoded (in the text's own offsets).
-    const scan = scanText(text);
+    const scan = this.session.scanText(text);
     const decoded = decodedOf(text, scan);
-    const echoes = decoded ? [...scan.points, ...scanText(decoded.text).points.map((p) => ({ ...p, ...inOriginal(decoded, p) }))] : scan.points;
+    const echoes = decoded ? [...scan.points, ...this.session.scanText(decoded.text).points.map((p) => ({ ...p, ...inOriginal(decoded, p) }))] : scan.points;
     for (let i = 0; i < echoes.length; i++) {
       const p = echoes[i] as FoundPoint;
       const own = this.own.find((o) => haversineKm(o.lat, o.lon, p.lat, p.lon) <= OWN_POINT_TOLERANCE_KM);
-      if (own) found = withItem(found, { start: text.lastIndexOf('\n', p.start) + 1, end: lineEnd(text, p.end), places: new AgentPlaces([own]) });
+      if (own) found = withItem(found, { start: text.lastIndexOf('\n', p.start) + 1, end: lineEnd(text, p.end), places: new AgentPlaces([own], this.session.places) });
     }
     return found ?? NO_FEEDBACK;
   }
@@ -288,8 +299,8 @@ function lineEnd(text: string, from: number): number {
   return end < 0 ? text.length : end;
 }
 
-/** An agent without points, for what none of its points can explain (an image's tags). */
-const NO_AGENT = new Agent({ source: '', promptId: '', task: { taskId: '' }, messages: [], agentPoints: [] });
+/** The prompt of an agent without points, for what none of its points can explain (an image's tags). */
+const NO_PROMPT: AuditPrompt = { source: '', promptId: '', task: { taskId: '' }, messages: [], agentPoints: [] };
 
 /** The one finding of a prompt whose task is not known. */
 export function unknownTask(prompt: AuditPrompt): Finding {
@@ -304,8 +315,9 @@ export function unknownTask(prompt: AuditPrompt): Finding {
 export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options: AuditOptions = {}): Finding[] {
   if (!task) return [unknownTask(prompt)];
   const radiusKm = options.radiusKm ?? LEAK_RADIUS_KM;
-  const compiledTask = compile(task);
-  const agent = new Agent(prompt);
+  const session = options.session ?? new AuditSession();
+  const compiledTask = compile(task, session);
+  const agent = new Agent(prompt, session);
   const findings: Finding[] = [];
   // The latest budget sentence of each unit (its message and text), in the order the units were first stated.
   let turns: BudgetClaim | undefined;
@@ -323,7 +335,7 @@ export function auditPrompt(prompt: AuditPrompt, task: AuditTask | null, options
     const texts = message.texts;
     for (let t = 0; t < texts.length; t++) {
       const text = texts[t] as string;
-      const scan = scanText(text);
+      const scan = session.scanText(text);
       for (let c = 0; c < scan.budget.length; c++) {
         const claim = scan.budget[c] as BudgetClaim;
         if (!turns && !steps) stepsFirst = claim.unit === 'steps';
@@ -389,7 +401,7 @@ function withDecoded(candidates: Candidates, decoded: DecodedText, task: Compile
     explain?.(note);
   };
   const hits = candidates === NONE ? [] : unexplained(candidates, agent, m, t, task, hear);
-  const more = task.candidatesIn(decoded.text, scanText(decoded.text), radiusKm);
+  const more = task.candidatesIn(decoded.text, task.session.scanText(decoded.text), radiusKm);
   if (more === NONE) return hits;
   seen.push(...hits);
   const covered = (kind: FindingKind, at: { start: number; end: number }) => seen.some((s) => s.kind === kind && s.start < at.end && at.start < s.end);
@@ -597,10 +609,10 @@ function imageHits(image: AuditImage, task: CompiledTask, truth: LatLon | null, 
     hits.push({ kind: 'image_metadata', severity: 'low', text: `${image.ref}: ${tags.maker.join(', ')}`, evidence: `${camera}${name} carries maker tags (${tags.maker.join(', ')}), which name the camera, not the place` });
   }
   for (const { tag, value } of tags.texts) {
-    const candidates = task.candidatesIn(value, scanText(value), radiusKm);
+    const candidates = task.candidatesIn(value, task.session.scanText(value), radiusKm);
     if (candidates === NONE) continue;
     // A tag is no feedback, and no agent's point: nothing in it is explained.
-    for (const hit of unexplained(candidates, NO_AGENT, -1, -1, task)) {
+    for (const hit of unexplained(candidates, new Agent(NO_PROMPT, task.session), -1, -1, task)) {
       hits.push({ kind: hit.kind, severity: hit.severity, text: `${image.ref}: ${tag} ${value.slice(hit.start, hit.end)}`, evidence: `${hit.evidence} in the image's ${tag} tag` });
     }
   }
@@ -657,7 +669,7 @@ function round(deg: number): number {
  * request's model-authored messages (tool call arguments and coordinates the model wrote), and those
  * of the actions in a harness transcript (src/audit/transcript.ts).
  */
-function ownPoints(prompt: AuditPrompt): LatLon[] {
+function ownPoints(prompt: AuditPrompt, session: AuditSession): LatLon[] {
   const points: LatLon[] = [...prompt.agentPoints];
   const messages = prompt.messages;
   for (let m = 0; m < messages.length; m++) {
@@ -667,36 +679,25 @@ function ownPoints(prompt: AuditPrompt): LatLon[] {
       for (let t = 0; t < message.texts.length; t++) for (const action of transcriptActions(message.texts[t] as string)) points.push(...action.points);
       continue;
     }
-    for (let t = 0; t < message.texts.length; t++) points.push(...scanText(message.texts[t] as string).points);
+    for (let t = 0; t < message.texts.length; t++) points.push(...session.scanText(message.texts[t] as string).points);
     const calls = message.toolCalls ?? [];
-    for (let c = 0; c < calls.length; c++) points.push(...pointsOfCall(calls[c]));
+    for (let c = 0; c < calls.length; c++) points.push(...pointsOfCall(calls[c], session));
   }
   return points;
 }
 
 /** Points in one tool call as sent: OpenAI's `{function: {arguments}}` (a JSON string or an object), or a bare object. */
-function pointsOfCall(call: unknown): LatLon[] {
+function pointsOfCall(call: unknown, session: AuditSession): LatLon[] {
   const args = (call as { function?: { arguments?: unknown } } | null)?.function?.arguments ?? call;
-  return typeof args === 'string' ? pointsOfArguments(args) : pointsOfObject(args);
+  return typeof args === 'string' ? pointsOfArguments(args, session) : pointsOfObject(args);
 }
 
-const argumentPoints = new Memo<string, LatLon[]>(4_096);
-
-/**
- * Forgets what was learnt from texts seen before (scans, call arguments), so that a benchmark can
- * time a first pass over a corpus. Compiled tasks go with their AuditTask objects.
- */
-export function clearAuditCaches(): void {
-  clearScanCache();
-  clearPlaceCache();
-  argumentPoints.clear();
-}
-
-/** The same call arguments come back in every later prompt of a conversation: parsed once. */
-function pointsOfArguments(args: string): LatLon[] {
+/** The same call arguments come back in every later prompt of a conversation: parsed once a session. */
+function pointsOfArguments(args: string, session: AuditSession): LatLon[] {
+  const argumentPoints = session.argumentPoints;
   let points = argumentPoints.get(args);
   if (!points) {
-    points = [...scanText(args).points];
+    points = [...session.scanText(args).points];
     try {
       points.push(...pointsOfObject(JSON.parse(args) as unknown));
     } catch {

@@ -12,7 +12,9 @@
  */
 import { countryByIso, countryByName } from '../geo/countries.js';
 import { CALLING_PREFIXES, LANGUAGES } from './fingerprint-data.js';
-import { addDictionaryWord, checkCurrent, foldWord, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession, SharedWords } from './session.js';
+import { foldWord, sameWord, wordEnd, wordHash, words as wordsOf, wordStartAfter } from './words.js';
 import { scannableRanges, withItem } from './text.js';
 import type { Severity } from './types.js';
 
@@ -175,6 +177,7 @@ function admins(isos: readonly string[]): string[] {
 // ---------------------------------------------------------------------------------------------
 // Calling codes
 
+/** Calling codes by prefix: data, built once per process and the same for every run (not AuditSession state). */
 let prefixes: Map<string, readonly string[]> | undefined;
 /** The longest prefix in the table: a calling code and, in zones 1 and 7, an area code. */
 let prefixMax = 0;
@@ -389,6 +392,7 @@ RL LB;RM MG;RMM ML;RN NE;RO RO;ROK KR;ROU UY;RP PH;RSM SM;RU BI;RUS RU;RWA RW;S 
 SUD SD;SY SC;SYR SY;T TH;TCH TD;TG TG;TJ TJ;TM TM;TN TN;TR TR;TT TT;UA UA;UAE AE;USA US;UZ UZ;V VA;VN VN;WAG GM;WAL SL;WAN NG;WD DM;WG GD;
 WL LC;WS WS;WV VC;YAR YE;YV VE;Z ZM;ZA ZA;ZW ZW;UK GB`;
 
+/** Data, built once per process and the same for every run (not AuditSession state). */
 let vehicleCodes: Map<string, string> | undefined;
 
 /** ISO codes by vehicle code. */
@@ -464,7 +468,9 @@ interface Language {
   countries: readonly string[];
 }
 
+/** Data, the same for every run: built once per process, its words added to each session's tables (see session.ts). */
 let languages: Map<number, Language[]> | undefined;
+let fingerprintWords: SharedWords | undefined;
 
 /** Writing systems of one country or two (facts of the scripts' use; "Georgian script" is the lexicon's demonym). */
 const SCRIPTS = 'Hangul|KP,KR;Hiragana|JP;Katakana|JP;Thaana|MV;Mkhedruli|GE;Ethiopic|ER,ET;Tifinagh|DZ,MA';
@@ -472,14 +478,18 @@ const SCRIPTS = 'Hangul|KP,KR;Hiragana|JP;Katakana|JP;Thaana|MV;Mkhedruli|GE;Eth
 const LANGUAGE_NAMES = 'Tagalog|PH;Farsi|IR;Sinhalese|LK;Bahasa Indonesia|ID';
 
 /**
- * Makes the language dictionary, if not made yet: before any text is scanned for it (scan.ts keeps
- * only the words some dictionary holds). Names that are also a country's name (Tonga, Nauru) are
- * the country lexicon's.
+ * Makes the language dictionary, if not made yet, and adds its words and the vehicle words to the
+ * session's dictionaries: before any text is scanned for them (a scan keeps only the words some
+ * dictionary of its session holds).
  */
-export function loadFingerprints(): void {
-  if (languages) return;
+export function loadFingerprints(session: AuditSession): void {
+  session.addShared(fingerprintWords ?? makeLanguages());
+}
+
+/** The language dictionary; names that are also a country's name (Tonga, Nauru) are the country lexicon's. */
+function makeLanguages(): SharedWords {
   languages = new Map();
-  for (const hash of VEHICLE_WORDS) addDictionaryWord(hash);
+  const words: number[] = [...VEHICLE_WORDS];
   const entries = [
     ...LANGUAGES.trim()
       .split('\n')
@@ -491,15 +501,17 @@ export function loadFingerprints(): void {
     const [name = '', isos = ''] = line.split('|');
     if (countryByName(name)) continue;
     const countries = admins(isos.split(','));
-    const words = (name.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(foldWord);
-    if (!countries.length || !words.length) continue;
-    const hash = wordHash(words[0] as string);
-    addDictionaryWord(hash);
+    const names = wordsOf(name).map(foldWord);
+    if (!countries.length || !names.length) continue;
+    const hash = wordHash(names[0] as string);
+    words.push(hash);
     const list = languages.get(hash) ?? [];
-    list.push({ name, what, words, countries });
+    list.push({ name, what, words: names, countries });
     list.sort((a, b) => b.words.length - a.words.length);
     languages.set(hash, list);
   }
+  fingerprintWords = { words, codes: [] };
+  return fingerprintWords;
 }
 
 /** Where the phrase of these folded words ends if it starts at the word [start, end) of the text, else -1. */
@@ -549,8 +561,8 @@ export function fingerprintsIn(text: string, scan: TextScan): readonly Fingerpri
 }
 
 function findFingerprints(text: string, scan: TextScan, ranges: readonly ShapedRange[]): readonly FingerprintMention[] {
-  loadFingerprints();
-  checkCurrent(scan);
+  loadFingerprints(scan.session);
+  checkCurrent(scan, scan.session);
   let found: FingerprintMention[] | undefined;
   const vehicleWord = scan.count > 0 && hasVehicleWord(scan);
   for (const { from, to, shapes } of ranges) {

@@ -5,7 +5,9 @@
  * matched as whole words (a key is never part of a longer word), ignoring case: each word of the
  * scan is looked up once among the keys' first words.
  */
-import { addDictionaryWord, CHECKSUM_PREFIX_MIN, checkCurrent, foldWord, wordHash, type TextScan } from './scan.js';
+import { CHECKSUM_PREFIX_MIN, checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession } from './session.js';
+import { firstWord, foldWord, isWordUnit, wordHash } from './words.js';
 import type { AuditTask, IdentityKind } from './types.js';
 
 export interface IdentityKey {
@@ -23,6 +25,8 @@ export interface IdentityMatcher {
   byFirst: Map<number, number[]>;
   checksums: { value: string; lower: string }[];
   taskIndex: number | null;
+  /** The session whose dictionaries the keys' first words are registered in. */
+  session: AuditSession;
 }
 
 export interface IdentityHit {
@@ -33,9 +37,6 @@ export interface IdentityHit {
   evidence: string;
 }
 
-const FIRST_WORD = /[\p{L}\p{M}\p{N}]+/u;
-const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-
 /**
  * Keys too short to be told from ordinary text are skipped: a creator id "0" would match every
  * zero. Real ids (Mapillary's 15-digit numbers, 22-character sequence ids) are far longer.
@@ -44,7 +45,7 @@ function distinctive(value: string): boolean {
   return /^\d+$/.test(value) ? value.length >= 6 : value.length >= 4;
 }
 
-export function compileIdentity(identity: AuditTask['identity']): IdentityMatcher {
+export function compileIdentity(identity: AuditTask['identity'], session: AuditSession): IdentityMatcher {
   const keys: IdentityKey[] = [];
   const checksums: IdentityMatcher['checksums'] = [];
   let taskIndex: number | null = null;
@@ -58,27 +59,27 @@ export function compileIdentity(identity: AuditTask['identity']): IdentityMatche
     // A key as written, and as a URL writes it (a username with spaces or accents).
     for (const form of new Set([value, encodeURIComponent(value)])) {
       const lower = form.toLowerCase();
-      const first = FIRST_WORD.exec(lower);
+      const first = firstWord(lower);
       if (!first || !distinctive(form) || seen.has(`${kind}\0${lower}`)) continue;
       seen.add(`${kind}\0${lower}`);
-      keys.push({ kind, value, lower, first: first[0], firstAt: first.index });
+      keys.push({ kind, value, lower, first: first.word, firstAt: first.index });
     }
   }
   const byFirst = new Map<number, number[]>();
   keys.forEach((key, k) => {
     const hash = wordHash(foldWord(key.first));
-    addDictionaryWord(hash);
+    session.addDictionaryWord(hash);
     const list = byFirst.get(hash);
     if (list) list.push(k);
     else byFirst.set(hash, [k]);
   });
-  return { keys, byFirst, checksums, taskIndex };
+  return { keys, byFirst, checksums, taskIndex, session };
 }
 
 const NO_HITS: readonly IdentityHit[] = Object.freeze([]);
 
 export function findIdentity(text: string, scan: TextScan, matcher: IdentityMatcher): readonly IdentityHit[] {
-  checkCurrent(scan);
+  checkCurrent(scan, matcher.session);
   // Most texts hold no word any key starts with, no long hex word and no task index.
   if (!scan.hexWords.length && !scan.taskIndexes.length && !anyKeyStart(scan, matcher)) return NO_HITS;
   const keyed: { key: number; hit: IdentityHit }[] = [];
@@ -128,8 +129,8 @@ function keyAt(text: string, scan: TextScan, i: number, k: number, matcher: Iden
   const start = scan.start(i) - key.firstAt;
   const end = start + key.lower.length;
   if (start < 0 || end > text.length) return;
-  if (start > 0 && WORD_CHAR.test(text[start - 1] as string) && key.firstAt > 0) return;
-  if (end < text.length && WORD_CHAR.test(text[end] as string)) return;
+  if (key.firstAt > 0 && isWordUnit(text, start - 1)) return;
+  if (isWordUnit(text, end)) return;
   if (text.slice(start, end).toLowerCase() !== key.lower) return;
   out.push({ key: k, hit: { kind: key.kind, value: key.value, start, end, evidence: `${key.kind} ${JSON.stringify(key.value)}` } });
 }

@@ -44,6 +44,7 @@ function jpegHeaderEnd(bytes: Uint8Array): number | null {
   return null;
 }
 
+/** Facts of an image's bytes, kept with the Buffer (weakly): the same in any run, so no AuditSession state. */
 const headers = new WeakMap<Buffer, ImageHeader>();
 
 /** The metadata blocks of an image (remembered with its bytes: a view is often sent again). */
@@ -161,6 +162,7 @@ export interface ImageTags {
   texts: { tag: string; value: string }[];
 }
 
+/** An image's tags as exifr read them (readImageTags), kept with the Buffer like `headers`. */
 const tagsOf = new WeakMap<Buffer, ImageTags | { error: string }>();
 
 // An owner's name is not the camera's: it is searched like text (it may be the contributor's).

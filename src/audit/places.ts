@@ -14,7 +14,9 @@ import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } fro
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
 import { countryNamesText, type Region, AS_NAME_MARK, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
-import { addCodeWord, addDictionaryWord, asciiWordHash, checkCurrent, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, sameWord, type TextScan, wordEnd, wordHash, wordStartAfter } from './scan.js';
+import { checkCurrent, type TextScan } from './scan.js';
+import type { AuditSession, SharedWords } from './session.js';
+import { asciiWordHash, foldedWordHash, foldWord, isAsciiWordChar, isUnspacedName, wordHash, words as wordsOf } from './words.js';
 import { Memo } from './memo.js';
 import { withItem } from './text.js';
 
@@ -39,19 +41,17 @@ export interface PlaceMention {
   meanings: readonly Meaning[];
 }
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 
 const NON_ASCII = /[^\p{ASCII}]/u;
-const ASCII_WORD = /[a-z0-9]+/g;
 
 /** A name's words as the scan cuts and folds them ("Львів" is "lviv"; see foldWord). */
 export function nameWords(text: string): string[] {
   // Most names are plain ASCII: their words need no Unicode classes and no folding (a town per call, hundreds per task).
-  if (!NON_ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
+  if (!NON_ASCII.test(text)) return wordsOf(text.toLowerCase());
   const words: string[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const folded = foldWord(m[0]);
+  for (const word of wordsOf(text)) {
+    const folded = foldWord(word);
     if (folded) words.push(folded);
   }
   return words;
@@ -90,7 +90,6 @@ const SUBREGION_ALIASES: Readonly<Record<string, readonly string[]>> = {
 };
 
 const LABEL_BEFORE = /(?:country|country[_ -]?code|countrycode|cc|iso(?:[_ -]?(?:a?[23]|3166(?:-1)?(?:[_ -]?alpha[_ -]?[23])?))?|nation(?:ality)?|ctry)["']?\s*[:=]\s*["']?$/i;
-const WORD_GAP_MAX_CHARS = 3;
 
 interface Lexicon {
   /** Phrases of the country table by the wordHash of their first word, longest first. */
@@ -101,13 +100,19 @@ interface Lexicon {
   foreign: ForeignNames;
   /** Country names in scripts without spaces ("セルビア", "塞尔维亚"). */
   unspaced: UnspacedNames<Meaning[]>;
+  /** The first words of every phrase and foreign name, for a session's tables (codes apart). */
+  words: SharedWords;
 }
 
+/** Data, the same for every run: built once per process, added to each session's tables (see session.ts). */
 let lexicon: Lexicon | undefined;
 
-/** Makes the country lexicon, if not made yet: before any text is scanned for it (see scan.ts). */
-export function loadLexicon(): void {
-  getLexicon();
+/**
+ * Makes the country lexicon, if not made yet, and adds its words to the session's dictionaries:
+ * before any text is scanned for it (see session.ts).
+ */
+export function loadLexicon(session: AuditSession): void {
+  session.addShared(getLexicon().words);
 }
 
 function getLexicon(): Lexicon {
@@ -135,18 +140,20 @@ function getLexicon(): Lexicon {
   }
   for (const text of OTHER_PHRASES) add(text, { type: 'other' });
   const byFirst = new Map<number, Phrase[]>();
+  const words: number[] = [];
+  const codes: number[] = [];
   for (const phrase of phrases.values()) {
     const list = byFirst.get(phrase.firstHash) ?? [];
     list.push(phrase);
     byFirst.set(phrase.firstHash, list);
     // A code's first word counts only in capitals or after a label (acceptable() decides; the scan keeps no other).
-    if (phrase.upper) addCodeWord(phrase.firstHash);
-    else addDictionaryWord(phrase.firstHash);
+    if (phrase.upper) codes.push(phrase.firstHash);
+    else words.push(phrase.firstHash);
   }
   for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
   const unspaced = new UnspacedNames<Meaning[]>();
-  const foreign = new ForeignNames(countryNamesText(), unspaced);
-  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))), foreign, unspaced };
+  const foreign = new ForeignNames(countryNamesText(), unspaced, words);
+  lexicon = { byFirst, names: new Set([...phrases.values()].map((phrase) => phrase.words.join(' '))), foreign, unspaced, words: { words, codes } };
   return lexicon;
 }
 
@@ -164,7 +171,7 @@ function phrasesWithFirst(hash: number): readonly Phrase[] | undefined {
 
 /**
  * The countries' names in other languages, about ten thousand, left in the text place-names.ts
- * read: each is registered by its first word's hash (chained by offset, no string made), and
+ * read: each is kept by its first word's hash (chained by offset, no string made), and
  * becomes a phrase only when a text holds that word. Names in scripts without spaces go to `unspaced`.
  */
 class ForeignNames {
@@ -180,6 +187,8 @@ class ForeignNames {
   constructor(
     private readonly text: string,
     unspaced: UnspacedNames<Meaning[]>,
+    /** Where the names' first words go, for a session's dictionaries. */
+    firstWords: number[],
   ) {
     for (let line = 0; line < text.length; ) {
       const tab = text.indexOf('\t', line);
@@ -198,7 +207,7 @@ class ForeignNames {
           let wordStop = text.indexOf(' ', start);
           if (wordStop < 0 || wordStop > stop) wordStop = stop;
           const hash = foldedWordHash(text, start, wordStop);
-          addDictionaryWord(hash);
+          firstWords.push(hash);
           const n = this.starts.length;
           this.starts.push(start);
           this.previous.push(this.last.get(hash) ?? -1);
@@ -265,64 +274,6 @@ export function lexiconPhrases(): readonly Phrase[] {
   return [...getLexicon().byFirst.values()].flat();
 }
 
-/**
- * Reads phrases at one word of a text: a word starts every phrase of its dictionary list, so the
- * first word is compared once per spelling and the words after it are read from the text once,
- * however many phrases are tried there ("the" starts eleven).
- */
-class PhraseReader {
-  private text = '';
-  /** [start, end) of the word (k = 0) and of the words read after it, at 2k and 2k + 1. */
-  private readonly bounds: number[] = [];
-  private read = 0;
-  /** No further word within reach of the last one read. */
-  private ended = false;
-  private checkedFirst: string | undefined;
-  private firstMatches = false;
-
-  /** Starts at the scan's word i. */
-  at(text: string, scan: TextScan, i: number): void {
-    this.text = text;
-    this.bounds[0] = scan.start(i);
-    this.bounds[1] = scan.end(i);
-    this.read = 1;
-    this.ended = false;
-    this.checkedFirst = undefined;
-  }
-
-  /**
-   * Where the phrase of these folded words ends if the word starts it and the text's next words
-   * spell the rest (each after a few characters at most), else -1. Hashes can collide: the words decide.
-   */
-  end(words: readonly string[]): number {
-    const first = words[0] as string;
-    if (first !== this.checkedFirst) {
-      this.checkedFirst = first;
-      this.firstMatches = sameWord(this.text, this.bounds[0] as number, this.bounds[1] as number, first);
-    }
-    if (!this.firstMatches) return -1;
-    for (let k = 1; k < words.length; k++) {
-      if (!this.has(k) || !sameWord(this.text, this.bounds[2 * k] as number, this.bounds[2 * k + 1] as number, words[k] as string)) return -1;
-    }
-    return this.bounds[2 * words.length - 1] as number;
-  }
-
-  private has(k: number): boolean {
-    while (this.read <= k && !this.ended) {
-      const start = wordStartAfter(this.text, this.bounds[2 * this.read - 1] as number, WORD_GAP_MAX_CHARS);
-      if (start < 0) this.ended = true;
-      else {
-        this.bounds[2 * this.read] = start;
-        this.bounds[2 * this.read + 1] = wordEnd(this.text, start);
-        this.read++;
-      }
-    }
-    return k < this.read;
-  }
-}
-
-const reader = new PhraseReader();
-
 /** Compass points that are also country codes (NE Niger, SE Sweden). */
 const COMPASS_CODES = new Set(['NE', 'SE']);
 /** A bearing before a bracket: "Facing 135° (SE)", "heading (NE)". */
@@ -365,7 +316,10 @@ const NO_MENTIONS: readonly never[] = Object.freeze([]);
 function findPlaceMentions(text: string, scan: TextScan): readonly PlaceMention[] {
   let found: PlaceMention[] | undefined;
   const lexicon = getLexicon();
-  checkCurrent(scan);
+  const session = scan.session;
+  loadLexicon(session);
+  checkCurrent(scan, session);
+  const reader = session.reader;
   for (let i = 0; i < scan.count; i++) {
     const candidates = phrasesWithFirst(scan.hash(i));
     if (!candidates) continue;
@@ -419,7 +373,7 @@ export interface NearbyCity {
 /**
  * Ordinary words: common English words and every word of the environment's own prompt and tool
  * descriptions ("Split", "Bar", "Pin", "Most" and "Of" are towns too). A town of such a name counts
- * only where it is written as a name.
+ * only where it is written as a name. Data, built once per process (not AuditSession state).
  */
 let stopWords: Set<string> | undefined;
 
@@ -473,7 +427,11 @@ export class TownDictionary {
   /** Index of the town nearest the truth (-1 with none within 50 km). */
   readonly nearest: number = -1;
 
-  constructor(private readonly truth: LatLon | null) {
+  constructor(
+    private readonly truth: LatLon | null,
+    /** The session whose dictionaries its words are registered in. */
+    readonly session: AuditSession,
+  ) {
     this.ids = truth ? townIdsNear(truth) : [];
     const table = placeTable();
     const { buf, nameStart, nameEnd, lat, lon } = table;
@@ -492,7 +450,7 @@ export class TownDictionary {
     this.ids.forEach((id, c) => {
       const hash = firstWordHash(buf, nameStart[id] as number, nameEnd[id] as number, this.trueTowns.has(c));
       if (hash !== null) {
-        addDictionaryWord(hash);
+        session.addDictionaryWord(hash);
         this.firstHashes[c] = hash;
         const list = this.byFirst.get(hash);
         if (list) list.push(c);
@@ -509,7 +467,7 @@ export class TownDictionary {
         const key = asName ? name.slice(AS_NAME_MARK.length) : name;
         const words = key.split(' ');
         const first = wordHash(words[0] as string);
-        addDictionaryWord(first);
+        session.addDictionaryWord(first);
         const spelling = { c, words, short: key.length - (words.length - 1) <= SHORT_SPELLING, asName };
         const spelt = this.spellings.get(first);
         if (spelt) spelt.push(spelling);
@@ -623,7 +581,8 @@ function normalize(lon: number): number {
 /** The towns a text names, town by town in the dictionary's order, each in text order. */
 export function cityMentions(text: string, scan: TextScan, towns: TownDictionary): readonly { city: NearbyCity; start: number; end: number }[] {
   if (towns.isEmpty) return NO_MENTIONS;
-  checkCurrent(scan);
+  checkCurrent(scan, towns.session);
+  const reader = towns.session.reader;
   let found: { c: number; city: NearbyCity; start: number; end: number }[] | undefined;
   const add = (c: number, city: NearbyCity, start: number, end: number) => {
     if (found?.some((f) => f.c === c && f.start === start)) return;
@@ -786,7 +745,11 @@ export class RegionDictionary {
   private readonly byFirst = new Map<number, { words: string[]; asName: boolean }[]>();
   readonly unspaced = new UnspacedNames<true>();
 
-  constructor(readonly region: Region | null) {
+  constructor(
+    readonly region: Region | null,
+    /** The session whose dictionaries its words are registered in. */
+    readonly session: AuditSession,
+  ) {
     for (const name of region?.names ?? []) {
       if (isUnspacedName(name)) {
         this.unspaced.add(name, true);
@@ -796,7 +759,7 @@ export class RegionDictionary {
       const asName = name.startsWith(AS_NAME_MARK);
       const words = (asName ? name.slice(AS_NAME_MARK.length) : name).split(' ');
       const hash = wordHash(words[0] as string);
-      addDictionaryWord(hash);
+      session.addDictionaryWord(hash);
       const list = this.byFirst.get(hash);
       if (list) list.push({ words, asName });
       else this.byFirst.set(hash, [{ words, asName }]);
@@ -807,7 +770,8 @@ export class RegionDictionary {
   /** The spans of a text that name the region, longest name first at each word. */
   mentions(text: string, scan: TextScan): readonly { start: number; end: number }[] {
     if (!this.region) return NO_MENTIONS;
-    checkCurrent(scan);
+    checkCurrent(scan, this.session);
+    const reader = this.session.reader;
     let found: { start: number; end: number }[] | undefined;
     for (let i = 0; i < scan.count; i++) {
       const names = this.byFirst.get(scan.hash(i));
@@ -838,7 +802,11 @@ export class RegionDictionary {
 export class AgentPlaces {
   private readonly usable: readonly LatLon[];
 
-  constructor(points: readonly LatLon[]) {
+  constructor(
+    points: readonly LatLon[],
+    /** Where the places of points are remembered (the session's). */
+    private readonly caches: PlaceCaches,
+  ) {
     this.usable = points.filter((p) => Math.abs(p.lat) <= 90 && Number.isFinite(p.lon));
   }
 
@@ -851,19 +819,19 @@ export class AgentPlaces {
   /** The first agent point in the country, if any. */
   pointInCountry(admin: string): LatLon | undefined {
     if (!CARVED_PARENTS.has(admin)) {
-      const coded = this.usable.find((p) => codedOf(p)?.admin === admin);
+      const coded = this.usable.find((p) => this.caches.codedOf(p)?.admin === admin);
       if (coded) return coded;
     }
-    return this.usable.find((p) => placeOf(p).country === admin);
+    return this.usable.find((p) => this.caches.placeOf(p).country === admin);
   }
 
   pointInSubregion(name: string): LatLon | undefined {
-    return this.usable.find((p) => codedOf(p)?.subregion === name) ?? this.usable.find((p) => placeOf(p).subregion === name);
+    return this.usable.find((p) => this.caches.codedOf(p)?.subregion === name) ?? this.usable.find((p) => this.caches.placeOf(p).subregion === name);
   }
 
   /** The first agent point in the region, as regionNear places it (in the region's country). */
   pointInRegion(region: Region): LatLon | undefined {
-    return this.usable.find((p) => regionOf(p, region.iso2) === region.admin);
+    return this.usable.find((p) => this.caches.regionOf(p, region.iso2) === region.admin);
   }
 
   /**
@@ -874,68 +842,67 @@ export class AgentPlaces {
     // Distances first: the major cities' index loads only when no point is near the town.
     const near = this.usable.find((p) => haversineKm(p.lat, p.lon, city.lat, city.lon) <= CITY_RADIUS_KM);
     if (near) return { point: near, how: 'within' };
-    const named = this.usable.find((p) => nearestCityOf(p) === city.name);
+    const named = this.usable.find((p) => this.caches.nearestCityOf(p) === city.name);
     return named && { point: named, how: 'nearest' };
   }
 }
 
 const CARVED_PARENTS = new Set(Object.values(CARVED_OUT_OF));
 
-/** An agent's pins come back in every later prompt of its episode: each point is located once. */
+/**
+ * The places of points, each located once: an agent's pins come back in every later prompt of its
+ * episode. One per AuditSession.
+ */
+export class PlaceCaches {
+  private readonly places = new Memo<string, { country: string | null; subregion: string | null }>(PLACE_CACHE_MAX);
+  private readonly coded = new Memo<string, Country | null>(PLACE_CACHE_MAX);
+  private readonly cities = new Memo<string, string>(PLACE_CACHE_MAX);
+  private readonly regions = new Memo<string, string | null>(PLACE_CACHE_MAX);
+
+  /** The admin1 code of a point's region within a country (null: no town of it within 50 km). */
+  regionOf(p: LatLon, iso2: string): string | null {
+    const key = `${p.lat},${p.lon},${iso2}`;
+    let admin = this.regions.get(key);
+    if (admin === undefined) {
+      admin = regionNear({ lat: p.lat, lon: normalize(p.lon) }, iso2)?.admin ?? null;
+      this.regions.set(key, admin);
+    }
+    return admin;
+  }
+
+  codedOf(p: LatLon): Country | null {
+    const key = `${p.lat},${p.lon}`;
+    let country = this.coded.get(key);
+    if (country === undefined) {
+      country = codedCountryAt(p.lat, p.lon);
+      this.coded.set(key, country);
+    }
+    return country;
+  }
+
+  placeOf(p: LatLon): { country: string | null; subregion: string | null } {
+    const key = `${p.lat},${p.lon}`;
+    let place = this.places.get(key);
+    if (!place) {
+      const found = countryAt(p.lat, p.lon);
+      place = { country: found.country, subregion: found.subregion };
+      this.places.set(key, place);
+    }
+    return place;
+  }
+
+  nearestCityOf(p: LatLon): string {
+    const key = `${p.lat},${p.lon}`;
+    let name = this.cities.get(key);
+    if (name === undefined) {
+      name = nearestCity(p.lat, normalize(p.lon)).name;
+      this.cities.set(key, name);
+    }
+    return name;
+  }
+}
+
 const PLACE_CACHE_MAX = 4_096;
-const placeCache = new Memo<string, { country: string | null; subregion: string | null }>(PLACE_CACHE_MAX);
-const codedCache = new Memo<string, Country | null>(PLACE_CACHE_MAX);
-const cityCache = new Memo<string, string>(PLACE_CACHE_MAX);
-const regionCache = new Memo<string, string | null>(PLACE_CACHE_MAX);
-
-export function clearPlaceCache(): void {
-  placeCache.clear();
-  codedCache.clear();
-  cityCache.clear();
-  regionCache.clear();
-}
-
-/** The admin1 code of a point's region within a country (null: no town of it within 50 km). */
-function regionOf(p: LatLon, iso2: string): string | null {
-  const key = `${p.lat},${p.lon},${iso2}`;
-  let admin = regionCache.get(key);
-  if (admin === undefined) {
-    admin = regionNear({ lat: p.lat, lon: normalize(p.lon) }, iso2)?.admin ?? null;
-    regionCache.set(key, admin);
-  }
-  return admin;
-}
-
-function codedOf(p: LatLon): Country | null {
-  const key = `${p.lat},${p.lon}`;
-  let country = codedCache.get(key);
-  if (country === undefined) {
-    country = codedCountryAt(p.lat, p.lon);
-    codedCache.set(key, country);
-  }
-  return country;
-}
-
-function placeOf(p: LatLon): { country: string | null; subregion: string | null } {
-  const key = `${p.lat},${p.lon}`;
-  let place = placeCache.get(key);
-  if (!place) {
-    const found = countryAt(p.lat, p.lon);
-    place = { country: found.country, subregion: found.subregion };
-    placeCache.set(key, place);
-  }
-  return place;
-}
-
-function nearestCityOf(p: LatLon): string {
-  const key = `${p.lat},${p.lon}`;
-  let name = cityCache.get(key);
-  if (name === undefined) {
-    name = nearestCity(p.lat, normalize(p.lon)).name;
-    cityCache.set(key, name);
-  }
-  return name;
-}
 
 /** The task's country row: its label when the table knows it, else the country of the truth. */
 export function trueCountry(label: string | undefined, truth: LatLon): TrueCountry | null {

@@ -9,7 +9,7 @@ import { runTreeFiles } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
 import { auditPromptAsync, findingId } from './detect.js';
-import { scanText } from './scan.js';
+import { AuditSession } from './session.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
@@ -157,6 +157,8 @@ class Run {
   /** What this episode's earlier requests already had explained. */
   private readonly noted = new Set<string>();
   private notedInPrompt = false;
+  /** The run's dictionaries, scans and compiled tasks (session.ts): one session per run. */
+  private readonly session = new AuditSession();
   private readonly onExplained = (e: Explanation): void => {
     if (this.episode) {
       const key = [e.kind, e.message, e.text_index, e.text, e.evidence].join('\0');
@@ -193,7 +195,7 @@ class Run {
     }
     this.notedInPrompt = false;
     const task = this.tasks.find(prompt.task);
-    const found = await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained });
+    const found = await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained, session: this.session });
     if (task) this.countLines(prompt, task, found);
     for (const f of found) {
       // Every request of an episode re-sends its history: a leak is reported where it first appeared.
@@ -241,7 +243,7 @@ class Run {
     for (const message of prompt.messages) {
       if (message.author === 'model') continue;
       for (const text of message.texts) {
-        for (const line of placeLines(text)) {
+        for (const line of placeLines(text, this.session)) {
           let seen = this.seenLines.get(line);
           if (!seen) {
             if (this.seenLines.size >= LINES_COUNTED_MAX) continue;
@@ -320,8 +322,8 @@ const PLACE_LINES = {};
  * those that may name a place. Worked out once per text and kept with its scan, since the same texts
  * come back in prompt after prompt.
  */
-function placeLines(text: string): readonly string[] {
-  const scan = scanText(text);
+function placeLines(text: string, session: AuditSession): readonly string[] {
+  const scan = session.scanText(text);
   let lines = scan.kept(PLACE_LINES) as string[] | undefined;
   if (!lines) {
     const found = new Set<string>();

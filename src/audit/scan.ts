@@ -1,14 +1,15 @@
 /**
  * One pass over a text, independent of any task: its words (for identity keys, places and codes),
  * its coordinates, its hex runs and its budget sentences. Prompts repeat most of their text (the
- * system prompt, the same feedback sentences), so scans are cached by text; what a task makes of a
+ * system prompt, the same feedback sentences), so scans are cached by text in the AuditSession that
+ * made them (session.ts), whose dictionaries pick the words a scan keeps; what a task makes of a
  * scan is decided by the detectors.
  */
-import anyAscii from 'any-ascii';
 import { OUT_OF_ACTIONS } from '../env/feedback.js';
 import { findCoordinates, type FoundPoint } from './coordinates.js';
-import { Memo } from './memo.js';
+import type { AuditSession } from './session.js';
 import { scannableRanges, withItem } from './text.js';
+import { asciiLower, FNV_OFFSET, foldLower, hashStep, isAsciiWordChar, isUnspacedCodePoint, isWordCodePoint, wordHash } from './words.js';
 
 export type BudgetUnit = 'turns' | 'steps';
 
@@ -21,13 +22,15 @@ export interface BudgetClaim {
 
 /**
  * A text's notable words (word i spans start(i)..end(i)): those whose hash some
- * dictionary of words held when the text was scanned (see addDictionaryWord). Most words of a
+ * dictionary of words of its session held when the text was scanned (see AuditSession). Most words of a
  * prompt are in none, and scans are cached, so whatever they hold lives long: no string or object
  * per word, and none at all for the others. A detector keys its dictionary (lexicon, identity keys,
  * towns) by the hash and asks for a word's strings (`folded`, `lowerAt`) only when it holds it.
  */
 export interface TextScan {
-  /** The dictionaries' generation its words were picked in (see addDictionaryWord). */
+  /** The session whose dictionaries its words were picked by. */
+  readonly session: AuditSession;
+  /** The session's generation of dictionaries its words were picked in (see AuditSession). */
   readonly generation: number;
   readonly count: number;
   start(i: number): number;
@@ -58,81 +61,14 @@ export interface TextScan {
 }
 
 /**
- * FNV-1a's constants, with every step kept to 30 bits: a small integer, which V8 never boxes (a
- * 32-bit hash in the scan's loop became a heap number per character).
+ * For a detector about to look a scan's words up in its dictionary, registered in `session`: throws
+ * when the scan was made by another session (its words were picked by other dictionaries), or when
+ * a dictionary gained a word after the scan was made (the scan may lack it). Either is a
+ * programming error, never a clean result.
  */
-const SMI_MASK = 0x3fffffff;
-const FNV_OFFSET = 0x811c9dc5 & SMI_MASK;
-const FNV_PRIME = 0x01000193;
-
-/**
- * The hash dictionaries of words are keyed by: FNV-1a over the UTF-16 units of a folded word (lower
- * case, accents removed; see `foldWord`). The scan computes the same value from the characters as
- * it reads them, so an ASCII word never becomes a string unless a dictionary holds its hash.
- */
-export function wordHash(folded: string): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < folded.length; i++) h = hashStep(h, folded.charCodeAt(i));
-  return h;
-}
-
-/** wordHash of text[start, end), a folded word inside a longer string: no string made. */
-export function foldedWordHash(text: string, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = hashStep(h, text.charCodeAt(i));
-  return h;
-}
-
-/** wordHash of an ASCII word given as bytes [start, end) (letters in either case): no string made. */
-export function asciiWordHash(bytes: Uint8Array, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) h = hashStep(h, asciiLower(bytes[i] as number));
-  return h;
-}
-
-function hashStep(h: number, unit: number): number {
-  return Math.imul(h ^ unit, FNV_PRIME) & SMI_MASK;
-}
-
-/** An ASCII character's lower case (any other code as it is). */
-function asciiLower(c: number): number {
-  return c >= 65 && c <= 90 ? c + 32 : c;
-}
-
-/**
- * Every hash a dictionary of words holds (the country lexicon, each task's identity keys and towns),
- * as bits: one load says a word is in none. A second table holds the first words of codes (RS, SRB,
- * U.S.), which count only written in capitals or after a label (`cc: rs`, `(rs)`): as plain words
- * ("at", "is", "km", "se") they would be most of a prompt's kept words. Bits are only ever set; each
- * new one starts a new generation, and a cached scan of an older generation is made again (it may
- * lack a word the new dictionary holds). Dictionaries are made before the texts they look at are
- * scanned.
- */
-const DICTIONARY_BITS = new Int32Array(1 << 15);
-const CODE_BITS = new Int32Array(1 << 15);
-let generation = 0;
-
-function setBit(table: Int32Array, hash: number): void {
-  const slot = (hash >>> 5) & 0x7fff;
-  const bit = 1 << (hash & 31);
-  const bits = table[slot] as number;
-  if ((bits & bit) !== 0) return;
-  table[slot] = bits | bit;
-  generation++;
-}
-
-function hasBit(table: Int32Array, hash: number): boolean {
-  return ((table[(hash >>> 5) & 0x7fff] as number) & (1 << (hash & 31))) !== 0;
-}
-
-/** Registers a word a dictionary's entries start with (their later words are read from the text). */
-export function addDictionaryWord(hash: number): void {
-  setBit(DICTIONARY_BITS, hash);
-}
-
-/** Registers the first word of a code, kept only where written without small letters or after a label. */
-export function addCodeWord(hash: number): void {
-  setBit(CODE_BITS, hash);
+export function checkCurrent(scan: TextScan, session: AuditSession): void {
+  if (scan.session !== session) throw new Error('audit: a text scanned by one session was looked up in the dictionaries of another');
+  if (scan.generation !== session.generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
 }
 
 /**
@@ -155,124 +91,8 @@ function isSpace(c: number): boolean {
   return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
-/**
- * For a detector about to look a scan's words up: throws when a dictionary gained a word after the
- * scan was made (the scan may lack it; a programming error, never a clean result).
- */
-export function checkCurrent(scan: TextScan): void {
-  if (scan.generation !== generation) throw new Error('audit: a text was scanned before a dictionary of words it is looked up in was made');
-}
-
-/**
- * A word as the scan compares it: lower case ASCII letters and digits, accents removed ("nis" for
- * "Niš") and other scripts transliterated ("lviv" for "Львів", "athina" for "Αθήνα"), so a name
- * meets its transliteration. See `fold`.
- */
-export function foldWord(word: string): string {
-  return fold(word.toLowerCase());
-}
-
-/** How many UTF-16 units the word character at `i` takes (1 or 2), or 0 if it is no word character. */
-function wordCharWidth(text: string, i: number): number {
-  if (i >= text.length) return 0;
-  const c = text.charCodeAt(i);
-  if (c < 128) return ASCII_WORD_CHAR[c] === 1 ? 1 : 0;
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-    const low = text.charCodeAt(i + 1);
-    if (low >= 0xdc00 && low <= 0xdfff) return isWordCodePoint((c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000) ? 2 : 0;
-  }
-  return isWordCodePoint(c) ? 1 : 0;
-}
-
-/**
- * Where the word after `from` (where a word ends) starts, as the scan cuts words, if no more than
- * `maxGap` other characters stand between; else -1. The later words of a phrase are read so, from
- * the text: the scan keeps only the words a phrase can start with.
- */
-export function wordStartAfter(text: string, from: number, maxGap: number): number {
-  let start = from;
-  while (start < text.length && start - from <= maxGap && wordCharWidth(text, start) === 0) start++;
-  return start >= text.length || start - from > maxGap ? -1 : start;
-}
-
-/** Where the word starting at `start` ends. */
-export function wordEnd(text: string, start: number): number {
-  let end = start;
-  for (let width = wordCharWidth(text, end); width > 0; width = wordCharWidth(text, end)) end += width;
-  return end;
-}
-
-/**
- * Whether text[start..end) folds to `folded` (see foldWord), without making a string when the word
- * is ASCII. Folding keeps an ASCII character where it is, so an ASCII prefix that differs decides.
- */
-export function sameWord(text: string, start: number, end: number, folded: string): boolean {
-  for (let k = start; k < end; k++) {
-    const c = text.charCodeAt(k);
-    if (c >= 128) return foldWord(text.slice(start, end)) === folded;
-    if (asciiLower(c) !== folded.charCodeAt(k - start)) return false;
-  }
-  return end - start === folded.length;
-}
-
 const NONE: readonly never[] = Object.freeze([]);
 
-/** Word characters as `[\p{L}\p{M}\p{N}]` has them; ASCII by table, the rest by the regex, remembered. */
-const WORD_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
-const ASCII_WORD_CHAR = Uint8Array.from({ length: 128 }, (_, c) => (/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0));
-
-/** Whether an ASCII code (below 128) is a word character, as the scan cuts words. */
-export function isAsciiWordChar(c: number): boolean {
-  return ASCII_WORD_CHAR[c] === 1;
-}
-/** 0 not classified yet, 1 a word character, 2 not. */
-const BMP_CLASS = new Uint8Array(0x10000);
-const astralClass = new Map<number, boolean>();
-
-function isWordCodePoint(cp: number): boolean {
-  if (cp < 0x10000) {
-    let c = BMP_CLASS[cp] as number;
-    if (c === 0) {
-      c = WORD_CHAR.test(String.fromCharCode(cp)) ? 1 : 2;
-      BMP_CLASS[cp] = c;
-    }
-    return c === 1;
-  }
-  let word = astralClass.get(cp);
-  if (word === undefined) {
-    word = WORD_CHAR.test(String.fromCodePoint(cp));
-    astralClass.set(cp, word);
-  }
-  return word;
-}
-
-/**
- * Scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar): a run
- * of them is one "word" to the scan, so names in them are looked for as substrings of such runs
- * (`TextScan.unspaced`). Hangul has spaces, but its particles stick to the name ("리비우에서").
- */
-export function isUnspacedCodePoint(cp: number): boolean {
-  if (cp < 0x1000) return cp >= 0x0e00 && cp <= 0x0eff;
-  return (
-    cp <= 0x109f ||
-    (cp >= 0x1780 && cp <= 0x17ff) ||
-    (cp >= 0x3040 && cp <= 0x30ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xac00 && cp <= 0xd7af) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0x20000 && cp <= 0x2ffff)
-  );
-}
-
-/** Whether a name is written in a script without spaces (see isUnspacedCodePoint). */
-export function isUnspacedName(name: string): boolean {
-  for (const ch of name) if (isUnspacedCodePoint(ch.codePointAt(0) as number)) return true;
-  return false;
-}
-
-const NON_ASCII = /[^\p{ASCII}]/u;
-const MARKS = /\p{M}/gu;
 /** Checksum prefixes shorter than this are too likely to occur by chance (12 hex: 1 in 2.8e14). */
 export const CHECKSUM_PREFIX_MIN = 12;
 /** ASCII hex digits, by char code. */
@@ -350,20 +170,6 @@ export function hostsOf(text: string, offset: number): TextScan['hosts'] {
   return found.length ? found : NONE;
 }
 
-/**
- * A lower-case word in ASCII: most words are ASCII already; Latin letters with accents lose them
- * (NFD, marks removed); what is still beyond ASCII (Cyrillic, Greek, Arabic, ł, ß...) is transliterated
- * by any-ascii, and what that writes besides letters and digits (the apostrophe of "L'viv") is dropped.
- */
-function fold(lower: string): string {
-  if (!NON_ASCII.test(lower)) return lower;
-  const stripped = lower.normalize('NFD').replace(MARKS, '');
-  if (!NON_ASCII.test(stripped)) return stripped;
-  return anyAscii(lower).toLowerCase().replace(NOT_ASCII_WORD, '');
-}
-
-const NOT_ASCII_WORD = /[^a-z0-9]+/g;
-
 /** Keys kept per scan: a text shared by every task's prompts (a system prompt) keeps the latest ones. */
 const KEPT_MAX = 64;
 
@@ -378,7 +184,8 @@ class Scan implements TextScan {
 
   constructor(
     private readonly text: string,
-    /** The dictionaries' generation the words were picked in. */
+    readonly session: AuditSession,
+    /** The session's generation of dictionaries the words were picked in. */
     readonly generation: number,
     /** Three numbers a word: start, end, hash. */
     private readonly columns: readonly number[],
@@ -441,12 +248,11 @@ class Scan implements TextScan {
 }
 
 /**
- * The words being kept while one text is scanned, written by index (truncating the array would
- * give its memory back, and every scan would grow it again).
+ * Scans a text with the session's dictionaries: the words kept are those a dictionary registered in
+ * the session holds. Callers go through AuditSession.scanText, which caches scans.
  */
-const scratch: number[] = [];
-
-function scan(text: string): Scan {
+export function makeScan(text: string, session: AuditSession): TextScan {
+  const scratch = session.scratch;
   let kept = 0;
   let nonAsciiWords: Map<number, { lower: string; folded: string }> | null = null;
   let hexWords: { lower: string; start: number; end: number }[] | undefined;
@@ -474,7 +280,7 @@ function scan(text: string): Scan {
       if (i < to) {
         c = text.charCodeAt(i);
         if (c < 128) {
-          isWord = ASCII_WORD_CHAR[c] === 1;
+          isWord = isAsciiWordChar(c);
           if (c >= 48 && c <= 57) digits++;
         } else {
           let cp = c;
@@ -506,13 +312,13 @@ function scan(text: string): Scan {
         let folded: string | undefined;
         if (nonAscii) {
           lower = text.slice(start, i).toLowerCase();
-          folded = fold(lower);
+          folded = foldLower(lower);
           hash = wordHash(folded);
         } else if (i - start >= CHECKSUM_PREFIX_MIN && allHex(text, start, i)) {
           hexWords = withItem(hexWords, { lower: text.slice(start, i).toLowerCase(), start, end: i });
         }
         // A word with letters beyond ASCII may be written in capitals: kept when it is a code's.
-        if (hasBit(DICTIONARY_BITS, hash) || (hasBit(CODE_BITS, hash) && (nonAscii || !hasSmallLetter(text, start, i) || mayBeLabelled(text, start)))) {
+        if (session.holdsWord(hash) || (session.holdsCode(hash) && (nonAscii || !hasSmallLetter(text, start, i) || mayBeLabelled(text, start)))) {
           if (lower !== undefined && folded !== undefined) (nonAsciiWords ??= new Map()).set(kept, { lower, folded });
           const at = kept * 3;
           scratch[at] = start;
@@ -537,7 +343,8 @@ function scan(text: string): Scan {
   }
   return new Scan(
     text,
-    generation,
+    session,
+    session.generation,
     // One exactly sized array of small integers (typed arrays this small cost the garbage collector more).
     kept ? scratch.slice(0, kept * 3) : NONE,
     nonAsciiWords,
@@ -555,29 +362,3 @@ function joined<T>(so: readonly T[], more: readonly T[]): readonly T[] {
   return more.length === 0 ? so : so.length === 0 ? more : [...so, ...more];
 }
 
-/** Texts longer than this are scanned every time: hashing them as cache keys would cost as much. */
-const CACHE_MAX_CHARS = 20_000;
-const cache = new Memo<string, Scan>(4_096);
-
-export function scanText(text: string): TextScan {
-  // A data URL on its own (an image part's url) has nothing to scan after its media type.
-  if (text.startsWith('data:')) {
-    const comma = text.indexOf(',');
-    if (comma > 0 && text.lastIndexOf(';base64', comma) > 0) return cached(text.slice(0, comma + 1));
-  }
-  return text.length > CACHE_MAX_CHARS ? scan(text) : cached(text);
-}
-
-/** Forgets every scan (a benchmark's cold pass; memory is bounded without it). */
-export function clearScanCache(): void {
-  cache.clear();
-}
-
-function cached(text: string): TextScan {
-  let found = cache.get(text);
-  if (!found || found.generation !== generation) {
-    found = scan(text);
-    cache.set(text, found);
-  }
-  return found;
-}

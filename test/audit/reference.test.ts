@@ -10,7 +10,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { auditPrompt } from '../../src/audit/detect.js';
-import { lexiconPhrases, loadLexicon } from '../../src/audit/places.js';
+import { lexiconPhrases } from '../../src/audit/places.js';
+import { AuditSession } from '../../src/audit/session.js';
 import { referenceAudit } from '../../src/audit/reference.js';
 import type { AuditMessage, AuditPrompt, AuditTask } from '../../src/audit/types.js';
 import { haversineKm } from '../../src/core/geodesy.js';
@@ -24,8 +25,9 @@ const PROMPTS = 2_000;
  */
 const SEED = process.env.CI ? 20_261_202 : undefined;
 const TASKS = 60;
+/** One session for every prompt, as a run holds one: texts shared between tasks meet its caches. */
+const session = new AuditSession();
 
-loadLexicon();
 const phrases = lexiconPhrases().map((p) => p.text);
 const table = placeTable();
 const placeName = (id: number) => table.buf.toString('utf8', table.nameStart[id] as number, table.nameEnd[id] as number);
@@ -193,7 +195,7 @@ describe('the fast core equals the reference detector', () => {
           return { author: m.role === 'assistant' ? 'model' : 'harness', role: m.role, texts, images: [], ...(toolCalls ? { toolCalls } : {}) };
         });
         const prompt: AuditPrompt = { source: 'prop', promptId: `p${t}`, task: { taskId: 'x' }, messages: auditMessages, agentPoints: [], budget };
-        const fast = auditPrompt(prompt, task).filter(compared);
+        const fast = auditPrompt(prompt, task, { session }).filter(compared);
         findings += fast.length;
         expect(fast).toEqual(referenceAudit(prompt, task).filter(compared));
       }),

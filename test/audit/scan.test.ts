@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { budgetSentence } from '../../src/agent/protocols/common.js';
 import { coordinatesByPattern, findCoordinates, mayHoldPair } from '../../src/audit/coordinates.js';
 import { loadLexicon, placeMentions } from '../../src/audit/places.js';
-import { addDictionaryWord, foldWord, sameWord, scanText, wordHash } from '../../src/audit/scan.js';
+import { AuditSession } from '../../src/audit/session.js';
+import { foldWord, sameWord, wordHash } from '../../src/audit/words.js';
 import { scannableRanges } from '../../src/audit/text.js';
 import { episodeStarted, lookFeedback, OUT_OF_ACTIONS, panFeedback } from '../../src/env/feedback.js';
 
+/** One session for the file, as a run holds one. */
+const session = new AuditSession();
 const pairs = (text: string) => findCoordinates(text).map((p) => [p.lat, p.lon]);
 
 describe('coordinates in any common notation', () => {
@@ -82,8 +85,8 @@ describe('words', () => {
   it('keeps the words a dictionary holds, hashed as read the way wordHash hashes their folded form', () => {
     const text = 'NIŠ, Niš and nis; Ελλάδα İstanbul São-Paulo ZQXWV-unheld 2f9a4c1e0b7d';
     const held = ['nis', 'ellada', 'istanbul', 'sao', 'paulo'];
-    for (const word of held) addDictionaryWord(wordHash(word));
-    const scan = scanText(text);
+    for (const word of held) session.addDictionaryWord(wordHash(word));
+    const scan = session.scanText(text);
     const kept = Array.from({ length: scan.count }, (_, i) => scan.folded(i));
     for (const word of held) expect(kept).toContain(word);
     expect(kept).not.toContain('zqxwv');
@@ -114,8 +117,8 @@ describe('words', () => {
   });
 
   it("reads a phrase's later words from the text: adjacent ones only", () => {
-    loadLexicon();
-    const spans = (text: string) => placeMentions(text, scanText(text)).map((m) => text.slice(m.start, m.end));
+    loadLexicon(session);
+    const spans = (text: string) => placeMentions(text, session.scanText(text)).map((m) => text.slice(m.start, m.end));
     expect(spans('Plates of Papua New Guinea.')).toEqual(['Papua New Guinea']);
     expect(spans('Papua,  New Guinea')).toEqual(['Papua,  New Guinea']);
     // A word between, or more than three characters, and the phrase is not there.
@@ -125,15 +128,15 @@ describe('words', () => {
 
   it('scans a text again once a dictionary holds a word it did not', () => {
     const text = 'Passing through Qwertyville today.';
-    expect(scanText(text).count === 0 || !Array.from({ length: scanText(text).count }, (_, i) => scanText(text).folded(i)).includes('qwertyville')).toBe(true);
-    addDictionaryWord(wordHash('qwertyville'));
-    const again = scanText(text);
+    expect(session.scanText(text).count === 0 || !Array.from({ length: session.scanText(text).count }, (_, i) => session.scanText(text).folded(i)).includes('qwertyville')).toBe(true);
+    session.addDictionaryWord(wordHash('qwertyville'));
+    const again = session.scanText(text);
     expect(Array.from({ length: again.count }, (_, i) => again.folded(i))).toContain('qwertyville');
   });
 });
 
 describe('budget sentences', () => {
-  const claims = (text: string) => scanText(text).budget.map((c) => `${c.unit} ${c.left}`);
+  const claims = (text: string) => session.scanText(text).budget.map((c) => `${c.unit} ${c.left}`);
 
   it("reads the harnesses' and the environment's wording", () => {
     expect(claims(`Facing 0°. ${budgetSentence(8, 'tool call')}`)).toEqual(['turns 8']);
@@ -152,9 +155,9 @@ describe('base64 payloads are never scanned', () => {
     const ranges = scannableRanges(text);
     expect(ranges.map(([a, b]) => text.slice(a, b))).toEqual(['before data:image/png;base64,', ' after SRB']);
     // An alpha-3 code after the payload is found where it stands; the same letters inside it are not.
-    loadLexicon();
-    expect(placeMentions(text, scanText(text)).map((m) => text.slice(m.start, m.end))).toEqual(['SRB']);
+    loadLexicon(session);
+    expect(placeMentions(text, session.scanText(text)).map((m) => text.slice(m.start, m.end))).toEqual(['SRB']);
     const inside = 'data:image/png;base64,QUJD SRB+/0=';
-    expect(placeMentions(inside, scanText(inside))).toEqual([]);
+    expect(placeMentions(inside, session.scanText(inside))).toEqual([]);
   });
 });
