@@ -104,7 +104,7 @@ export async function postWithRetries(
   request: { url: string; body: unknown; headers: Record<string, string>; read: (data: unknown) => ChatReply | null },
   signal?: AbortSignal,
 ): Promise<ChatCall> {
-  registerSecret(endpoint.apiKey);
+  registerSecret(endpoint.apiKey, endpoint.apiKeyEnv ? `$${endpoint.apiKeyEnv}` : undefined);
   const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const errors: string[] = [];
@@ -160,7 +160,7 @@ type EndpointAccess = { apiKey?: string; apiKeyEnv?: string; timeoutMs?: number 
 
 /** `GET {baseUrl}/models`; an endpoint that cannot be reached or answers with an error is a ServiceError (exit 3). */
 export async function listModels(baseUrl: string, options: EndpointAccess = {}): Promise<ServedModel[]> {
-  registerSecret(options.apiKey);
+  registerSecret(options.apiKey, options.apiKeyEnv ? `$${options.apiKeyEnv}` : undefined);
   const url = joinUrl(baseUrl, 'models');
   let res: AxiosResponse;
   try {

@@ -8,7 +8,7 @@ import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS }
 import { EXIT, GeolabError, UsageError } from '../core/errors.js';
 import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from '../env/server/defaults.js';
-import { redact } from '../core/secrets.js';
+import { onShortSecret, redact, shortSecretNotice } from '../core/secrets.js';
 import { IMAGES_ENV, IMAGES_SETTINGS } from '../tui/images/native.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
@@ -450,6 +450,8 @@ export async function run(argv: string[]): Promise<number> {
     if (err.code !== 'EPIPE') throw err;
     process.exit(process.exitCode ?? EXIT.ok);
   });
+  // A key too short to scrub from free text is said once, whichever command read it.
+  onShortSecret((source) => process.stderr.write(`geolab: ${shortSecretNotice(source)}\n`));
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
