@@ -76,6 +76,12 @@ export interface ChatCall {
 /** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, DESIGN §8). */
 export class EndpointGoneError extends ServiceError {}
 
+/**
+ * The endpoint answers, but no request of an episode got a reply after its retries (HTTP 500 to
+ * everything): as good as gone for the sweep, which takes the replica out (policies/model.ts).
+ */
+export class EndpointUnusableError extends EndpointGoneError {}
+
 type Failure = { message: string; retry: boolean; retryAfterMs?: number; kind: 'http' | 'refused' | 'transport' };
 
 export async function chatCompletion(
