@@ -73,12 +73,12 @@ export interface ChatCall {
   latencyS: number;
 }
 
-/** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, DESIGN §8). */
+/** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, docs/sweeps.md). */
 export class EndpointGoneError extends ServiceError {}
 
 /**
  * The endpoint answers, but no request of an episode got a reply after its retries (HTTP 500 to
- * everything): as good as gone for the sweep, which takes the replica out (policies/model.ts).
+ * everything): as good as gone for the sweep, which takes the replica out (policies/model.ts, docs/sweeps.md).
  */
 export class EndpointUnusableError extends EndpointGoneError {}
 

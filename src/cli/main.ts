@@ -306,7 +306,7 @@ export function buildProgram(): Command {
     );
   evalCmd
     .command('run')
-    .description("a resumable pass@k sweep of one or more models, in the harness's layout and the workspace; exit 3 when an endpoint had no replica left")
+    .description("a resumable pass@k sweep of one or more models, in the harness's layout and the workspace; exit 3 naming an endpoint left with no replica (gone, refusing the key, or answering nothing usable)")
     .option('--models <file>', "the harness's model file: a JSON list of {name, provider, model, base_url, api_key_env, max_tokens, concurrency, extra_body, thinking}")
     .option('--model <name>', 'one model, as its endpoint serves it')
     .option('--base-url <urls>', 'its endpoint (replicas comma-separated)')

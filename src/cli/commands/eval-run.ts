@@ -9,7 +9,7 @@
  * replica left: gone, refusing the key, or unusable (no request of an episode got a reply after its
  * retries, as from an endpoint answering HTTP 500 to everything); the episodes are recorded as
  * failed, and a re-run plays them again; 130 interrupted. The summary and sweep.json count per
- * model the retries, provider-error turns, failed and aborted episodes.
+ * model the retries, provider-error turns, failed and aborted episodes (docs/sweeps.md).
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
