@@ -192,7 +192,12 @@ describe('interrupting and failing sweeps', () => {
     expect(interrupted.code, interrupted.stderr).toBe(130);
     expect(interrupted.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(out, 'sweep.lock'))).toBe(false);
-    expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toMatchObject({ status: 'interrupted' });
+    const stopped = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { status: string; models: { failed: number; aborted: number }[] };
+    expect(stopped).toMatchObject({ status: 'interrupted', models: [{ failed: 0 }] });
+    // Episodes cut short by the interrupt are aborted, not failed.
+    const aborted = rows(out).filter((r) => r.failure === 'aborted').length;
+    expect(stopped.models[0]!.aborted).toBe(aborted);
+    expect(interrupted.stdout).toMatch(new RegExp(`^qwen: \\d+/6 recorded, 0 failed, ${aborted} aborted, 0 retries, 0 provider-error turns$`, 'm'));
 
     const again = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(again.code, again.stderr).toBe(0);
