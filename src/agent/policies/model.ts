@@ -123,7 +123,7 @@ abstract class ModelShell {
     if (context.forced && this.requests > 0 && !this.replied) {
       const n = this.requests;
       throw new EndpointUnusableError(
-        `the model endpoint at ${this.options.endpoint.baseUrl} is unusable: none of the ${n} request${n === 1 ? '' : 's'} of this episode got a reply after retries (the last ${this.lastFailure})`,
+        `the model endpoint at ${this.options.endpoint.baseUrl} is unusable: ${n === 1 ? 'the one request' : `none of the ${n} requests`} of this episode got ${n === 1 ? 'no' : 'a'} reply after retries (the last ${this.lastFailure})`,
       );
     }
     await guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
