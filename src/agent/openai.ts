@@ -74,7 +74,15 @@ export interface ChatCall {
 }
 
 /** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, docs/sweeps.md). */
-export class EndpointGoneError extends ServiceError {}
+export class EndpointGoneError extends ServiceError {
+  constructor(
+    message: string,
+    /** Attempts the failing request made (its retries are counted even though no turn records them). */
+    readonly attempts = 0,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The endpoint answers, but no request of an episode got a reply after its retries (HTTP 500 to
@@ -145,9 +153,9 @@ export async function postWithRetries(
       failure = transportFailure(err, timeoutMs);
     }
     errors.push(`attempt ${attempt}: ${failure.message}`);
-    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message));
+    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message), attempt);
     if (!failure.retry || attempt >= maxAttempts) {
-      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message));
+      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message), attempt);
       return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
     }
     const backoffMs = (endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS) * 2 ** (attempt - 1);

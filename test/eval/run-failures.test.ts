@@ -80,6 +80,17 @@ describe('an endpoint that answers HTTP 500 to everything', () => {
     expect(broken.requests.length).toBe(qwen!.retries + qwen!.provider_errors);
   }, SWEEP_TIMEOUT_MS);
 
+  it('counts the retries of a request that found the endpoint gone, which no turn records', async () => {
+    const dir = tempDir('geolab-failures-');
+    const out = join(dir, 'board');
+    const dying = await openai(() => ({ die: true }));
+    const r = await spawnGeolab(sweep(['--model', 'qwen-vl', '--base-url', dying.baseUrl, '--out', out, '--limit', '1', '--passes', '1']), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain(`qwen-vl: the model endpoint at ${dying.baseUrl} is gone: 3 attempts got no answer`);
+    // The first attempt killed the server; the two retries found the port closed.
+    expect(statusOf(out).models[0]).toMatchObject({ done: 0, failed: 1, retries: 2, provider_errors: 0 });
+  }, SWEEP_TIMEOUT_MS);
+
   it('a healthy endpoint counts no retry, provider error, failure or abort, and exits 0', async () => {
     const dir = tempDir('geolab-failures-');
     const out = join(dir, 'board');

@@ -166,7 +166,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
             sinkFor,
             signal: controller.signal,
             onRecorded: (item, record) => progress.recorded(item, record),
-            onPlayed: (item, record) => progress.played(item, record),
+            onPlayed: (item, record, unrecordedRetries) => progress.played(item, record, unrecordedRetries),
             onReplicaOut: (url, error) => progress.note(`${url} taken out for a while: ${error}`),
           }));
           state = controller.signal.aborted ? 'interrupted' : progress.failed() > 0 ? 'failed' : 'done';
@@ -352,8 +352,9 @@ class Progress {
   }
 
   /** What an episode cost, counted whether its record was kept or it was played again elsewhere. */
-  played(item: WorkItem, record: EpisodeRecord): void {
+  played(item: WorkItem, record: EpisodeRecord, unrecordedRetries = 0): void {
     const c = this.counts.get(item.model)!;
+    c.retries += unrecordedRetries;
     // A failed record's turns are loosely typed (its schema keeps whatever the harness wrote).
     const turns = (isCompleted(record) ? record.turns : Array.isArray(record.turns) ? record.turns : []) as Turn[];
     for (const turn of turns) {

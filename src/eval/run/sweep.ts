@@ -64,9 +64,10 @@ export interface SweepInput {
   onRecorded?(item: WorkItem, record: EpisodeRecord): void;
   /**
    * Every episode played, its record kept or not (one a replica failed, played again elsewhere): what
-   * it cost in retries and provider errors happened either way.
+   * it cost in retries and provider errors happened either way. `unrecordedRetries`: those of the
+   * request that failed the episode (an endpoint gone), which no turn of the record holds.
    */
-  onPlayed?(item: WorkItem, record: EpisodeRecord): void;
+  onPlayed?(item: WorkItem, record: EpisodeRecord, unrecordedRetries: number): void;
   /** A replica failed and is out for a while (its episode is played again elsewhere when it can be). */
   onReplicaOut?(url: string, error: string): void;
 }
@@ -140,6 +141,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
   const envPool = input.environment.pool;
   let envGone: string | null = null;
   let modelGone: string | null = null;
+  let unrecordedRetries = 0;
   let opened: OpenedTask;
   try {
     opened = await input.environment.open(envUrl, item.split, item.index);
@@ -166,7 +168,10 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
     let images: ReadonlyMap<string, { bytes: Buffer; mime: string }> = new Map();
     const record = await runEpisode({
       client: watchedClient(opened.client, (message) => (envGone = message)),
-      policy: watchedPolicy(policy, (message) => (modelGone = message)),
+      policy: watchedPolicy(policy, (err) => {
+        modelGone = err.message;
+        unrecordedRetries += Math.max(0, err.attempts - 1);
+      }),
       split: item.split,
       index: item.index,
       sample: item.sample,
@@ -176,7 +181,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
       signal: input.signal,
       sink: { write: async (_record, kept) => void (images = kept) },
     });
-    input.onPlayed?.(item, record);
+    input.onPlayed?.(item, record, unrecordedRetries);
     if (isCompleted(record)) {
       arm.pool.succeeded(modelUrl);
       if (envUrl !== null) envPool?.succeeded(envUrl);
@@ -230,7 +235,7 @@ function plural(urls: readonly string[]): string {
 }
 
 /** The policy as it is, telling when its model endpoint is gone. */
-function watchedPolicy(policy: Policy, onGone: (message: string) => void): Policy {
+function watchedPolicy(policy: Policy, onGone: (err: EndpointGoneError) => void): Policy {
   return {
     name: policy.name,
     identity: policy.identity,
@@ -240,7 +245,7 @@ function watchedPolicy(policy: Policy, onGone: (message: string) => void): Polic
       try {
         return await policy.decide(context);
       } catch (err) {
-        if (err instanceof EndpointGoneError) onGone(err.message);
+        if (err instanceof EndpointGoneError) onGone(err);
         throw err;
       }
     },
