@@ -93,7 +93,7 @@ export function apiKeyEnvProblem(name: string): string | null {
  * is read. An empty variable counts as unset.
  */
 export function apiKeyFrom(name: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return registerSecret((name && env[name]) || undefined);
+  return registerSecret((name && env[name]) || undefined, name ? `$${name}` : undefined);
 }
 
 export interface EndpointChoice {

@@ -73,8 +73,22 @@ export interface ChatCall {
   latencyS: number;
 }
 
-/** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, DESIGN §8). */
-export class EndpointGoneError extends ServiceError {}
+/** The endpoint is gone or refuses the key: the episode cannot go on (exit 3, docs/sweeps.md). */
+export class EndpointGoneError extends ServiceError {
+  constructor(
+    message: string,
+    /** Attempts the failing request made (its retries are counted even though no turn records them). */
+    readonly attempts = 0,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The endpoint answers, but no request of an episode got a reply after its retries (HTTP 500 to
+ * everything): as good as gone for the sweep, which takes the replica out (policies/model.ts, docs/sweeps.md).
+ */
+export class EndpointUnusableError extends EndpointGoneError {}
 
 type Failure = { message: string; retry: boolean; retryAfterMs?: number; kind: 'http' | 'refused' | 'transport' };
 
@@ -104,7 +118,7 @@ export async function postWithRetries(
   request: { url: string; body: unknown; headers: Record<string, string>; read: (data: unknown) => ChatReply | null },
   signal?: AbortSignal,
 ): Promise<ChatCall> {
-  registerSecret(endpoint.apiKey);
+  registerSecret(endpoint.apiKey, endpoint.apiKeyEnv ? `$${endpoint.apiKeyEnv}` : undefined);
   const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const errors: string[] = [];
@@ -139,9 +153,9 @@ export async function postWithRetries(
       failure = transportFailure(err, timeoutMs);
     }
     errors.push(`attempt ${attempt}: ${failure.message}`);
-    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message));
+    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message), attempt);
     if (!failure.retry || attempt >= maxAttempts) {
-      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message));
+      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message), attempt);
       return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
     }
     const backoffMs = (endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS) * 2 ** (attempt - 1);
@@ -160,7 +174,7 @@ type EndpointAccess = { apiKey?: string; apiKeyEnv?: string; timeoutMs?: number 
 
 /** `GET {baseUrl}/models`; an endpoint that cannot be reached or answers with an error is a ServiceError (exit 3). */
 export async function listModels(baseUrl: string, options: EndpointAccess = {}): Promise<ServedModel[]> {
-  registerSecret(options.apiKey);
+  registerSecret(options.apiKey, options.apiKeyEnv ? `$${options.apiKeyEnv}` : undefined);
   const url = joinUrl(baseUrl, 'models');
   let res: AxiosResponse;
   try {

@@ -8,7 +8,7 @@ import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, PROTOCOLS }
 import { EXIT, GeolabError, UsageError } from '../core/errors.js';
 import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from '../env/server/defaults.js';
-import { redact } from '../core/secrets.js';
+import { onShortSecret, redact, shortSecretNotice } from '../core/secrets.js';
 import { IMAGES_ENV, IMAGES_SETTINGS } from '../tui/images/native.js';
 import { workspaceDir, workspaceError } from '../store/workspace.js';
 
@@ -306,7 +306,7 @@ export function buildProgram(): Command {
     );
   evalCmd
     .command('run')
-    .description("a resumable pass@k sweep of one or more models, in the harness's layout and the workspace; exit 3 when an endpoint had no replica left")
+    .description("a resumable pass@k sweep of one or more models, in the harness's layout and the workspace; exit 3 naming an endpoint left with no replica (gone, refusing the key, or answering nothing usable)")
     .option('--models <file>', "the harness's model file: a JSON list of {name, provider, model, base_url, api_key_env, max_tokens, concurrency, extra_body, thinking}")
     .option('--model <name>', 'one model, as its endpoint serves it')
     .option('--base-url <urls>', 'its endpoint (replicas comma-separated)')
@@ -450,6 +450,8 @@ export async function run(argv: string[]): Promise<number> {
     if (err.code !== 'EPIPE') throw err;
     process.exit(process.exitCode ?? EXIT.ok);
   });
+  // A key too short to scrub from free text is said once, whichever command read it.
+  onShortSecret((source) => process.stderr.write(`geolab: ${shortSecretNotice(source)}\n`));
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

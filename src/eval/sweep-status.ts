@@ -16,10 +16,16 @@ export type SweepState = (typeof SWEEP_STATES)[number];
 
 export interface SweepModelProgress {
   name: string;
-  /** Episodes recorded, failures among them. */
+  /** Episodes completed; failed (an endpoint gone or unusable, an environment error, a leak) and aborted (the sweep interrupted) besides. */
   done: number;
   failed: number;
   total: number;
+  /** Absent in files written before they were counted. */
+  aborted?: number;
+  /** Model requests sent again after a failed attempt (429, 5xx, timeouts), in every episode played. */
+  retries?: number;
+  /** Turns whose model request got no reply after its retries. */
+  provider_errors?: number;
   per_min: number;
   /** null: no rate yet to tell. */
   eta_s: number | null;
@@ -66,6 +72,9 @@ export function parseSweepStatus(text: string, file: string): SweepStatus {
       total: count(m.total, `${at}.total`),
       per_min: rate(m.per_min, `${at}.per_min`),
       eta_s: m.eta_s === null || m.eta_s === undefined ? null : rate(m.eta_s, `${at}.eta_s`),
+      aborted: m.aborted === undefined ? 0 : count(m.aborted, `${at}.aborted`),
+      retries: m.retries === undefined ? 0 : count(m.retries, `${at}.retries`),
+      provider_errors: m.provider_errors === undefined ? 0 : count(m.provider_errors, `${at}.provider_errors`),
     };
   });
   const pid = value.pid;

@@ -18,7 +18,7 @@ const TOKEN_VARIABLES = ['MAPILLARY_ACCESS_TOKEN', 'MAPILLARY_API_KEY'] as const
 /** The Mapillary token from the environment (read where it is used; never stored or printed). */
 export function mapillaryToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
   // Registered as a secret, so no piece of it reaches a record, a log line or an error message.
-  for (const name of TOKEN_VARIABLES) if (env[name]) return registerSecret(env[name]);
+  for (const name of TOKEN_VARIABLES) if (env[name]) return registerSecret(env[name], `$${name}`);
   return undefined;
 }
 

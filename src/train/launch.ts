@@ -91,7 +91,7 @@ export function recordedEnvironment(env: NodeJS.ProcessEnv, secretNames: readonl
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     if (isSecretName(name) || secretNames.includes(name)) {
-      registerSecret(value);
+      registerSecret(value, `$${name}`);
       out[name] = REDACTED;
     } else out[name] = value;
   }

@@ -382,7 +382,7 @@ function panoramaCheck(config: TrainConfig, served: LocalSplit): PreflightCheck 
 function secretChecks(config: TrainConfig, env: NodeJS.ProcessEnv): PreflightCheck[] {
   return config.secrets.map((name) => {
     // Registered even though never printed: whatever else prints (an error body) stays clean.
-    const value = registerSecret(env[name]);
+    const value = registerSecret(env[name], `$${name}`);
     return value
       ? check(`secret.${name}`, 'pass', `${name} set`)
       : check(`secret.${name}`, 'fail', `${name} missing`, `export ${name} in the shell that launches the run (never in the config)`);

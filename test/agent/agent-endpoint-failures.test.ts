@@ -67,6 +67,18 @@ function listed(episodeId: string): { row: Record<string, unknown>; line: string
 const look = (headingDeg: number) => ({ toolCalls: [toolCall('look', { heading_deg: headingDeg })] });
 
 describe('an endpoint that is gone fails the episode', () => {
+  it('answers HTTP 500 to everything: no request got a reply, so the episode fails as unusable (exit 3 naming it), not a forced guess', async () => {
+    server = await startScriptedOpenAI({ script: () => ({ status: 500, body: { error: { message: 'engine dead' } } }) });
+    const result = await agent(server, ['--max-turns', '1']).done;
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain(`geolab: the model endpoint at ${server.baseUrl} is unusable: the one request of this episode got no reply after retries (the last HTTP 500: `);
+    // Only the turn's request was sent (three attempts): the forced guess is not asked of an endpoint that never replied.
+    expect(server.requests).toHaveLength(3);
+    const record = failed(result);
+    expect(record).toMatchObject({ failure: 'unreachable' });
+    expect((record.turns as { status: string }[]).filter((t) => t.status === 'provider_error')).toHaveLength(1);
+  });
+
   it('dies after two turns: connection refused past the retries, exit 3 naming it, recorded as failed and listed so', async () => {
     server = await startScriptedOpenAI({ script: [look(90), look(180), { die: true }] });
     const result = await agent(server).done;

@@ -169,7 +169,7 @@ describe('a sweep killed half-way and run again', () => {
     const status = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as Record<string, unknown>;
     expect(status).toMatchObject({ run_id: 'board-1', status: 'done', models: [{ name: 'qwen', done: 6, failed: 0, total: 6 }, { name: 'claude', done: 6, failed: 0, total: 6 }] });
     expect(Object.keys(status).sort()).toEqual(['models', 'pid', 'run_id', 'started_at', 'status', 'updated_at']);
-    expect(Object.keys((status.models as object[])[0]!).sort()).toEqual(['done', 'eta_s', 'failed', 'name', 'per_min', 'total']);
+    expect(Object.keys((status.models as object[])[0]!).sort()).toEqual(['aborted', 'done', 'eta_s', 'failed', 'name', 'per_min', 'provider_errors', 'retries', 'total']);
 
     // Every episode of the tree is in the workspace too, under the sweep's run.
     const listed = geolab(['episodes', 'list', '--json', '--limit', '0', '--run', 'board-1'], { home: HOME });
@@ -192,7 +192,12 @@ describe('interrupting and failing sweeps', () => {
     expect(interrupted.code, interrupted.stderr).toBe(130);
     expect(interrupted.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(out, 'sweep.lock'))).toBe(false);
-    expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toMatchObject({ status: 'interrupted' });
+    const stopped = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { status: string; models: { failed: number; aborted: number }[] };
+    expect(stopped).toMatchObject({ status: 'interrupted', models: [{ failed: 0 }] });
+    // Episodes cut short by the interrupt are aborted, not failed.
+    const aborted = rows(out).filter((r) => r.failure === 'aborted').length;
+    expect(stopped.models[0]!.aborted).toBe(aborted);
+    expect(interrupted.stdout).toMatch(new RegExp(`^qwen: \\d+/6 recorded, 0 failed, ${aborted} aborted, 0 retries, 0 provider-error turns$`, 'm'));
 
     const again = await spawnGeolab(sweepArgs(models, out), { home: HOME, timeoutMs: CHILD_TIMEOUT_MS }).done;
     expect(again.code, again.stderr).toBe(0);

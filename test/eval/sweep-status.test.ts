@@ -17,8 +17,8 @@ const STATUS = {
   started_at: '2026-12-01T10:00:00Z',
   updated_at: '2026-12-01T10:05:00Z',
   models: [
-    { name: 'qwen', done: 40, failed: 2, total: 100, per_min: 12.5, eta_s: 288 },
-    { name: 'claude', done: 0, failed: 0, total: 100, per_min: 0, eta_s: null },
+    { name: 'qwen', done: 40, failed: 2, aborted: 1, total: 100, retries: 17, provider_errors: 3, per_min: 12.5, eta_s: 288 },
+    { name: 'claude', done: 0, failed: 0, aborted: 0, total: 100, retries: 0, provider_errors: 0, per_min: 0, eta_s: null },
   ],
 };
 
@@ -41,6 +41,12 @@ function problem(value: unknown): string {
 describe('sweep.json', () => {
   it('reads what the writer wrote', () => {
     expect(readSweepStatus(written(STATUS))).toEqual(STATUS);
+  });
+
+  it('reads a file written before retries, provider errors and aborts were counted as counting none', () => {
+    const old = { ...STATUS, models: [{ name: 'qwen', done: 40, failed: 2, total: 100, per_min: 12.5, eta_s: 288 }] };
+    expect(readSweepStatus(written(old))?.models).toEqual([{ ...old.models[0], aborted: 0, retries: 0, provider_errors: 0 }]);
+    expect(problem({ ...STATUS, models: [{ ...STATUS.models[0], retries: -1 }] })).toMatch(/field models\[0\]\.retries: expected a whole number >= 0, got -1$/);
   });
 
   it('is no status, not an error, before the sweep wrote one', () => {

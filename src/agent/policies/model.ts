@@ -10,7 +10,7 @@ import { dataUrl, DEFAULT_IMAGE_SIZE_PX, prepareImage, type PreparedImage } from
 import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
 import { withoutEmptyKeys } from '../../core/episode.js';
 import { anthropicCompletion } from '../anthropic.js';
-import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, type ChatCall, type ChatReply, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
+import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, EndpointUnusableError, type ChatCall, type ChatReply, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
 import { pointsOfAction, toHarnessAction } from '../protocols/common.js';
 import { JSON_PROMPT_VERSION, jsonRequest, readJsonReply } from '../protocols/json.js';
 import {
@@ -69,6 +69,10 @@ abstract class ModelShell {
   protected readonly sent: SentImages = new Map();
   /** Prepared images by the sha256 of the environment's bytes, so each is encoded once. */
   private readonly prepared = new Map<string, PreparedImage>();
+  /** Requests sent this episode, whether any got a reply, and the last failure (a policy plays one episode). */
+  private requests = 0;
+  private replied = false;
+  private lastFailure = 'no answer';
 
   constructor(protected readonly options: ModelPolicyOptions) {
     const { endpoint } = options;
@@ -109,12 +113,27 @@ abstract class ModelShell {
     return { type: 'image', sha256: image.sha256, mime: image.mime };
   }
 
-  /** Guards, then sends. A leak throws (the episode fails); a provider failure comes back as errors. */
+  /**
+   * Guards, then sends. A leak throws (the episode fails); a provider failure comes back as errors.
+   * A request that got no reply after its retries costs its turn; but when the forced guess comes and
+   * no request of the episode got a reply, the endpoint answers nothing usable (HTTP 500 to
+   * everything): the episode fails (EndpointUnusableError) rather than scoring a guess never made.
+   */
   protected async send(messages: RecordedMessage[], tools: unknown[] | undefined, context: PolicyContext): Promise<ChatCall> {
+    if (context.forced && this.requests > 0 && !this.replied) {
+      const n = this.requests;
+      throw new EndpointUnusableError(
+        `the model endpoint at ${this.options.endpoint.baseUrl} is unusable: ${n === 1 ? 'the one request' : `none of the ${n} requests`} of this episode got ${n === 1 ? 'no' : 'a'} reply after retries (the last ${this.lastFailure})`,
+      );
+    }
     await guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
     // The one seam between the policy and the provider: both take OpenAI-shaped messages.
     const complete = this.options.endpoint.provider === 'anthropic' ? anthropicCompletion : chatCompletion;
-    return complete(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
+    const call = await complete(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
+    this.requests++;
+    if (call.reply) this.replied = true;
+    else this.lastFailure = (call.errors.at(-1) ?? 'no answer').replace(/^attempt \d+: /, '');
+    return call;
   }
 
   /** The decision fields every outcome shares: what was sent and what the model did. */

@@ -6,7 +6,10 @@
  *
  * Exit codes: 0 every episode recorded; 1 some episode failed (environment error, leak guard);
  * 2 bad usage, or the folder is another sweep's; 3 a model endpoint or the environment had no
- * replica left (the episodes are recorded as failed, and a re-run plays them again); 130 interrupted.
+ * replica left: gone, refusing the key, or unusable (no request of an episode got a reply after its
+ * retries, as from an endpoint answering HTTP 500 to everything); the episodes are recorded as
+ * failed, and a re-run plays them again; 130 interrupted. The summary and sweep.json count per
+ * model the retries, provider-error turns, failed and aborted episodes (docs/sweeps.md).
  */
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -14,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { apiKeyFrom, DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
-import { isCompleted, type EpisodeRecord } from '../../core/episode.js';
+import { isCompleted, type EpisodeRecord, type Turn } from '../../core/episode.js';
 import { EXIT, InputError, ServiceError, UsageError } from '../../core/errors.js';
 import { checkedPanosDir, writeFileAtomic } from '../../files.js';
 import { DEFAULT_BACKOFF_MS, EndpointPool } from '../../eval/run/endpoints.js';
@@ -163,6 +166,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
             sinkFor,
             signal: controller.signal,
             onRecorded: (item, record) => progress.recorded(item, record),
+            onPlayed: (item, record, unrecordedRetries) => progress.played(item, record, unrecordedRetries),
             onReplicaOut: (url, error) => progress.note(`${url} taken out for a while: ${error}`),
           }));
           state = controller.signal.aborted ? 'interrupted' : progress.failed() > 0 ? 'failed' : 'done';
@@ -299,10 +303,21 @@ function integerIn(flag: string, value: number, min: number, max: number): void 
 // ---------------------------------------------------------------------------------------------
 // Progress: counts per model, sweep.json, and a line on a terminal
 
+interface Counts {
+  done: number;
+  failed: number;
+  aborted: number;
+  total: number;
+  /** Recorded by this process (for the rate). */
+  now: number;
+  retries: number;
+  providerErrors: number;
+}
+
 class Progress {
   private readonly startedMs = performance.now();
   private readonly startedAt = new Date().toISOString();
-  private readonly counts = new Map<string, { done: number; failed: number; total: number; now: number }>();
+  private readonly counts = new Map<string, Counts>();
   private readonly status: StatusWriter;
   private readonly tty = Boolean(process.stderr.isTTY);
 
@@ -317,7 +332,7 @@ class Progress {
     for (const arm of arms) {
       const total = planned.filter((i) => i.model === arm.spec.name).length;
       const left = work.filter((i) => i.model === arm.spec.name).length;
-      this.counts.set(arm.spec.name, { done: total - left, failed: 0, total, now: 0 });
+      this.counts.set(arm.spec.name, { done: total - left, failed: 0, aborted: 0, total, now: 0, retries: 0, providerErrors: 0 });
     }
     this.write('running');
   }
@@ -325,14 +340,29 @@ class Progress {
   recorded(item: WorkItem, record: EpisodeRecord): void {
     const c = this.counts.get(item.model)!;
     if (isCompleted(record)) c.done++;
+    else if (record.failure === 'aborted') c.aborted++;
     else c.failed++;
     c.now++;
     if (this.tty) process.stderr.write(`\r\x1b[K${this.line()}`);
     else {
-      const what = isCompleted(record) ? (record.outcome.distance_km === null || record.outcome.distance_km === undefined ? 'no guess' : `${record.outcome.distance_km.toFixed(0)} km`) : `failed: ${String(record.error).slice(0, 80)}`;
-      warn(`  [${c.done + c.failed}/${c.total}] ${item.model} task ${item.index} sample ${item.sample}: ${what}`);
+      const what = !isCompleted(record) && record.failure === 'aborted' ? 'aborted' : isCompleted(record) ? (record.outcome.distance_km === null || record.outcome.distance_km === undefined ? 'no guess' : `${record.outcome.distance_km.toFixed(0)} km`) : `failed: ${String(record.error).slice(0, 80)}`;
+      warn(`  [${c.done + c.failed + c.aborted}/${c.total}] ${item.model} task ${item.index} sample ${item.sample}: ${what}`);
     }
     this.write('running');
+  }
+
+  /** What an episode cost, counted whether its record was kept or it was played again elsewhere. */
+  played(item: WorkItem, record: EpisodeRecord, unrecordedRetries = 0): void {
+    const c = this.counts.get(item.model)!;
+    c.retries += unrecordedRetries;
+    // A failed record's turns are loosely typed (its schema keeps whatever the harness wrote).
+    const turns = (isCompleted(record) ? record.turns : Array.isArray(record.turns) ? record.turns : []) as Turn[];
+    for (const turn of turns) {
+      if (turn.turn === 0) continue;
+      const attempts = turn.model?.attempts;
+      if (typeof attempts === 'number' && attempts > 1) c.retries += attempts - 1;
+      if (turn.status === 'provider_error') c.providerErrors++;
+    }
   }
 
   /** A line of its own, off the progress line on a terminal. */
@@ -349,8 +379,18 @@ class Progress {
     const minutes = (performance.now() - this.startedMs) / 60_000;
     return [...this.counts].map(([name, c]) => {
       const perMin = minutes > 0 ? c.now / minutes : 0;
-      const left = c.total - c.done - c.failed;
-      return { name, done: c.done, failed: c.failed, total: c.total, per_min: Number(perMin.toFixed(2)), eta_s: perMin > 0 ? Math.round((left / perMin) * 60) : left === 0 ? 0 : null };
+      const left = c.total - c.done - c.failed - c.aborted;
+      return {
+        name,
+        done: c.done,
+        failed: c.failed,
+        aborted: c.aborted,
+        total: c.total,
+        retries: c.retries,
+        provider_errors: c.providerErrors,
+        per_min: Number(perMin.toFixed(2)),
+        eta_s: perMin > 0 ? Math.round((left / perMin) * 60) : left === 0 ? 0 : null,
+      };
     });
   }
 
@@ -361,12 +401,17 @@ class Progress {
   }
 
   summary(): string[] {
-    return this.models().map((m) => `${m.name}: ${m.done}/${m.total} recorded${m.failed ? `, ${m.failed} failed` : ''}`);
+    // Every count, zeros included: an endpoint that answered nothing must not read like a clean sweep.
+    return this.models().map(
+      (m) =>
+        `${m.name}: ${m.done}/${m.total} recorded, ${m.failed} failed, ${m.aborted} aborted, ` +
+        `${m.retries} ${m.retries === 1 ? 'retry' : 'retries'}, ${m.provider_errors} provider-error turn${m.provider_errors === 1 ? '' : 's'}`,
+    );
   }
 
   private line(): string {
     return this.models()
-      .map((m) => `${m.name} ${m.done + m.failed}/${m.total} ${m.per_min.toFixed(1)}/min eta ${m.eta_s === null ? '-' : `${Math.ceil(m.eta_s / 60)}m`}`)
+      .map((m) => `${m.name} ${m.done + m.failed + (m.aborted ?? 0)}/${m.total} ${m.per_min.toFixed(1)}/min eta ${m.eta_s === null ? '-' : `${Math.ceil(m.eta_s / 60)}m`}`)
       .join(' · ');
   }
 

@@ -3,8 +3,9 @@
  * per replica), each episode on the least busy replica of the model and of the environment. An
  * episode that a replica fails (the model endpoint or the environment server is gone) takes that
  * replica out and is played again on another, rather than recorded failed; when no replica is left
- * the episode is recorded as a failure naming them. On interrupt no new episode starts, and those in
- * flight end as aborted.
+ * the episode is recorded as a failure naming them. A model endpoint counts as failed both when it is
+ * gone and when it answers nothing usable (no request of an episode got a reply after retries). On
+ * interrupt no new episode starts, and those in flight end as aborted.
  */
 import { harnessConfig } from '../../agent/agent-run.js';
 import { modelSettings } from '../../agent/agent-settings.js';
@@ -61,17 +62,26 @@ export interface SweepInput {
   signal: AbortSignal;
   /** After each record is written. */
   onRecorded?(item: WorkItem, record: EpisodeRecord): void;
+  /**
+   * Every episode played, its record kept or not (one a replica failed, played again elsewhere): what
+   * it cost in retries and provider errors happened either way. `unrecordedRetries`: those of the
+   * request that failed the episode (an endpoint gone), which no turn of the record holds.
+   */
+  onPlayed?(item: WorkItem, record: EpisodeRecord, unrecordedRetries: number): void;
   /** A replica failed and is out for a while (its episode is played again elsewhere when it can be). */
   onReplicaOut?(url: string, error: string): void;
 }
 
 export interface SweepResult {
-  /** Services with no replica left, each named with its last error (exit 3). */
+  /** Services with no replica left, each named once with its error (exit 3). */
   gone: string[];
 }
 
+/** Messages of the services an episode was recorded failed for, one per replica or pool. */
+type Gone = Map<string, string>;
+
 export async function runSweep(input: SweepInput): Promise<SweepResult> {
-  const gone = new Set<string>();
+  const gone: Gone = new Map();
   await Promise.all(
     input.arms.map((arm) => {
       const queue = input.work.filter((item) => item.model === arm.spec.name);
@@ -81,15 +91,16 @@ export async function runSweep(input: SweepInput): Promise<SweepResult> {
       return Promise.all(Array.from({ length: Math.max(1, Math.min(arm.workers, queue.length)) }, worker));
     }),
   );
-  return { gone: [...gone] };
+  return { gone: [...gone.values()] };
 }
 
-type Attempt = { record: EpisodeRecord; images: ReadonlyMap<string, { bytes: Buffer; mime: string }> } | { retry: true };
+/** A record to write (with the replica it names as gone, if any), or an episode to play again elsewhere. */
+type Attempt = { record: EpisodeRecord; images: ReadonlyMap<string, { bytes: Buffer; mime: string }>; gone?: { url: string; of: string } } | { retry: true };
 
 /** Episodes played again on another replica at most this many times past the replicas there are. */
 const EXTRA_ATTEMPTS = 2;
 
-async function playItem(input: SweepInput, arm: SweepArm, item: WorkItem, gone: Set<string>): Promise<void> {
+async function playItem(input: SweepInput, arm: SweepArm, item: WorkItem, gone: Gone): Promise<void> {
   const envPool = input.environment.pool;
   const maxAttempts = arm.pool.urls.length + (envPool?.urls.length ?? 1) + EXTRA_ATTEMPTS;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -99,7 +110,7 @@ async function playItem(input: SweepInput, arm: SweepArm, item: WorkItem, gone: 
     } catch {
       return; // interrupted while waiting: never started
     }
-    if (modelUrl === null) return write(input, item, goneRecord(arm, item, `the model endpoint${plural(arm.pool.urls)} of ${arm.spec.name}`, arm.pool, gone));
+    if (modelUrl === null) return write(input, item, goneRecord(arm, item, `the model endpoint${plural(arm.pool.urls)} of ${arm.spec.name}`, arm.pool, gone, `model:${arm.spec.name}`));
     let envUrl: string | null = null;
     try {
       if (envPool) {
@@ -108,11 +119,17 @@ async function playItem(input: SweepInput, arm: SweepArm, item: WorkItem, gone: 
         } catch {
           return;
         }
-        if (envUrl === null) return write(input, item, goneRecord(arm, item, `the environment server${plural(envPool.urls)}`, envPool, gone));
+        if (envUrl === null) return write(input, item, goneRecord(arm, item, `the environment server${plural(envPool.urls)}`, envPool, gone, 'environment'));
       }
       const result = await attemptItem(input, arm, item, modelUrl, envUrl, attempt === maxAttempts);
       if ('retry' in result) continue;
-      return write(input, item, result.record, result.images, gone);
+      const record = result.record;
+      if (!isCompleted(record) && record.failure === 'unreachable') {
+        // Once per replica, whichever of its episodes failed first; the model's name on a model endpoint.
+        const key = result.gone?.url ?? String(record.error);
+        if (!gone.has(key)) gone.set(key, `${result.gone?.of ?? ''}${String(record.error)}`);
+      }
+      return write(input, item, result.record, result.images);
     } finally {
       arm.pool.release(modelUrl);
       if (envUrl !== null) envPool?.release(envUrl);
@@ -124,6 +141,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
   const envPool = input.environment.pool;
   let envGone: string | null = null;
   let modelGone: string | null = null;
+  let unrecordedRetries = 0;
   let opened: OpenedTask;
   try {
     opened = await input.environment.open(envUrl, item.split, item.index);
@@ -132,7 +150,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
     envPool?.failed(envUrl, err.message);
     input.onReplicaOut?.(envUrl, err.message);
     if (!last && envPool?.alive()) return { retry: true };
-    return { record: failedRecord(arm, item, err.message, 'unreachable', { base_url: envUrl }), images: new Map() };
+    return { record: failedRecord(arm, item, err.message, 'unreachable', { base_url: envUrl }), images: new Map(), gone: { url: envUrl, of: '' } };
   }
   try {
     const endpoint: Endpoint = { ...arm.endpoint, baseUrl: modelUrl };
@@ -150,7 +168,10 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
     let images: ReadonlyMap<string, { bytes: Buffer; mime: string }> = new Map();
     const record = await runEpisode({
       client: watchedClient(opened.client, (message) => (envGone = message)),
-      policy: watchedPolicy(policy, (message) => (modelGone = message)),
+      policy: watchedPolicy(policy, (err) => {
+        modelGone = err.message;
+        unrecordedRetries += Math.max(0, err.attempts - 1);
+      }),
       split: item.split,
       index: item.index,
       sample: item.sample,
@@ -160,6 +181,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
       signal: input.signal,
       sink: { write: async (_record, kept) => void (images = kept) },
     });
+    input.onPlayed?.(item, record, unrecordedRetries);
     if (isCompleted(record)) {
       arm.pool.succeeded(modelUrl);
       if (envUrl !== null) envPool?.succeeded(envUrl);
@@ -170,6 +192,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
         pool.failed(url, (modelGone ?? envGone)!);
         input.onReplicaOut?.(url, (modelGone ?? envGone)!);
         if (!last && pool.alive()) return { retry: true };
+        return { record, images, gone: { url, of: modelGone !== null ? `${arm.spec.name}: ` : '' } };
       }
     }
     return { record, images };
@@ -178,17 +201,17 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
   }
 }
 
-async function write(input: SweepInput, item: WorkItem, record: EpisodeRecord, images: ReadonlyMap<string, { bytes: Buffer; mime: string }> = new Map(), gone?: Set<string>): Promise<void> {
-  if (gone && !isCompleted(record) && (record as FailedEpisode).failure === 'unreachable') gone.add(String(record.error));
+async function write(input: SweepInput, item: WorkItem, record: EpisodeRecord, images: ReadonlyMap<string, { bytes: Buffer; mime: string }> = new Map()): Promise<void> {
   await input.sinkFor(item).write(record, images);
   input.onRecorded?.(item, record);
 }
 
 /** The failed record of an episode no replica was left to play; its error names every replica. */
-function goneRecord(arm: SweepArm, item: WorkItem, what: string, pool: EndpointPool, gone: Set<string>): FailedEpisode {
+function goneRecord(arm: SweepArm, item: WorkItem, what: string, pool: EndpointPool, gone: Gone, key: string): FailedEpisode {
   const replicas = pool.gone().map((r) => `${r.url} (${r.error})`);
   const error = `${what} ${pool.urls.length === 1 ? 'is' : 'are'} gone: ${replicas.join('; ') || pool.urls.join(', ')}`;
-  gone.add(error);
+  // Said once: by this pool's name, unless each of its replicas was already named by its own failure.
+  if (!gone.has(key) && !pool.urls.every((url) => gone.has(url))) gone.set(key, error);
   return failedRecord(arm, item, error, 'unreachable');
 }
 
@@ -212,7 +235,7 @@ function plural(urls: readonly string[]): string {
 }
 
 /** The policy as it is, telling when its model endpoint is gone. */
-function watchedPolicy(policy: Policy, onGone: (message: string) => void): Policy {
+function watchedPolicy(policy: Policy, onGone: (err: EndpointGoneError) => void): Policy {
   return {
     name: policy.name,
     identity: policy.identity,
@@ -222,7 +245,7 @@ function watchedPolicy(policy: Policy, onGone: (message: string) => void): Polic
       try {
         return await policy.decide(context);
       } catch (err) {
-        if (err instanceof EndpointGoneError) onGone(err.message);
+        if (err instanceof EndpointGoneError) onGone(err);
         throw err;
       }
     },
