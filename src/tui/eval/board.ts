@@ -9,6 +9,7 @@ import {
   groupArms,
   groupOf,
   groupRows,
+  MAX_FAILED_SHARE,
   MAX_NO_FINISH_SHARE,
   referenceOf,
   type ArmFlag,
@@ -46,11 +47,12 @@ export function boardReport(episodes: readonly BoardEpisode[], excludedRuns: Rea
   return { arms, report: buildReport(arms, base ?? undefined), baseline: base };
 }
 
-/** What an integrity flag says about the arm's episodes (DESIGN §4). */
+/** What an integrity flag says about the arm's episodes (docs/eval.md). */
 export const ARM_FLAG_REASONS: Record<ArmFlag, string> = {
   no_finish_reason: `over ${MAX_NO_FINISH_SHARE * 100}% of its model turns have no finish_reason: truncated or broken replies`,
   duplicate_samples: 'a (task, sample) is recorded more than once',
   non_integral_k: 'its tasks have unequal numbers of attempts',
+  failed_episodes: `over ${MAX_FAILED_SHARE * 100}% of its episodes failed (counted apart, in no statistic): its scored episodes may not stand for its tasks`,
 };
 
 export type GroupBy = 'country' | 'verdict';
