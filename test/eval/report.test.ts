@@ -4,9 +4,13 @@
  * (task, sample), two prompt versions of one model and stored rewards that are deliberately wrong.
  * Every expected number is computed here from the specs, not by the code under test.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { EpisodeRecord } from '../../src/core/episode.js';
+import { detachFromRun, saveEpisode } from '../../src/store/episodes.js';
+import { ensureEvalRun } from '../../src/store/eval-runs.js';
+import { openWorkspace } from '../../src/store/index.js';
 import { geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 
@@ -448,5 +452,62 @@ describe('failed episodes are counted and in no statistic', () => {
     writeRun(dir, [...GAMMA, ...twin]);
     const r = JSON.parse(geolab(['eval', 'report', dir, '--json', '--baseline', 'gamma@v1']).stdout) as { comparisons: ComparisonJson[] };
     expect(r.comparisons).toEqual([expect.objectContaining({ arm: 'twin@v1', n: 30, delta: 0, better: 0, worse: 0, ties: 30, significant: false })]);
+  });
+});
+
+describe('the workspace report of a sweep run equals the report of its folder', () => {
+  it('leaves out superseded records and the leftovers of a killed process, as the folder does', async () => {
+    const home = tempDir();
+    const out = join(tempDir(), 'sweep');
+    const spec = (task: number, sample: number, km?: Spec['km']): Spec => ({ model: 'qwen', prompt: 'v1', task, sample, km, cost: 0.02 });
+    const failedAs = (s: Spec, failure: string) => ({ ...record(s), failure }) as object;
+    // What the recorder did: every record into the workspace, then (unless killed first) a line into the folder.
+    const ws = await openWorkspace(home, { seedDemo: false });
+    const file = (sample: number) => join(out, `pass-${sample}`, 'shard-0', 'episodes.jsonl');
+    const written: { rec: object; inFolder: boolean }[] = [];
+    const recorded = (rec: object, inFolder = true) => written.push({ rec, inFolder });
+    try {
+      // The first process: 0/0 done; 0/1 aborted by Ctrl-C; 1/0 finished but killed before its line;
+      // 1/1 had its endpoint gone and its line torn; 2/0 failed as the harness fails (settled, not replayed).
+      recorded(record(spec(0, 0, 30)));
+      const aborted = failedAs(spec(0, 1, 'failed'), 'aborted');
+      recorded(aborted);
+      recorded(record(spec(1, 0, 10)), false);
+      recorded(failedAs(spec(1, 1, 'failed'), 'unreachable'), false);
+      recorded(record(spec(2, 0, 'failed')));
+      // The re-run: 0/1 played again (the aborted record went to superseded.jsonl and left the run),
+      // 1/0 and 1/1 played again, the rest played; 3/1 aborted by another Ctrl-C, not yet resumed.
+      recorded(record(spec(0, 1, 900)));
+      recorded(record(spec(1, 0, 2500)));
+      recorded(record(spec(1, 1, 20)));
+      recorded(record(spec(2, 1, 400)));
+      recorded(record(spec(3, 0, 5)));
+      recorded(failedAs(spec(3, 1, 'failed'), 'aborted'));
+
+      ensureEvalRun(ws.db, { id: 'sw', root: out, config: { sweep: out, split: 'eval', passes: 2 } });
+      for (const sample of [0, 1]) mkdirSync(join(out, `pass-${sample}`, 'shard-0'), { recursive: true });
+      for (const { rec, inFolder } of written) {
+        saveEpisode(ws.db, rec as EpisodeRecord, { runId: 'sw' });
+        const r = rec as { task: { sample: number } };
+        if (inFolder && rec !== aborted) appendFileSync(file(r.task.sample), JSON.stringify(rec) + '\n');
+      }
+      appendFileSync(join(out, 'pass-1', 'shard-0', 'superseded.jsonl'), JSON.stringify(aborted) + '\n');
+      detachFromRun(ws.db, [(aborted as { episode_id: string }).episode_id]);
+    } finally {
+      ws.close();
+    }
+
+    const fromFolder = geolab(['eval', 'report', out, '--json']);
+    const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', 'sw', '--json'], { home });
+    expect(fromWorkspace.stderr).toBe('');
+    expect([fromFolder.code, fromWorkspace.code]).toEqual([1, 1]);
+    const [a, b] = [JSON.parse(fromFolder.stdout) as { arms: ArmJson[] }, JSON.parse(fromWorkspace.stdout) as { arms: ArmJson[] }];
+    expect(b).toEqual(a);
+    // And both are the folder's episodes: 6 scored, the harness failure and the last Ctrl-C's failed.
+    const folder = [spec(0, 0, 30), spec(0, 1, 900), spec(1, 0, 2500), spec(1, 1, 20), spec(2, 0, 'failed'), spec(2, 1, 400), spec(3, 0, 5), spec(3, 1, 'failed')];
+    const want = expectedArm(folder);
+    const got = b.arms[0]!;
+    for (const [key, value] of Object.entries(want)) expect([key, got[key as keyof ArmJson]]).toEqual([key, expect.closeTo(value, 9)]);
+    expect(got.flags.sort()).toEqual(['failed_episodes', 'non_integral_k']);
   });
 });
