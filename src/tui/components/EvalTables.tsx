@@ -286,7 +286,7 @@ export function WorstTable({ episodes, by, selected, height }: { episodes: reado
             {truncate(facts.taskKey, 13).padEnd(14)}
             {(facts.sample === null ? '-' : String(facts.sample)).padStart(6)}
             {km.padStart(10)}
-            {fixed(reward, 4).padStart(9)}
+            {(facts.failed ? '-' : fixed(reward, 4)).padStart(9)}
             {`  ${groupKey(by === 'country' ? 'verdict' : 'country')(facts)}`}
           </Text>
         );

@@ -79,15 +79,15 @@ export function armGroups(arm: string, episodes: readonly EpisodeFacts[], by: Gr
 
 export interface RankedEpisode {
   facts: EpisodeFacts;
-  /** The reference-curve reward the report scores it by. */
+  /** The reference-curve reward the report scores it by; 0 for a failure, which is listed first and shown as "-" (it is in no statistic). */
   reward: number;
 }
 
-/** A group's episodes, lowest reference reward first (failures and no guess score 0, so they lead). */
+/** A group's episodes, lowest reference reward first (failures, then no guess at 0, lead). */
 export function worstEpisodes(episodes: readonly EpisodeFacts[], by: GroupBy, group: string): RankedEpisode[] {
   const key = groupKey(by);
   return episodes
     .filter((e) => key(e) === group)
     .map((facts) => ({ facts, reward: referenceOf(facts) }))
-    .sort((a, b) => a.reward - b.reward || (a.facts.episodeId < b.facts.episodeId ? -1 : a.facts.episodeId > b.facts.episodeId ? 1 : 0));
+    .sort((a, b) => Number(b.facts.failed) - Number(a.facts.failed) || a.reward - b.reward || (a.facts.episodeId < b.facts.episodeId ? -1 : a.facts.episodeId > b.facts.episodeId ? 1 : 0));
 }
