@@ -124,6 +124,29 @@ describe('Eval board', () => {
     expect(app.frame()).not.toMatch(/!alpha@v2/);
   });
 
+  it("keeps the last record of each episode of a sweep's run, as the sweep's folder does", async () => {
+    workspace = await evalWorkspace([]);
+    await workspace.addSweepRun('sw', tempDir());
+    // alpha's 0/0 finished in a process killed before the folder got its line, and was played again.
+    const leftover = evalEpisode('alpha', 0, 0, 3000);
+    leftover.episode_id = 'alpha-t0-s0-killed';
+    const sweep = [leftover, ...[0, 1, 2].flatMap((t) => [0, 1].map((sm) => evalEpisode('alpha', t, sm, 100 + 50 * t + 10 * sm)))];
+    // An imported run keeps every record: beta's 0/0 twice is a duplicate sample there.
+    const twice = evalEpisode('beta', 0, 0, 500);
+    twice.episode_id = 'beta-t0-s0-again';
+    const imported = [twice, ...[0, 1, 2].flatMap((t) => [0, 1].map((sm) => evalEpisode('beta', t, sm, 500)))];
+    await workspace.record([...sweep.map((record) => ({ record, runId: 'sw' })), ...imported.map((record) => ({ record, runId: 'imported' }))]);
+    const app = await renderApp({ route: { screen: 'eval' }, services: workspace.services, columns: WIDE, rows: 40 });
+    await app.waitFor((fr) => fr.includes('Paired vs'));
+    const expected = await workspace.report({ baseline: 'alpha@v2' });
+    const [alpha, beta] = expected.arms;
+    expect([alpha!.episodes, alpha!.flags]).toEqual([6, []]);
+    expect(alpha!.mean_of_k).toBeCloseTo(avg([0, 1, 2].map((t) => avg([0, 1].map((sm) => reference(100 + 50 * t + 10 * sm, 0.03))))), 12);
+    expect([beta!.episodes, beta!.flags]).toEqual([7, ['duplicate_samples', 'non_integral_k']]);
+    expectBoard(app.frame(), expected);
+    expect(app.frame()).not.toMatch(/!alpha@v2/);
+  });
+
   it('counts a failed episode apart, in no statistic, and flags the arm past 2%', async () => {
     const { app, ws } = await openBoard();
     const frame = app.frame();
