@@ -298,6 +298,7 @@ export function buildProgram(): Command {
     .option('--run <id...>', "with --workspace: only these runs of the workspace")
     .option('--baseline <arm>', 'compare every arm with this one (model@prompt_version, or a model with one arm)')
     .option('--by <key>', 'add a breakdown: country or continent (Natural Earth)')
+    .option('--success-km <km>', 'pass@k counts an attempt within this many km a success (default 25)', number('--success-km'))
     .option('--markdown', 'Markdown tables')
     .option('--json', 'JSON output')
     .addHelpText('after', '\n--workspace (the global option, with or without a directory) reports on the workspace\'s episodes instead of run folders.')

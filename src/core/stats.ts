@@ -1,5 +1,5 @@
 /**
- * Evaluation statistics (DESIGN §4). Every function returns NaN where a statistic is undefined
+ * Evaluation statistics (docs/eval.md). Every function returns NaN where a statistic is undefined
  * (the mean of nothing, the spread of one value) instead of null, so results stay plain numbers;
  * NaN becomes null in JSON and a dash on screen.
  */
@@ -21,9 +21,20 @@ export interface PairedComparison {
   se: number;
   /** 95% confidence interval, delta -/+ 1.96 SE. */
   ci95: [number, number];
-  /** Shared tasks on which the arm's mean beats the baseline's (ties do not count). */
+  /** Shared tasks on which the arm's mean beats the baseline's by more than TIE_EPSILON. */
   better: number;
+  /** Shared tasks on which the baseline's mean beats the arm's by more than TIE_EPSILON. */
+  worse: number;
+  /** Shared tasks whose means differ by at most TIE_EPSILON: neither better nor worse. */
+  ties: number;
 }
+
+/**
+ * Per-task mean differences this small are ties, counted 0: means summed in another order (or a
+ * reward recomputed on another machine) differ in the last bits, and that noise must not read as
+ * "better on 7 of 15 tasks" between two identical arms, nor make a zero delta significant.
+ */
+export const TIE_EPSILON = 1e-9;
 
 /** Two-sided 95% normal quantile, rounded as evaluation reports conventionally print it. */
 export const Z_95 = 1.96;
@@ -77,6 +88,44 @@ export function meanOfK(rows: readonly TaskValue[]): number {
   return mean([...groupByTask(rows).values()].map(mean));
 }
 
+/** Mean-of-k with its spread over tasks: each task's mean over its attempts is one observation. */
+export interface MeanOverTasks {
+  /** Tasks (observations). */
+  n: number;
+  mean: number;
+  /** Sample stdev of the per-task means / sqrt(n). Not a CI. */
+  se: number;
+  /** 95% confidence interval, mean -/+ 1.96 SE (normal approximation). */
+  ci95: [number, number];
+}
+
+/** meanOfK with its standard error and 95% CI over tasks (docs/eval.md). NaN spread below two tasks. */
+export function meanOfKWithSpread(rows: readonly TaskValue[]): MeanOverTasks {
+  const perTask = [...groupByTask(rows).values()].map(mean);
+  const m = mean(perTask);
+  const se = sampleStdev(perTask) / Math.sqrt(perTask.length);
+  return { n: perTask.length, mean: m, se, ci95: [m - Z_95 * se, m + Z_95 * se] };
+}
+
+/**
+ * The unbiased pass@k estimator for one task: the chance that k of its n attempts drawn without
+ * replacement include at least one of its c successes, 1 - C(n-c, k) / C(n, k). The ratio is taken
+ * as the product of (1 - k/i) for i = n-c+1..n, never through factorials, which overflow past n = 170
+ * and lose every digit well before. NaN when k is not within 1..n or c not within 0..n.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || k < 1 || k > n || c < 0 || c > n) return NaN;
+  if (n - c < k) return 1;
+  let allFail = 1;
+  for (let i = n - c + 1; i <= n; i++) allFail *= 1 - k / i;
+  return 1 - allFail;
+}
+
+/** Mean over tasks of passAtK; `successes` holds one boolean per attempt. NaN when a task has fewer than k attempts. */
+export function meanPassAtK(successes: ReadonlyMap<string, readonly boolean[]>, k: number): number {
+  return mean([...successes.values()].map((attempts) => passAtK(attempts.length, attempts.filter(Boolean).length, k)));
+}
+
 /** Mean over tasks of each task's best (largest) value: pass@k for rewards, higher is better. */
 export function bestOfK(rows: readonly TaskValue[]): number {
   return mean([...groupByTask(rows).values()].map((values) => values.reduce((a, b) => Math.max(a, b))));
@@ -84,7 +133,8 @@ export function bestOfK(rows: readonly TaskValue[]): number {
 
 /**
  * Paired comparison over the tasks both arms ran: per-task mean differences, their mean, its
- * standard error and the 95% CI (DESIGN §4). Tasks only one arm ran are left out.
+ * standard error and the 95% CI (docs/eval.md). Tasks only one arm ran are left out; a difference
+ * within TIE_EPSILON is a tie and counts as exactly 0.
  */
 export function pairedComparison(arm: readonly TaskValue[], baseline: readonly TaskValue[]): PairedComparison {
   const armByTask = groupByTask(arm);
@@ -92,7 +142,9 @@ export function pairedComparison(arm: readonly TaskValue[], baseline: readonly T
   const diffs: number[] = [];
   for (const [taskKey, armValues] of armByTask) {
     const baseValues = baseByTask.get(taskKey);
-    if (baseValues) diffs.push(mean(armValues) - mean(baseValues));
+    if (!baseValues) continue;
+    const diff = mean(armValues) - mean(baseValues);
+    diffs.push(Math.abs(diff) <= TIE_EPSILON ? 0 : diff);
   }
   const delta = mean(diffs);
   const se = sampleStdev(diffs) / Math.sqrt(diffs.length);
@@ -102,5 +154,7 @@ export function pairedComparison(arm: readonly TaskValue[], baseline: readonly T
     se,
     ci95: [delta - Z_95 * se, delta + Z_95 * se],
     better: diffs.filter((d) => d > 0).length,
+    worse: diffs.filter((d) => d < 0).length,
+    ties: diffs.filter((d) => d === 0).length,
   };
 }

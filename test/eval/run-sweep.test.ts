@@ -176,6 +176,10 @@ describe('a sweep killed half-way and run again', () => {
     expect(listed.code, listed.stderr).toBe(0);
     const ids = new Set((JSON.parse(listed.stdout) as { episode_id: string }[]).map((r) => r.episode_id));
     for (const row of all) expect(ids.has(row.episode_id), row.episode_id).toBe(true);
+    // And the workspace's report of the run is the folder's, number by number, whatever the kill left in the workspace.
+    const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', 'board-1', '--json'], { home: HOME });
+    expect(fromWorkspace.code, fromWorkspace.stderr).toBe(0);
+    expect(JSON.parse(fromWorkspace.stdout)).toEqual(JSON.parse(geolab(['eval', 'report', out, '--json']).stdout));
   }, SWEEP_TIMEOUT_MS);
 });
 
@@ -232,7 +236,9 @@ describe('interrupting and failing sweeps', () => {
     const runId = (JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { run_id: string }).run_id;
     const fromWorkspace = geolab(['eval', 'report', '--workspace', '--run', runId, '--json'], { home: HOME });
     expect(fromWorkspace.code, fromWorkspace.stderr).toBe(0);
-    expect(JSON.parse(fromWorkspace.stdout)).toMatchObject({ arms: [{ tasks: TASKS, k: PASSES, flags: [] }] });
+    expect(JSON.parse(fromWorkspace.stdout)).toMatchObject({ arms: [{ tasks: TASKS, k: PASSES, failed: 0, flags: [] }] });
+    // Number by number what the folder report says.
+    expect(JSON.parse(fromWorkspace.stdout)).toEqual(JSON.parse(geolab(['eval', 'report', out, '--json']).stdout));
   }, SWEEP_TIMEOUT_MS);
 
   it('one sweep per folder: a live sweep holds the lock', async () => {

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 // Wide enough for every column of the arms table.
-const WIDE = 190;
+const WIDE = 280;
 
 async function openBoard(options: { columns?: number; rows?: number } = {}) {
   workspace = await evalWorkspace(threeArms());
@@ -43,13 +43,25 @@ function rowOf(frame: string, first: string): string[] {
 const f = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 const s = (v: number, digits: number) => `${v >= 0 ? '+' : ''}${v.toFixed(digits)}`;
 
-function armCells(a: ArmRow): string[] {
+/** pass@k's cell: its k named when the arms' k differ (a failure leaves a task fewer attempts). */
+function passAtKCells(a: ArmRow, arms: readonly ArmRow[]): string[] {
+  return new Set(arms.map((x) => x.pass_k)).size === 1 ? [f(a.pass_at_k, 4)] : [f(a.pass_at_k, 4), `(k=${a.pass_k})`];
+}
+
+function armCells(a: ArmRow, arms: readonly ArmRow[]): string[] {
   return [
     a.arm,
     String(a.tasks),
+    String(a.failed),
+    String(a.episodes),
     f(a.k, 2),
     f(a.mean_of_k, 4),
+    f(a.mean_of_k_se, 4),
+    `[${f(a.mean_of_k_ci_low, 4)},`,
+    `${f(a.mean_of_k_ci_high, 4)}]`,
     f(a.best_of_k, 4),
+    f(a.pass_at_1, 4),
+    ...passAtKCells(a, arms),
     f(a.median_km, 1),
     f(a.within_25km, 1),
     f(a.within_200km, 1),
@@ -68,11 +80,11 @@ function armCells(a: ArmRow): string[] {
 }
 
 function comparisonCells(c: Comparison): string[] {
-  return [c.arm, String(c.n), s(c.delta, 4), f(c.se, 4), `[${s(c.ci_low, 4)},`, `${s(c.ci_high, 4)}]`, `${c.better}/${c.n}`, c.significant ? 'yes' : 'no'];
+  return [c.arm, String(c.n), s(c.delta, 4), f(c.se, 4), `[${s(c.ci_low, 4)},`, `${s(c.ci_high, 4)}]`, `${c.better}/${c.n}`, `${c.worse}/${c.n}`, String(c.ties), c.significant ? 'yes' : 'no'];
 }
 
 function expectBoard(frame: string, report: { arms: ArmRow[]; comparisons: Comparison[] }) {
-  for (const arm of report.arms) expect(rowOf(frame, arm.arm)).toEqual(armCells(arm));
+  for (const arm of report.arms) expect(rowOf(frame, arm.arm)).toEqual(armCells(arm, report.arms));
   const paired = frame.slice(frame.indexOf('Paired vs'));
   for (const c of report.comparisons) expect(rowOf(paired, c.arm)).toEqual(comparisonCells(c));
 }
@@ -109,14 +121,55 @@ describe('Eval board', () => {
     expect(app.frame()).toContain(
       '! gamma@v2: duplicate_samples (a (task, sample) is recorded more than once); non_integral_k (its tasks have unequal numbers of attempts)',
     );
-    expect(app.frame()).not.toMatch(/!(alpha|beta)@v2/);
+    expect(app.frame()).not.toMatch(/!alpha@v2/);
+  });
+
+  it("keeps the last record of each episode of a sweep's run, as the sweep's folder does", async () => {
+    workspace = await evalWorkspace([]);
+    await workspace.addSweepRun('sw', tempDir());
+    // alpha's 0/0 finished in a process killed before the folder got its line, and was played again.
+    const leftover = evalEpisode('alpha', 0, 0, 3000);
+    leftover.episode_id = 'alpha-t0-s0-killed';
+    const sweep = [leftover, ...[0, 1, 2].flatMap((t) => [0, 1].map((sm) => evalEpisode('alpha', t, sm, 100 + 50 * t + 10 * sm)))];
+    // An imported run keeps every record: beta's 0/0 twice is a duplicate sample there.
+    const twice = evalEpisode('beta', 0, 0, 500);
+    twice.episode_id = 'beta-t0-s0-again';
+    const imported = [twice, ...[0, 1, 2].flatMap((t) => [0, 1].map((sm) => evalEpisode('beta', t, sm, 500)))];
+    await workspace.record([...sweep.map((record) => ({ record, runId: 'sw' })), ...imported.map((record) => ({ record, runId: 'imported' }))]);
+    const app = await renderApp({ route: { screen: 'eval' }, services: workspace.services, columns: WIDE, rows: 40 });
+    await app.waitFor((fr) => fr.includes('Paired vs'));
+    const expected = await workspace.report({ baseline: 'alpha@v2' });
+    const [alpha, beta] = expected.arms;
+    expect([alpha!.episodes, alpha!.flags]).toEqual([6, []]);
+    expect(alpha!.mean_of_k).toBeCloseTo(avg([0, 1, 2].map((t) => avg([0, 1].map((sm) => reference(100 + 50 * t + 10 * sm, 0.03))))), 12);
+    expect([beta!.episodes, beta!.flags]).toEqual([7, ['duplicate_samples', 'non_integral_k']]);
+    expectBoard(app.frame(), expected);
+    expect(app.frame()).not.toMatch(/!alpha@v2/);
+  });
+
+  it('counts a failed episode apart, in no statistic, and flags the arm past 2%', async () => {
+    const { app, ws } = await openBoard();
+    const frame = app.frame();
+    const beta = (await ws.report()).arms.find((a) => a.arm === 'beta@v2')!;
+    // beta's t5 sample 1 failed: 11 scored episodes over 6 tasks, task 5 scored once.
+    expect([beta.episodes, beta.failed, beta.tasks]).toEqual([11, 1, 6]);
+    const perTask = [0, 1, 2, 3, 4].map((t) => avg([0, 1].map((sm) => reference(t < 2 ? 2600 + 10 * sm : 60 + 40 * t + 15 * sm, 0.03))));
+    const mean = avg([...perTask, reference(60 + 200, 0.03)]);
+    expect(beta.mean_of_k).toBeCloseTo(mean, 12);
+    expect(rowOf(frame, 'beta@v2').slice(0, 6)).toEqual(['beta@v2', '6', '1', '11', f(11 / 6, 2), f(mean, 4)]);
+    expect(frame).toMatch(/^ {3}!beta@v2 /m);
+    expect(frame).toContain('! beta@v2: non_integral_k (its tasks have unequal numbers of attempts); failed_episodes (over 2% of its episodes failed');
+    // Every pass@k title names its threshold.
+    expect(frame).toMatch(/pass@1<=25km +pass@k<=25km/);
   });
 
   it('keeps the most wanted columns on a narrow terminal', async () => {
     const { app, ws } = await openBoard({ columns: 80, rows: 24 });
     const [alpha] = (await ws.report()).arms;
     const row = rowOf(app.frame(), 'alpha@v2');
-    expect(row.slice(0, 4)).toEqual(['alpha@v2', String(alpha!.tasks), f(alpha!.k, 2), f(alpha!.mean_of_k, 4)]);
+    // Tasks, failed and mean@k are kept first.
+    expect(row.slice(0, 3)).toEqual(['alpha@v2', String(alpha!.tasks), String(alpha!.failed)]);
+    expect(row).toContain(f(alpha!.mean_of_k, 4));
     expect(app.frame()).not.toContain('tok out');
   });
 
@@ -149,7 +202,7 @@ describe('Eval board', () => {
     const rows = (await ws.report({ by: 'country' })).by!.rows.filter((r) => r.arm === 'beta@v2');
     // The failed episode's record names no country.
     expect(rows.map((r) => r.group)).toEqual(['(unknown)', 'Austria', 'Chile', 'Japan']);
-    for (const r of rows) expect(rowOf(app.frame(), r.group)).toEqual([r.group, String(r.tasks), String(r.episodes), f(r.mean_of_k, 4), f(r.median_km, 1)]);
+    for (const r of rows) expect(rowOf(app.frame(), r.group)).toEqual([r.group, String(r.tasks), String(r.episodes), String(r.failed), f(r.mean_of_k, 4), f(r.median_km, 1)]);
 
     // Austria holds tasks 0 and 3: the farthest guesses first.
     await app.press(KEY.down, KEY.enter);
@@ -172,11 +225,12 @@ describe('Eval board', () => {
     await app.waitFor((fr) => fr.includes('EVAL BOARD · beta@v2 by verdict'));
     // beta: t0, t1 at 2600+ km; t2, t3 within 200 km; t4 and t5's first sample within 1500; t5's second failed.
     const close = avg([avg([reference(140, 0.03), reference(155, 0.03)]), avg([reference(180, 0.03), reference(195, 0.03)])]);
-    expect(rowOf(app.frame(), 'Close')).toEqual(['Close', '2', '4', f(close, 4), f((155 + 180) / 2, 1)]);
-    expect(rowOf(app.frame(), 'Wrong')).toEqual(['Wrong', 'continent', '2', '4', f(avg([reference(2600, 0.03), reference(2610, 0.03)]), 4), '2605.0']);
-    expect(rowOf(app.frame(), 'failed')).toEqual(['failed', '1', '1', '0.0000', '-']);
+    expect(rowOf(app.frame(), 'Close')).toEqual(['Close', '2', '4', '0', f(close, 4), f((155 + 180) / 2, 1)]);
+    expect(rowOf(app.frame(), 'Wrong')).toEqual(['Wrong', 'continent', '2', '4', '0', f(avg([reference(2600, 0.03), reference(2610, 0.03)]), 4), '2605.0']);
+    // The failure is counted in its own row and scores nothing: no task, no mean.
+    expect(rowOf(app.frame(), 'failed')).toEqual(['failed', '0', '0', '1', '-', '-']);
     const lines = app.frame().split('\n');
-    expect(['Close', 'Right region', 'Wrong continent', 'failed'].map((v) => lines.findIndex((l) => l.includes(` ${v} `)))).toEqual([3, 4, 5, 6]);
+    expect(['Close', 'Right region', 'Wrong continent', 'failed'].map((v) => lines.findIndex((l) => l.replace(/^[\s›]+/, '').startsWith(`${v} `)))).toEqual([3, 4, 5, 6]);
     await app.press(KEY.down, KEY.enter);
     await app.waitFor((fr) => fr.includes('Right region: worst first'));
     expect(rowOf(app.frame(), 'beta-t5-s0')).toEqual(['beta-t5-s0', 'eval/5', '0', '260.0', f(reference(260, 0.03), 4), 'Japan']);

@@ -1,7 +1,7 @@
 /** `geolab eval report`: the board of a sweep, from run trees or the workspace. Draws no TUI. */
 import { EXIT, UsageError } from '../../core/errors.js';
 import { factsFromPaths } from '../../eval/episodes.js';
-import { buildReport, fixed, groupArms, resolveBaseline, signed, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
+import { buildReport, DEFAULT_SUCCESS_KM, fixed, groupArms, interval, kmLabel, passAtKColumn, resolveBaseline, signed, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
 
@@ -11,11 +11,14 @@ export interface ReportOptions extends GlobalOptions {
   run?: string[];
   baseline?: string;
   by?: string;
+  /** pass@k's success threshold in km. */
+  successKm?: number;
   markdown?: boolean;
 }
 
 export async function reportCommand(roots: string[], opts: ReportOptions): Promise<void> {
   if (opts.by !== undefined && opts.by !== 'country' && opts.by !== 'continent') throw new UsageError(`--by expects "country" or "continent", got "${opts.by}"`);
+  if (opts.successKm !== undefined && !(opts.successKm >= 0)) throw new UsageError(`--success-km expects a distance >= 0 in km, got ${opts.successKm}`);
   if (opts.json && opts.markdown) throw new UsageError('--json and --markdown are alternatives: give one');
   if (opts.fromWorkspace && roots.length > 0) throw new UsageError('give run folders or --workspace, not both');
   if (!opts.fromWorkspace && roots.length === 0) throw new UsageError('expected run folders or episode files (or --workspace for the workspace\'s episodes)');
@@ -29,7 +32,7 @@ export async function reportCommand(roots: string[], opts: ReportOptions): Promi
     if (typeof resolved !== 'string') throw new UsageError(resolved.error);
     baseline = resolved;
   }
-  const report = buildReport(arms, baseline, { by: opts.by as Breakdown | undefined });
+  const report = buildReport(arms, baseline, { by: opts.by as Breakdown | undefined, successKm: opts.successKm ?? DEFAULT_SUCCESS_KM });
   if (opts.json) printJson(report);
   else printLine(opts.markdown ? markdown(report) : text(report));
   const flagged = report.arms.filter((a) => a.flags.length > 0);
@@ -56,17 +59,24 @@ async function workspaceFacts(opts: ReportOptions): Promise<EpisodeFacts[]> {
 }
 
 function sections(report: Report): { title: string; rows: string[][] }[] {
+  const passK = passAtKColumn(report.arms, report.success_km);
   const out = [
     {
-      title: 'Arms (reference curve, recomputed from distance and cost)',
+      title: `Arms (reference curve, recomputed from distance and cost; failed episodes counted apart, in no statistic; SE and 95% CI of mean@k over tasks; pass@k: an attempt within ${kmLabel(report.success_km)} succeeds)`,
       rows: [
-        ['arm', 'tasks', 'k', 'mean@k', 'best@k', 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
+        ['arm', 'scored', 'failed', 'tasks', 'k', 'mean@k', 'SE', '95% CI', 'best@k', `pass@1<=${kmLabel(report.success_km)}`, passK.title, 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
         ...report.arms.map((a) => [
           a.arm,
+          String(a.episodes),
+          String(a.failed),
           String(a.tasks),
           fixed(a.k, 2),
           fixed(a.mean_of_k, 4),
+          fixed(a.mean_of_k_se, 4),
+          interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high),
           fixed(a.best_of_k, 4),
+          fixed(a.pass_at_1, 4),
+          passK.cell(a),
           fixed(a.median_km, 1),
           fixed(a.within_25km, 1),
           fixed(a.within_200km, 1),
@@ -88,9 +98,9 @@ function sections(report: Report): { title: string; rows: string[][] }[] {
   ];
   if (report.comparisons.length > 0) {
     out.push({
-      title: 'Paired comparison on shared tasks (SE is the standard error; 95% CI = delta +/- 1.96 SE)',
+      title: 'Paired comparison on shared tasks (SE is the standard error; 95% CI = delta +/- 1.96 SE; a task within 1e-9 is a tie)',
       rows: [
-        ['arm', 'baseline', 'n', 'delta', 'SE', '95% CI', 'better', 'significant'],
+        ['arm', 'baseline', 'n', 'delta', 'SE', '95% CI', 'better', 'worse', 'ties', 'significant'],
         ...report.comparisons.map((c) => [
           c.arm,
           c.baseline,
@@ -99,6 +109,8 @@ function sections(report: Report): { title: string; rows: string[][] }[] {
           fixed(c.se, 4),
           `[${signed(c.ci_low, 4)}, ${signed(c.ci_high, 4)}]`,
           `${c.better}/${c.n}`,
+          `${c.worse}/${c.n}`,
+          String(c.ties),
           c.significant ? 'yes' : 'no',
         ]),
       ],
@@ -108,8 +120,8 @@ function sections(report: Report): { title: string; rows: string[][] }[] {
     out.push({
       title: `By ${report.by.key}`,
       rows: [
-        ['arm', report.by.key, 'tasks', 'episodes', 'mean@k', 'median km'],
-        ...report.by.rows.map((r) => [r.arm, r.group, String(r.tasks), String(r.episodes), fixed(r.mean_of_k, 4), fixed(r.median_km, 1)]),
+        ['arm', report.by.key, 'tasks', 'scored', 'failed', 'mean@k', 'median km'],
+        ...report.by.rows.map((r) => [r.arm, r.group, String(r.tasks), String(r.episodes), String(r.failed), fixed(r.mean_of_k, 4), fixed(r.median_km, 1)]),
       ],
     });
   }

@@ -4,7 +4,7 @@
  * `geolab eval report`'s text table, so the board and the command read the same.
  */
 import { Box, Text } from 'ink';
-import { fixed, signed, type ArmRow, type Comparison, type GroupRow } from '../../eval/report.js';
+import { DEFAULT_SUCCESS_KM, fixed, interval, kmLabel, passAtKColumn, signed, type ArmRow, type Comparison, type GroupRow } from '../../eval/report.js';
 import type { SweepPhase } from '../../eval/sweep-status.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { ARM_FLAG_REASONS, groupKey, type GroupBy, type RankedEpisode } from '../eval/board.js';
@@ -47,26 +47,38 @@ function fitting<T>(columns: readonly Column<T>[], width: number): Column<T>[] {
 const cells = <T,>(columns: readonly Column<T>[], row: T) => columns.map((c) => c.cell(row).padStart(c.width)).join('');
 const titles = <T,>(columns: readonly Column<T>[]) => columns.map((c) => c.title.padStart(c.width)).join('');
 
-const ARM_COLUMNS: Column<ArmRow>[] = [
-  { title: 'tasks', width: 7, keep: 0, cell: (a) => String(a.tasks) },
-  { title: 'k', width: 6, keep: 1, cell: (a) => fixed(a.k, 2) },
-  { title: 'mean@k', width: 9, keep: 0, cell: (a) => fixed(a.mean_of_k, 4) },
-  { title: 'best@k', width: 9, keep: 2, cell: (a) => fixed(a.best_of_k, 4) },
-  { title: 'median km', width: 11, keep: 1, cell: (a) => fixed(a.median_km, 1) },
-  { title: '<=25km%', width: 9, keep: 5, cell: (a) => fixed(a.within_25km, 1) },
-  { title: '<=200km%', width: 10, keep: 5, cell: (a) => fixed(a.within_200km, 1) },
-  { title: '<=750km%', width: 10, keep: 5, cell: (a) => fixed(a.within_750km, 1) },
-  { title: 'country%', width: 10, keep: 3, cell: (a) => fixed(a.country_pct, 1) },
-  { title: 'floor%', width: 8, keep: 3, cell: (a) => fixed(a.env_floor_pct, 1) },
-  { title: 'no-guess%', width: 11, keep: 3, cell: (a) => fixed(a.no_guess_pct, 1) },
-  { title: 'forced%', width: 9, keep: 4, cell: (a) => fixed(a.forced_pct, 1) },
-  { title: 'turns', width: 7, keep: 4, cell: (a) => fixed(a.turns, 2) },
-  { title: 'looks', width: 7, keep: 6, cell: (a) => fixed(a.looks, 2) },
-  { title: 'moves', width: 7, keep: 6, cell: (a) => fixed(a.moves, 2) },
-  { title: 'pins', width: 7, keep: 6, cell: (a) => fixed(a.pins, 2) },
-  { title: 'cost', width: 7, keep: 4, cell: (a) => fixed(a.cost, 3) },
-  { title: 'tok out', width: 9, keep: 6, cell: (a) => fixed(a.tokens_out, 0) },
-];
+/** The arms' columns; pass@k's titles name the success threshold (and k, when the arms share it). */
+function armColumns(arms: readonly ArmRow[]): Column<ArmRow>[] {
+  const successKm = arms[0]?.success_km ?? DEFAULT_SUCCESS_KM;
+  const passK = passAtKColumn(arms, successKm);
+  const passWidth = Math.max(13, passK.title.length + 2, ...arms.map((a) => passK.cell(a).length + 2));
+  return [
+    { title: 'tasks', width: 7, keep: 0, cell: (a) => String(a.tasks) },
+    { title: 'failed', width: 8, keep: 0, cell: (a) => String(a.failed) },
+    { title: 'scored', width: 8, keep: 3, cell: (a) => String(a.episodes) },
+    { title: 'k', width: 6, keep: 1, cell: (a) => fixed(a.k, 2) },
+    { title: 'mean@k', width: 9, keep: 0, cell: (a) => fixed(a.mean_of_k, 4) },
+    { title: 'SE', width: 8, keep: 1, cell: (a) => fixed(a.mean_of_k_se, 4) },
+    { title: '95% CI', width: 19, keep: 2, cell: (a) => interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high) },
+    { title: 'best@k', width: 9, keep: 2, cell: (a) => fixed(a.best_of_k, 4) },
+    { title: `pass@1<=${kmLabel(successKm)}`, width: Math.max(13, kmLabel(successKm).length + 10), keep: 2, cell: (a) => fixed(a.pass_at_1, 4) },
+    { title: passK.title, width: passWidth, keep: 2, cell: passK.cell },
+    { title: 'median km', width: 11, keep: 1, cell: (a) => fixed(a.median_km, 1) },
+    { title: '<=25km%', width: 9, keep: 5, cell: (a) => fixed(a.within_25km, 1) },
+    { title: '<=200km%', width: 10, keep: 5, cell: (a) => fixed(a.within_200km, 1) },
+    { title: '<=750km%', width: 10, keep: 5, cell: (a) => fixed(a.within_750km, 1) },
+    { title: 'country%', width: 10, keep: 3, cell: (a) => fixed(a.country_pct, 1) },
+    { title: 'floor%', width: 8, keep: 3, cell: (a) => fixed(a.env_floor_pct, 1) },
+    { title: 'no-guess%', width: 11, keep: 3, cell: (a) => fixed(a.no_guess_pct, 1) },
+    { title: 'forced%', width: 9, keep: 4, cell: (a) => fixed(a.forced_pct, 1) },
+    { title: 'turns', width: 7, keep: 4, cell: (a) => fixed(a.turns, 2) },
+    { title: 'looks', width: 7, keep: 6, cell: (a) => fixed(a.looks, 2) },
+    { title: 'moves', width: 7, keep: 6, cell: (a) => fixed(a.moves, 2) },
+    { title: 'pins', width: 7, keep: 6, cell: (a) => fixed(a.pins, 2) },
+    { title: 'cost', width: 7, keep: 4, cell: (a) => fixed(a.cost, 3) },
+    { title: 'tok out', width: 9, keep: 6, cell: (a) => fixed(a.tokens_out, 0) },
+  ];
+}
 
 /** Room for the arm's label: the longest, within reason (a label past it is cut with …). */
 function labelWidth(labels: readonly string[], most: number): number {
@@ -80,7 +92,7 @@ export function ArmsTable({ arms, selected, width, height }: { arms: readonly Ar
     32,
   );
   // Two for the cursor, one for the flag mark.
-  const columns = fitting(ARM_COLUMNS, width - label - 3);
+  const columns = fitting(armColumns(arms), width - label - 3);
   const { top, visible } = windowOf(selected, arms.length, height);
   return (
     <Box flexDirection="column">
@@ -129,9 +141,9 @@ export function ComparisonsTable({ comparisons, baseline, height }: { comparison
     <Box flexDirection="column">
       <Text bold wrap="truncate-end">
         {`Paired vs ${baseline} on shared tasks`}
-        <Text color={theme.muted}> · SE = standard error · 95% CI = delta ± 1.96 SE</Text>
+        <Text color={theme.muted}> · SE = standard error · 95% CI = delta ± 1.96 SE · within 1e-9 a tie</Text>
       </Text>
-      <Text color={theme.muted} wrap="truncate-end">{`  ${'arm'.padEnd(label)}${'n'.padStart(6)}${'delta'.padStart(10)}${'SE'.padStart(9)}  ${'95% CI'.padEnd(21)}${'better'.padStart(12)}  significant`}</Text>
+      <Text color={theme.muted} wrap="truncate-end">{`  ${'arm'.padEnd(label)}${'n'.padStart(6)}${'delta'.padStart(10)}${'SE'.padStart(9)}  ${'95% CI'.padEnd(21)}${'better'.padStart(12)}${'worse'.padStart(10)}${'ties'.padStart(6)}  significant`}</Text>
       {shown.map((c) => (
         <Text key={c.arm} wrap="truncate-end">
           {'  '}
@@ -142,6 +154,8 @@ export function ComparisonsTable({ comparisons, baseline, height }: { comparison
           {'  '}
           {`[${signed(c.ci_low, 4)}, ${signed(c.ci_high, 4)}]`.padEnd(21)}
           {`${c.better}/${c.n}`.padStart(12)}
+          {`${c.worse}/${c.n}`.padStart(10)}
+          {String(c.ties).padStart(6)}
           {'  '}
           <Text color={c.significant ? theme.status.ok : theme.muted}>{c.significant ? 'yes' : 'no'}</Text>
         </Text>
@@ -231,7 +245,7 @@ export function GroupTable({ rows, by, selected, height }: { rows: readonly Grou
   const { top, visible } = windowOf(selected, rows.length, height);
   return (
     <Box flexDirection="column">
-      <Text color={theme.muted}>{`  ${by.padEnd(label)}${'tasks'.padStart(7)}${'episodes'.padStart(10)}${'mean@k'.padStart(9)}${'median km'.padStart(11)}`}</Text>
+      <Text color={theme.muted}>{`  ${by.padEnd(label)}${'tasks'.padStart(7)}${'scored'.padStart(8)}${'failed'.padStart(8)}${'mean@k'.padStart(9)}${'median km'.padStart(11)}`}</Text>
       {rows.slice(top, top + visible).map((r, i) => {
         const current = top + i === selected;
         return (
@@ -239,7 +253,8 @@ export function GroupTable({ rows, by, selected, height }: { rows: readonly Grou
             {current ? '› ' : '  '}
             {truncate(r.group, label - 1).padEnd(label)}
             {String(r.tasks).padStart(7)}
-            {String(r.episodes).padStart(10)}
+            {String(r.episodes).padStart(8)}
+            {String(r.failed).padStart(8)}
             {fixed(r.mean_of_k, 4).padStart(9)}
             {fixed(r.median_km, 1).padStart(11)}
           </Text>
@@ -271,7 +286,7 @@ export function WorstTable({ episodes, by, selected, height }: { episodes: reado
             {truncate(facts.taskKey, 13).padEnd(14)}
             {(facts.sample === null ? '-' : String(facts.sample)).padStart(6)}
             {km.padStart(10)}
-            {fixed(reward, 4).padStart(9)}
+            {(facts.failed ? '-' : fixed(reward, 4)).padStart(9)}
             {`  ${groupKey(by === 'country' ? 'verdict' : 'country')(facts)}`}
           </Text>
         );

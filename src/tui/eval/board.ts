@@ -9,6 +9,7 @@ import {
   groupArms,
   groupOf,
   groupRows,
+  MAX_FAILED_SHARE,
   MAX_NO_FINISH_SHARE,
   referenceOf,
   type ArmFlag,
@@ -46,11 +47,12 @@ export function boardReport(episodes: readonly BoardEpisode[], excludedRuns: Rea
   return { arms, report: buildReport(arms, base ?? undefined), baseline: base };
 }
 
-/** What an integrity flag says about the arm's episodes (DESIGN §4). */
+/** What an integrity flag says about the arm's episodes (docs/eval.md). */
 export const ARM_FLAG_REASONS: Record<ArmFlag, string> = {
   no_finish_reason: `over ${MAX_NO_FINISH_SHARE * 100}% of its model turns have no finish_reason: truncated or broken replies`,
   duplicate_samples: 'a (task, sample) is recorded more than once',
   non_integral_k: 'its tasks have unequal numbers of attempts',
+  failed_episodes: `over ${MAX_FAILED_SHARE * 100}% of its episodes failed (counted apart, in no statistic): its scored episodes may not stand for its tasks`,
 };
 
 export type GroupBy = 'country' | 'verdict';
@@ -77,15 +79,15 @@ export function armGroups(arm: string, episodes: readonly EpisodeFacts[], by: Gr
 
 export interface RankedEpisode {
   facts: EpisodeFacts;
-  /** The reference-curve reward the report scores it by. */
+  /** The reference-curve reward the report scores it by; 0 for a failure, which is listed first and shown as "-" (it is in no statistic). */
   reward: number;
 }
 
-/** A group's episodes, lowest reference reward first (failures and no guess score 0, so they lead). */
+/** A group's episodes, lowest reference reward first (failures, then no guess at 0, lead). */
 export function worstEpisodes(episodes: readonly EpisodeFacts[], by: GroupBy, group: string): RankedEpisode[] {
   const key = groupKey(by);
   return episodes
     .filter((e) => key(e) === group)
     .map((facts) => ({ facts, reward: referenceOf(facts) }))
-    .sort((a, b) => a.reward - b.reward || (a.facts.episodeId < b.facts.episodeId ? -1 : a.facts.episodeId > b.facts.episodeId ? 1 : 0));
+    .sort((a, b) => Number(b.facts.failed) - Number(a.facts.failed) || a.reward - b.reward || (a.facts.episodeId < b.facts.episodeId ? -1 : a.facts.episodeId > b.facts.episodeId ? 1 : 0));
 }

@@ -17,21 +17,25 @@ const PROGRESS_MS = 100;
 
 export function evalBoardService(session: WorkspaceSession): EvalBoardService {
   let episodes: readonly BoardEpisode[] = [];
+  /** `episodes` less the records a sweep's folder superseded: what the board reports on. */
+  let reported: readonly BoardEpisode[] = [];
   let lastRowid = 0;
   // One read at a time: a read the screen gave up on (it left, or asked for a reload) still finishes
   // before the next starts, so the two never both add what they read.
   let reading: Promise<unknown> = Promise.resolve();
   const read: EvalBoardService['read'] = async (onProgress, reload = false) => {
-    const [ws, { episodesAfter }, { episodeFacts }, sweeps] = await Promise.all([
+    const [ws, { episodesAfter }, { episodeFacts }, sweeps, { latestPerSweepEpisode, sweepRunIds }] = await Promise.all([
       session.open(),
       import('../../store/episodes.js'),
       import('../../eval/episodes.js'),
       import('../../eval/sweep-status.js'),
+      import('../../eval/workspace.js'),
     ]);
     const db = ws.db;
     // Fewer rows up to the last one read than were read: episodes were deleted, so read all again.
     const kept = db.prepare('SELECT COUNT(*) FROM episodes WHERE rowid <= ?').pluck().get(lastRowid) as number;
-    if (reload || kept !== episodes.length) {
+    const restart = reload || kept !== episodes.length;
+    if (restart) {
       episodes = [];
       lastRowid = 0;
     }
@@ -51,8 +55,10 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (fresh.length > 0) episodes = [...episodes, ...fresh];
+    // As `eval report --workspace` reads them (src/eval/workspace.ts); the same list while nothing is new.
+    if (fresh.length > 0 || restart) reported = latestPerSweepEpisode(episodes, (e) => ({ facts: e.facts, runId: e.runId === NO_RUN ? null : e.runId }), sweepRunIds(db));
     const runs = runRows(db);
-    return { episodes, runs: runs.rows, sweeps: sweepRows(runs.sweeps, sweeps) };
+    return { episodes: reported, runs: runs.rows, sweeps: sweepRows(runs.sweeps, sweeps) };
   };
   return {
     read(onProgress, reload) {
