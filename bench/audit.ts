@@ -101,7 +101,7 @@ interface AuditRun {
 /** One `geolab audit --json` as a user runs it: a new process, start-up included. */
 function auditRun(prompts: string, tasks: string, home: string): AuditRun {
   const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
-  if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the audit benches need `npm run build` first');
+  if (!existsSync(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js'))) throw new Error('the audit benches need `npm run build` first');
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--import', RSS_PROBE, bin, 'audit', '--prompts', prompts, '--tasks', tasks, '--json'], {
     encoding: 'utf8',
