@@ -15,8 +15,10 @@
  * - Chunks `require` Node's built-ins through the banner's `require` (commander is CommonJS).
  * - Source maps sit beside every chunk; test/helpers/bundle.ts reads them to tell which source
  *   modules a run loaded.
+ * - dist/country-coder-borders.bin: country-coder's borders as a point lookup needs them, which
+ *   loads in a fraction of the package's own start-up (src/geo/coder-borders.ts says how).
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -55,3 +57,23 @@ await build({
   banner: { js: "import { createRequire as __geolabCreateRequire } from 'node:module'; const require = __geolabCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// The borders file, written by coder-borders.ts's own encoder: bundled on its own for this step.
+const encoder = new URL('../dist/.build/coder-borders.mjs', import.meta.url);
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/geo/coder-borders.ts'],
+  outfile: fileURLToPath(encoder),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+try {
+  const { encodeBorders, BORDERS_FILE } = await import(encoder.href);
+  writeFileSync(BORDERS_FILE, encodeBorders());
+} finally {
+  rmSync(new URL('../dist/.build', import.meta.url), { recursive: true, force: true });
+}
