@@ -10,6 +10,8 @@
  *   identity keys and country names by substring), and the ratio of the two (budget: within 3x).
  * - audit.stream: one `geolab audit` process over 100,000 prompts read from a file (budget: >= 20,000
  *   prompts/s read and audited), with its peak memory beside the 882-prompt run's (the read streams).
+ * - Both also print cpu_ms, the median user + system CPU time of the audit process: on a shared
+ *   machine the wall time counts waits for a core, the CPU time hardly does.
  * - audit.prompts, a diagnostic only: the detector core's passes over the 882 prompts already in
  *   memory, warm, in a process of its own (audit-core-child.ts).
  */
@@ -89,11 +91,17 @@ function writeStream(corpus: CorpusFile, count: number): string {
   return file;
 }
 
-/** Printed by the audited process as it exits: its peak resident memory, read back by `auditRun`. */
-const RSS_PROBE = `data:text/javascript,${encodeURIComponent("process.on('exit', () => process.stderr.write('\\ngeolab-bench-maxrss-kib ' + process.resourceUsage().maxRSS + '\\n'))")}`;
+/**
+ * Printed by the audited process as it exits: its peak resident memory and the CPU time it used
+ * (user + system, all its threads), read back by `auditRun`. CPU time is the steadier figure on a
+ * shared machine: it does not count the time the process waited for a core.
+ */
+const RSS_PROBE = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\ngeolab-bench-maxrss-kib ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); })")}`;
 
 interface AuditRun {
   ms: number;
+  /** User + system CPU time of the audit process. */
+  cpuMs: number;
   maxRssMib: number;
   findings: number;
 }
@@ -101,7 +109,7 @@ interface AuditRun {
 /** One `geolab audit --json` as a user runs it: a new process, start-up included. */
 function auditRun(prompts: string, tasks: string, home: string): AuditRun {
   const bin = join(PACKAGE_ROOT, 'bin', 'geolab.js');
-  if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('the audit benches need `npm run build` first');
+  if (!existsSync(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js'))) throw new Error('the audit benches need `npm run build` first');
   const start = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--import', RSS_PROBE, bin, 'audit', '--prompts', prompts, '--tasks', tasks, '--json'], {
     encoding: 'utf8',
@@ -111,14 +119,14 @@ function auditRun(prompts: string, tasks: string, home: string): AuditRun {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   // Exit 1 is the gate finding something (the corpus plants leaks); anything else is a broken run.
   if (r.status !== 1) throw new Error(`geolab audit exited ${r.status}: ${r.stderr.slice(0, 500)}`);
-  const rss = /geolab-bench-maxrss-kib (\d+)/.exec(r.stderr)?.[1];
+  const probe = /geolab-bench-maxrss-kib (\d+) cpu-us (\d+)/.exec(r.stderr);
   const { summary } = JSON.parse(r.stdout) as { summary: { findings: number } };
-  return { ms, maxRssMib: Number(rss ?? 0) / 1024, findings: summary.findings };
+  return { ms, cpuMs: Number(probe?.[2] ?? 0) / 1000, maxRssMib: Number(probe?.[1] ?? 0) / 1024, findings: summary.findings };
 }
 
 function auditRuns(prompts: string, tasks: string, home: string, samples: number): AuditRun {
   const runs = Array.from({ length: samples }, () => auditRun(prompts, tasks, home));
-  return { ms: median(runs.map((r) => r.ms)), maxRssMib: Math.max(...runs.map((r) => r.maxRssMib)), findings: runs[0]?.findings ?? 0 };
+  return { ms: median(runs.map((r) => r.ms)), cpuMs: median(runs.map((r) => r.cpuMs)), maxRssMib: Math.max(...runs.map((r) => r.maxRssMib)), findings: runs[0]?.findings ?? 0 };
 }
 
 /** The anchor: bench/audit_literal.py on the same files, a new python3 process per sample (ms, median). */
@@ -150,6 +158,7 @@ export const auditBenches: Bench[] = [
         median_ms: round(audit.ms),
         per_s: round(1000 / audit.ms),
         prompts_per_s: Math.round((HEADLINE_PROMPTS * 1000) / audit.ms),
+        cpu_ms: round(audit.cpuMs),
         corpus_mib: round(statSync(corpus.prompts).size / 2 ** 20, 1),
         findings: audit.findings,
         max_rss_mib: round(audit.maxRssMib, 1),
@@ -170,6 +179,7 @@ export const auditBenches: Bench[] = [
           median_ms: round(audit.ms),
           per_s: round(1000 / audit.ms),
           prompts_per_s: Math.round((STREAM_PROMPTS * 1000) / audit.ms),
+          cpu_ms: round(audit.cpuMs),
           corpus_mib: round(statSync(file).size / 2 ** 20, 1),
           findings: audit.findings,
           max_rss_mib: round(audit.maxRssMib, 1),

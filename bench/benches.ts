@@ -146,7 +146,7 @@ export const benches: Bench[] = [
     name: 'cli.start',
     unit: 'starts',
     async run() {
-      if (!existsSync(join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'))) throw new Error('cli.start needs `npm run build` first');
+      if (!existsSync(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js'))) throw new Error('cli.start needs `npm run build` first');
       const version = await cliStartMs(['--version']);
       const locateMs = await cliStartMs(['geo', 'locate', '--json', '-33.92', '18.42']);
       const bare = await timeAsync(async () => execFileSync(process.execPath, ['-e', '0']), 3);

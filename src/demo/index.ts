@@ -8,5 +8,3 @@ export {
 } from './scenes.js';
 export { DEMO_SITES, type Climate, type DemoSite } from './sites.js';
 export { DEMO_ATTRIBUTION, buildDemoTasks, toJsonl, type DemoFrame, type DemoTask } from './tasks.js';
-
-/** datasets/demo/tasks.jsonl; the same relative path from src/demo and from the built dist/demo. */

@@ -9,12 +9,13 @@
  *   labels coastal water too. A point at sea within 25 km of land belongs to that land's country
  *   (country-coder's own country first) with its distance to that land; farther out it is open water.
  * - Nearest major city: cities.ts.
- * Every data set loads on first use (country-coder alone costs ~0.1 s at import), never at import.
+ * Every data set loads on first use, never at import (country-coder's borders come from the build's
+ * pre-digested copy, coder-borders.ts: the package itself costs ~0.15 s to load).
  */
 
-import { createRequire } from 'node:module';
 import { compass8, haversineKm, initialBearingDeg, normalizeLon, type Compass8 } from '../core/geodesy.js';
 import { loadCities, nearestCity } from './cities.js';
+import { smallestCoderFeature, type CoderFeature } from './coder-borders.js';
 import { countryByAdmin, countryByIso, type Country } from './countries.js';
 import { loadOutlines, nearestOutline, outlineAt } from './outlines.js';
 
@@ -48,19 +49,6 @@ export interface Location extends Place {
   readonly nearestCity: NearestCity;
 }
 
-/** The country-coder surface used here (its typings need @types/geojson, not installed). */
-interface CoderFeature {
-  readonly properties: {
-    readonly id: string;
-    readonly iso1A2?: string;
-    readonly groups: readonly string[];
-    readonly country?: string;
-  };
-}
-interface CountryCoder {
-  featuresContaining(location: [number, number]): CoderFeature[];
-}
-
 /** country-coder features identified by Wikidata id rather than an ISO code. */
 const CODER_WIKIDATA: Readonly<Record<string, string>> = {
   Q23681: 'Northern Cyprus',
@@ -81,7 +69,6 @@ export const CARVED_OUT_OF: Readonly<Record<string, string>> = {
   'Cyprus No Mans Area': 'Cyprus',
 };
 
-let coder: CountryCoder | undefined;
 const byCoderFeature = new Map<string, Country | null>();
 
 /** The table row of a country-coder feature: by its own code, else the first group or parent with one. */
@@ -97,8 +84,7 @@ export function countryOfCoderFeature(feature: CoderFeature): Country | null {
 }
 
 function coderCountry(lat: number, lon: number): Country | null {
-  coder ??= createRequire(import.meta.url)('@rapideditor/country-coder') as CountryCoder;
-  const smallest = coder.featuresContaining([lon, lat])[0];
+  const smallest = smallestCoderFeature(lon, lat);
   if (!smallest) return null;
   const id = smallest.properties.id;
   if (!byCoderFeature.has(id)) byCoderFeature.set(id, countryOfCoderFeature(smallest));

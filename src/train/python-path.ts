@@ -1,6 +1,6 @@
 /**
  * The Python trainer shipped with the package (src/train/python/, listed in package.json "files"),
- * found from the package root so the same paths hold from src/ (tsx, vitest) and dist/ (built).
+ * found from the package root so the same paths hold from src/ (tsx, vitest) and dist/bundle/ (built).
  */
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';

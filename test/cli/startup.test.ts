@@ -3,11 +3,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadedSources } from '../helpers/bundle.js';
 import { BIN, geolab } from '../helpers/cli.js';
 import { completedRecord } from '../helpers/episodes.js';
 import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 
-/** Runs the binary with a module hook that logs every module URL it loads. */
+/** Runs the binary with a module hook that logs every module URL it loads; answers the source modules they hold. */
 function loadedModules(args: string[]): string[] {
   const dir = tempDir();
   const log = join(dir, 'modules.log');
@@ -24,7 +25,7 @@ export async function load(url, context, next) { appendFileSync(${JSON.stringify
     env: { ...process.env, GEOLAB_HOME: dir },
   });
   expect(r.status, r.stderr).toBe(0);
-  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  return loadedSources(readFileSync(log, 'utf8').split('\n').filter(Boolean));
 }
 
 describe('CLI start-up', () => {
@@ -68,7 +69,7 @@ describe('CLI start-up', () => {
       ['train', 'launch', trainConfig, '--dry-run', '--no-preflight'],
     ]) {
       const modules = loadedModules(args);
-      expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
+      expect(modules.some((m) => m.endsWith('/src/cli/main.ts'))).toBe(true);
       expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
     }
   });
@@ -79,10 +80,10 @@ describe('CLI start-up', () => {
     writeFileSync(join(run, 'out', 'checkpoint-25', 'adapter_config.json'), '{}');
     writeFileSync(join(run, 'config.json'), JSON.stringify({ version: 1, name: 'r', output_dir: 'out' }));
     const serve = loadedModules(['train', 'serve', run]);
-    expect(serve.some((m) => m.includes('/dist/cli/commands/train.js'))).toBe(true);
+    expect(serve.some((m) => m.endsWith('/src/cli/commands/train.ts'))).toBe(true);
     expect(serve.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
     const init = loadedModules(['train', 'init', '--yes', '--out', join(run, 'again')]);
-    expect(init.some((m) => m.includes('/dist/train/init.js'))).toBe(true);
+    expect(init.some((m) => m.endsWith('/src/train/init.ts'))).toBe(true);
     expect(init.filter((m) => /node_modules\/(ink|react|@inkjs)\//.test(m))).toEqual([]);
   });
 
@@ -90,7 +91,7 @@ describe('CLI start-up', () => {
     const file = join(tempDir(), 'episodes.jsonl');
     writeFileSync(file, [completedRecord({ id: 'a1', index: 4 }), completedRecord({ id: 'b2', index: 4, model: 'other' })].map((r) => JSON.stringify(r)).join('\n') + '\n');
     const modules = loadedModules(['episodes', 'compare', '--json', `${file}:1`, `${file}:2`]);
-    expect(modules.some((m) => m.includes('/dist/eval/compare.js'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/src/eval/compare.ts'))).toBe(true);
     expect(modules.filter((m) => /node_modules\/(ink|react|better-sqlite3|sharp)\//.test(m))).toEqual([]);
   });
 });

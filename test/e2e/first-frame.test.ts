@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadedSources } from '../helpers/bundle.js';
 import { BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { TmuxPane } from '../helpers/tmux.js';
@@ -22,13 +23,15 @@ describe("Home's first frame", () => {
     const log = join(dir, 'modules.log');
     pane = new TmuxPane([process.execPath, '--import', MODULE_LOG, BIN], { GEOLAB_HOME: join(dir, 'ws'), GEOLAB_MODULE_LOG: log, TERM: 'xterm-256color' });
     await pane.waitFor('Watch a model');
-    const loaded = readFileSync(log, 'utf8').split('\n').filter((url) => url.includes('/dist/tui/'));
-    expect(loaded.some((url) => url.endsWith('/screens/HomeScreen.js'))).toBe(true);
-    const others = /\/dist\/tui\/(screens\/(Episodes|Player|Live|Watch)Screen|hooks\/(useImage|useLiveEpisode|usePlayback)|components\/(InlineImage|Reveal|WorldMap)|map\/)/;
-    expect(loaded.filter((url) => others.test(url))).toEqual([]);
+    // The bundle's chunks, as the source modules they hold (their source maps say).
+    const tuiSources = () => loadedSources(readFileSync(log, 'utf8').split('\n')).filter((file) => file.includes('/src/tui/'));
+    const loaded = tuiSources();
+    expect(loaded.some((file) => file.endsWith('/screens/HomeScreen.tsx'))).toBe(true);
+    const others = /\/src\/tui\/(screens\/(Episodes|Player|Live|Watch)Screen|hooks\/(useImage|useLiveEpisode|usePlayback)|components\/(InlineImage|Reveal|WorldMap)|map\/)/;
+    expect(loaded.filter((file) => others.test(file))).toEqual([]);
 
     pane.send(['Enter']);
     await pane.waitFor('EPISODES');
-    expect(readFileSync(log, 'utf8')).toContain('/dist/tui/screens/EpisodesScreen.js');
+    expect(tuiSources().some((file) => file.endsWith('/src/tui/screens/EpisodesScreen.tsx'))).toBe(true);
   });
 });

@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceReward } from '../../src/core/scoring.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 import { derive, parseTrainConfig, TrainConfigSchema, type TrainConfig } from '../../src/train/config.js';
 import * as pythonPath from '../../src/train/python-path.js';
 import type { TrainerEvent } from '../../src/train/types.js';
-import { jsonLines } from '../helpers/cli.js';
+import { geolab, jsonLines } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startLive, type Live } from '../env/helpers/live.js';
 import { FIXTURES, runPython } from './python-helpers.js';
@@ -296,9 +295,13 @@ describe('geolab_trainer.py, the real path on a stand-in GPU stack against the r
 });
 
 describe('the shipped trainer files', () => {
-  it('are found the same way from dist as from src, and go into the npm package', async () => {
-    const built = (await import(pathToFileURL(join(PACKAGE_ROOT, 'dist', 'train', 'python-path.js')).href)) as typeof pythonPath;
-    expect(built.TRAINER_SCRIPT).toBe(pythonPath.TRAINER_SCRIPT);
+  it('are found the same way from the built bundle as from src, and go into the npm package', async () => {
+    // The binary (dist/bundle/) names the trainer script in a dry run's plan.
+    const dir = tempDir('geolab-trainer-path-');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ version: 1, name: 'r', output_dir: 'out' }));
+    const plan = geolab(['train', 'launch', join(dir, 'config.json'), '--dry-run', '--no-preflight', '--json'], { home: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect((JSON.parse(plan.stdout) as { trainer: string[] }).trainer[1]).toBe(pythonPath.TRAINER_SCRIPT);
     for (const file of [pythonPath.TRAINER_SCRIPT, pythonPath.TRAINER_ENV_MODULE, pythonPath.TRAINER_REQUIREMENTS]) expect(existsSync(file)).toBe(true);
     const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);

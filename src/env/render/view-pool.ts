@@ -132,9 +132,10 @@ export class ViewPool {
 }
 
 /**
- * The compiled worker next to this file in dist/; from the TypeScript sources (vitest, tsx) the
- * .ts worker through tsx's loader, which a worker has to register itself: Node 20 does not apply
- * an `--import` hook in execArgv to a worker's entry module.
+ * The bundled worker next to this code in dist/bundle/ (scripts/build.mjs makes view-worker.ts an
+ * entry of the bundle); from the TypeScript sources (vitest, tsx) the .ts worker through tsx's
+ * loader, which a worker has to register itself: Node 20 does not apply an `--import` hook in
+ * execArgv to a worker's entry module.
  */
 function startWorker(): Worker {
   const compiled = new URL('./view-worker.js', import.meta.url);

@@ -1,7 +1,7 @@
 /**
  * `npx tsx test/audit/acceptance/report.ts [--no-build]`: the acceptance corpus audited by the built
  * binary, and the per-kind recall and false-positive table printed, without asserting anything (the
- * test asserts the budget). Builds dist/ first unless --no-build.
+ * test asserts the budget). Builds the bundle (dist/) first unless --no-build.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import { auditCorpus, formatScore, scoreCorpus } from './score.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 if (!process.argv.includes('--no-build')) {
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [`${root}scripts/build.mjs`], { cwd: root, stdio: 'inherit' });
 }
 const corpus = await buildAcceptanceCorpus();
 const run = auditCorpus(corpus);

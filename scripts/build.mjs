@@ -1,0 +1,79 @@
+/**
+ * `npm run build`: bundles the CLI with esbuild into dist/bundle/ (what bin/geolab.js runs).
+ *
+ * Why a bundle: loading tsc's output meant resolving, reading and compiling some 70 small ES modules
+ * one by one before `geolab audit` read its first line, a good part of a cold run. The bundle is
+ * split at every dynamic `import()` (main.ts loads each command on demand, Home each screen), so a
+ * command still loads only the code it runs: `geolab audit` never loads the TUI's chunks.
+ *
+ * - dist/bundle/ is two levels below the package root, as every source file is (src/<dir>/x.ts):
+ *   a path made from import.meta.url, such as place-names.ts's `../../datasets/geo/`, means the same
+ *   from a chunk as from its source. src/paths.ts finds the root by looking for package.json.
+ * - Packages stay outside the bundle (resolved from node_modules at run time as before) except the
+ *   small pure-JS ones a command loads at start-up (BUNDLED), which would otherwise be more modules
+ *   to load one by one. Native ones (better-sqlite3, sharp), ink/React and the rest are external.
+ * - Chunks `require` Node's built-ins through the banner's `require` (commander is CommonJS).
+ * - Source maps sit beside every chunk; test/helpers/bundle.ts reads them to tell which source
+ *   modules a run loaded.
+ * - dist/country-coder-borders.bin: country-coder's borders as a point lookup needs them, which
+ *   loads in a fraction of the package's own start-up (src/geo/coder-borders.ts says how).
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const OUT_DIR = 'dist/bundle';
+
+/** Packages bundled in: pure JS, loaded at start-up by common commands. */
+const BUNDLED = new Set(['zod', 'commander', 'any-ascii', 'kdbush', 'geokdbush', 'tinyqueue']);
+
+/** Every other bare import stays a run-time import from node_modules. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      return BUNDLED.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/main.ts', 'src/env/render/view-worker.ts'],
+  outdir: OUT_DIR,
+  entryNames: '[name]',
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  plugins: [externalPackages],
+  banner: { js: "import { createRequire as __geolabCreateRequire } from 'node:module'; const require = __geolabCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+
+// The borders file, written by coder-borders.ts's own encoder: bundled on its own for this step.
+const encoder = new URL('../dist/.build/coder-borders.mjs', import.meta.url);
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/geo/coder-borders.ts'],
+  outfile: fileURLToPath(encoder),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+try {
+  const { encodeBorders, BORDERS_FILE } = await import(encoder.href);
+  writeFileSync(BORDERS_FILE, encodeBorders());
+} finally {
+  rmSync(new URL('../dist/.build', import.meta.url), { recursive: true, force: true });
+}
