@@ -5,7 +5,7 @@
  * image store deleted, and the report, the replay and an import of the moved folder still work.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
@@ -104,4 +104,61 @@ describe('a sweep folder moved elsewhere', () => {
     const storedNames = (readdirSync(join(fresh, 'images'), { recursive: true }) as string[]).map((f) => f.replace(/^.*\//, '').replace(/\.\w+$/, ''));
     for (const sha256 of shown) expect(storedNames, sha256).toContain(sha256);
   }, SWEEP_TIMEOUT_MS);
+
+  const shm = otherFilesystem();
+  it.skipIf(shm === null)('a sharded sweep written to another filesystem copies its images beside each shard, and is copied away whole', async () => {
+    const home = tempDir('geolab-move-home-');
+    const out = join(shm!, 'board');
+    try {
+      const server = await startScriptedOpenAI({ script: turn, models: [{ id: 'qwen-vl' }] });
+      servers.push(server);
+      const models = join(home, 'models.json');
+      writeFileSync(models, JSON.stringify([{ name: 'qwen', provider: 'vllm', model: 'qwen-vl', base_url: server.baseUrl, concurrency: 1, max_tokens: 512 }]));
+      for (const shard of ['0/2', '1/2']) {
+        const args = ['eval', 'run', '--models', models, '--limit', '2', '--passes', '2', '--out', out, '--run-id', 'board-1', '--shard', shard, '--retry-delay', '0.02'];
+        const sweep = await spawnGeolab(args, { home, timeoutMs: CHILD_TIMEOUT_MS }).done;
+        expect(sweep.code, sweep.stderr).toBe(0);
+      }
+      const before = geolab(['eval', 'report', out, '--json'], { home });
+      expect(before.code, before.stderr).toBe(0);
+      const files = episodeFiles(out).sort();
+      expect(files.map((f) => f.slice(out.length + 1))).toEqual(['pass-0/shard-0/episodes.jsonl', 'pass-0/shard-1/episodes.jsonl', 'pass-1/shard-0/episodes.jsonl', 'pass-1/shard-1/episodes.jsonl']);
+      for (const file of files) {
+        const images = imagesOf(file);
+        expect(images.length, file).toBeGreaterThan(0);
+        // Copies (no link across filesystems), in the shard's own images/ folder.
+        for (const [image] of images) {
+          expect(dirname(image)).toBe(join(dirname(file), 'images'));
+          expect(statSync(image).nlink, image).toBe(1);
+        }
+      }
+
+      const moved = join(tempDir('geolab-moved-'), 'board');
+      cpSync(out, moved, { recursive: true });
+      rmSync(out, { recursive: true, force: true });
+      rmSync(join(home, 'images'), { recursive: true, force: true });
+      const root = realpathSync(moved) + sep;
+      for (const file of episodeFiles(moved)) {
+        for (const [image, sha256] of imagesOf(file)) {
+          expect(realpathSync(image).startsWith(root), image).toBe(true);
+          expect(createHash('sha256').update(readFileSync(image)).digest('hex'), image).toBe(sha256);
+        }
+      }
+      const after = geolab(['eval', 'report', moved, '--json'], { home });
+      expect(after.code, after.stderr).toBe(0);
+      expect(JSON.parse(after.stdout)).toEqual(JSON.parse(before.stdout));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, SWEEP_TIMEOUT_MS);
 });
+
+/** A folder on another filesystem than the temp dir's, when the machine has one (tmpfs /dev/shm). */
+function otherFilesystem(): string | null {
+  try {
+    if (statSync('/dev/shm').dev === statSync(tempDir()).dev) return null;
+    return mkdtempSync('/dev/shm/geolab-move-');
+  } catch {
+    return null;
+  }
+}
