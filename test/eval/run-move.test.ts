@@ -148,7 +148,7 @@ describe('a sweep folder moved elsewhere', () => {
       expect(after.code, after.stderr).toBe(0);
       expect(JSON.parse(after.stdout)).toEqual(JSON.parse(before.stdout));
     } finally {
-      rmSync(out, { recursive: true, force: true });
+      rmSync(shm!, { recursive: true, force: true });
     }
   }, SWEEP_TIMEOUT_MS);
 });
