@@ -1,6 +1,6 @@
 /** Small file checks and reads shared by the loaders and caches. */
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { InputError, UsageError } from './core/errors.js';
@@ -217,6 +217,33 @@ function kindOf(info: Stats): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isSocket()) return 'a socket';
   return 'a special file';
+}
+
+/**
+ * Puts a file at `dest` with the bytes of `src`: a hard link where the filesystem allows one, else a
+ * copy (another filesystem, or one without hard links), written beside `dest` and renamed into place
+ * so no reader sees half of it. A file already at `dest` is kept: callers name files by their content.
+ */
+export function linkOrCopy(src: string, dest: string): 'linked' | 'copied' | 'present' {
+  if (existsSync(dest)) return 'present';
+  mkdirSync(dirname(dest), { recursive: true });
+  try {
+    linkSync(src, dest);
+    return 'linked';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return 'present';
+    if (code === 'ENOENT') throw err;
+  }
+  const temp = `${dest}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    copyFileSync(src, temp);
+    renameSync(temp, dest);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  return 'copied';
 }
 
 /**

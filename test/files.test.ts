@@ -1,8 +1,8 @@
 /** textLines and byteLines: the line splitting every JSONL reader shares. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { byteLines, textLines } from '../src/files.js';
+import { byteLines, linkOrCopy, textLines } from '../src/files.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function linesOf(content: string | Buffer): Promise<{ line: number; text: string }[]> {
@@ -73,5 +73,48 @@ describe('byteLines', () => {
     expect(await byteLinesOf(Buffer.alloc(0), 4)).toEqual([]);
     expect(await byteLinesOf(Buffer.from('one\ntwo'), 4)).toEqual(['one', 'two']);
     expect(await byteLinesOf(Buffer.from('\n\n'), 4)).toEqual(['', '']);
+  });
+});
+
+/** A folder on another filesystem than the temp dir's, when the machine has one (tmpfs /dev/shm). */
+function otherFilesystem(): string | null {
+  try {
+    if (statSync('/dev/shm').dev === statSync(tempDir()).dev) return null;
+    return mkdtempSync('/dev/shm/geolab-test-');
+  } catch {
+    return null;
+  }
+}
+
+describe('linkOrCopy', () => {
+  it('hard-links on one filesystem, making the folders it needs, and keeps a file already there', () => {
+    const dir = tempDir();
+    const src = join(dir, 'a.jpg');
+    writeFileSync(src, 'bytes');
+    const dest = join(dir, 'run', 'images', 'a.jpg');
+    expect(linkOrCopy(src, dest)).toBe('linked');
+    expect(statSync(dest).ino).toBe(statSync(src).ino);
+    expect(linkOrCopy(src, dest)).toBe('present');
+  });
+
+  const other = otherFilesystem();
+  it.skipIf(other === null)('copies across filesystems, leaving no temp file behind', () => {
+    const src = join(tempDir(), 'a.png');
+    writeFileSync(src, 'png bytes');
+    const dest = join(other!, 'images', 'a.png');
+    try {
+      expect(linkOrCopy(src, dest)).toBe('copied');
+      expect(readFileSync(dest, 'utf8')).toBe('png bytes');
+      expect(statSync(dest).ino).not.toBe(statSync(src).ino);
+      expect(readdirSync(join(other!, 'images'))).toEqual(['a.png']);
+    } finally {
+      rmSync(other!, { recursive: true, force: true });
+    }
+  });
+
+  it('fails on a source that is not there, writing nothing', () => {
+    const dir = tempDir();
+    expect(() => linkOrCopy(join(dir, 'gone.jpg'), join(dir, 'images', 'gone.jpg'))).toThrow(/ENOENT/);
+    expect(existsSync(join(dir, 'images', 'gone.jpg'))).toBe(false);
   });
 });

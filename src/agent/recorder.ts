@@ -2,18 +2,23 @@
  * The workspace recorder: the sink a runner hands finished episodes to. Each episode lands twice,
  * in the workspace database (for the TUI, the audit and the eval board) and as one line of the run's
  * `runs/<run-id>/episodes.jsonl` (DESIGN §1.2, so the public harness's `report` reads geolab runs).
- * Images are stored once by sha256 and referenced by hash and by path, never inlined.
+ * Images are stored once by sha256 and referenced by hash and by path, never inlined; a sweep's run
+ * folder also holds its own links to them (`ownImages`), so that its records point inside it.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { parseEpisodeRecord, withoutEmptyKeys, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError } from '../core/errors.js';
+import { linkOrCopy } from '../files.js';
 import { saveEpisode } from '../store/episodes.js';
 import { assertRunId, ensureEvalRun } from '../store/eval-runs.js';
 import { imagePath, sniffImageMime, storeImage } from '../store/images.js';
 import type { Workspace } from '../store/index.js';
 import type { EpisodeSink } from './types.js';
+
+/** A run folder's own images (with `ownImages`), beside its episodes.jsonl. */
+export const IMAGES_DIR = 'images';
 
 export interface RecorderOptions {
   /** Continue (append to) an existing run, or name a new one; default: a fresh time-stamped id. */
@@ -24,6 +29,12 @@ export interface RecorderOptions {
   config?: Record<string, unknown>;
   /** Where episodes.jsonl and run.json go (a sweep's output tree); default `<workspace>/runs/<runId>`. */
   runDir?: string;
+  /**
+   * Keep the images in the run folder: each is hard-linked (copied where linking fails) into
+   * `<runDir>/images/`, and `image_path` points there, so the folder can be moved or copied whole.
+   * Otherwise `image_path` points into the workspace's image store.
+   */
+  ownImages?: boolean;
 }
 
 export interface Recorder extends EpisodeSink {
@@ -83,8 +94,14 @@ export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Re
         if (stored !== sha256) throw new GeolabError(`episode ${record.episode_id}: image keyed ${sha256} has sha256 ${stored}`);
       }
       const withPaths = withImagePaths(record, (sha256) => {
-        const file = imagePath(ws, sha256);
-        return file && relative(runDir, file).split(sep).join('/');
+        const stored = imagePath(ws, sha256);
+        if (!stored) return undefined;
+        let file = stored;
+        if (options.ownImages) {
+          file = join(runDir, IMAGES_DIR, basename(stored));
+          linkOrCopy(stored, file);
+        }
+        return relative(runDir, file).split(sep).join('/');
       });
       if (!started) start(withPaths);
       saveEpisode(ws.db, withPaths, { runId });
@@ -93,7 +110,7 @@ export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Re
   };
 }
 
-/** The record with each turn's `image_path` set to its stored image, relative to the run directory. */
+/** The record with each turn's `image_path` set to its image file, relative to the run directory. */
 function withImagePaths(record: EpisodeRecord, pathOf: (sha256: string) => string | undefined): EpisodeRecord {
   if (!Array.isArray(record.turns)) return record;
   const turns = (record.turns as Turn[]).map((turn) => {

@@ -146,7 +146,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
         const sinkFor = (item: WorkItem) => {
           const dir = runDirFor(out, runId, shard, item.sample);
           let recorder = recorders.get(dir);
-          if (!recorder) recorders.set(dir, (recorder = createRecorder(ws, { runId, runDir: dir, config: sweepConfig })));
+          if (!recorder) recorders.set(dir, (recorder = createRecorder(ws, { runId, runDir: dir, config: sweepConfig, ownImages: true })));
           return recorder;
         };
         const progress = new Progress(out, runId, arms, planned, work);
