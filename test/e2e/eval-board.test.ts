@@ -21,7 +21,7 @@ describe('the Eval board in a real terminal', () => {
     pane.send(['v']);
     const board = await pane.waitFor('Paired vs alpha@v2');
     expect(board).toContain('EVAL BOARD · 30 episodes · 3 runs · 3 arms · baseline alpha@v2');
-    expect(board).toMatch(/beta@v2 +6 +\+0\.\d{4} +0\.\d{4} +\[[-+]0\.\d{4}, [-+]0\.\d{4}\] +4\/6 +no/);
+    expect(board).toMatch(/beta@v2 +6 +\+0\.\d{4} +0\.\d{4} +\[[-+]0\.\d{4}, [-+]0\.\d{4}\] +4\/6 +2\/6 +0 +no/);
     pane.send(['Down', 'c']);
     await pane.waitFor('EVAL BOARD · beta@v2 by country');
     pane.send(['Down', 'Enter']);
