@@ -50,8 +50,11 @@ describe('the lock of a shard', () => {
     const zero = lockSweep(out, { index: 0, count: 3 });
     const one = lockSweep(out, { index: 1, count: 3 });
     expect(JSON.parse(readFileSync(join(out, 'shard-1.lock'), 'utf8'))).toMatchObject({ pid: process.pid, shard: '1/3' });
-    // This process is alive: a second claim on shard 1 is a second process given the same shard.
-    expect(() => lockSweep(out, { index: 1, count: 3 })).toThrow(`refusing to start: shard 1 of ${out} is already being played (PID ${process.pid}`);
+    // A live process (the runner's parent) holding shard 1: a second process given the same shard.
+    const held = readFileSync(join(out, 'shard-1.lock'), 'utf8');
+    writeFileSync(join(out, 'shard-1.lock'), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: 'then', shard: '1/3' }));
+    expect(() => lockSweep(out, { index: 1, count: 3 })).toThrow(`refusing to start: shard 1 of ${out} is already being played (PID ${process.ppid}, since then;`);
+    writeFileSync(join(out, 'shard-1.lock'), held);
     expect(() => lockSweep(out)).toThrow(`refusing to start: a sharded sweep (PID ${process.pid}`);
     zero.release();
     one.release();
@@ -64,6 +67,11 @@ describe('the lock of a shard', () => {
     const taken = lockSweep(out, { index: 2, count: 3 });
     expect(taken.note).toMatch(/^took over .*shard-2\.lock from PID \d+, which is no longer running$/);
     taken.release();
+    // Its own PID in the file: a process that died before it (a restarted container's PID 1), taken over.
+    writeFileSync(join(out, 'shard-2.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'then' }));
+    const own = lockSweep(out, { index: 2, count: 3 });
+    expect(own.note).toMatch(/which is no longer running$/);
+    own.release();
   });
 });
 

@@ -61,7 +61,8 @@ export function lockSweep(out: string, shard?: { index: number; count: number })
     if (holder && holder.host !== mine.host) {
       throw new GeolabError(`refusing to start: ${file} is held by PID ${holder.pid} on ${holder.host}, so another ${what} is writing ${out}; remove the file if that ${what} is over`);
     }
-    if (holder && processAlive(holder.pid)) {
+    // Our own PID in the file on this host is a process that died with it (a container restarted as PID 1).
+    if (holder && holder.pid !== process.pid && processAlive(holder.pid)) {
       throw new GeolabError(
         shard
           ? `refusing to start: shard ${shard.index} of ${out} is already being played (PID ${holder.pid}, since ${holder.started_at}; ${file}); two processes were given the same shard`
