@@ -11,6 +11,7 @@ import {
   planWork,
   recordKey,
   remainingWork,
+  shardFromEnvironment,
   shardIndices,
 } from '../../src/eval/run/plan.js';
 
@@ -30,6 +31,17 @@ describe('the work list', () => {
       ['base', 0, 1],
     ]);
     expect(new Set(items.map(episodeKey)).size).toBe(items.length);
+  });
+
+  it('--shard auto: Slurm array indices made 0-based (first index, step), Kubernetes completion index with --shards', () => {
+    expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '2', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ shard: { index: 2, count: 3 }, source: 'SLURM_ARRAY_TASK_ID=2, SLURM_ARRAY_TASK_COUNT=3' });
+    expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '5', SLURM_ARRAY_TASK_MIN: '4', SLURM_ARRAY_TASK_COUNT: '3' }).shard).toEqual({ index: 1, count: 3 });
+    expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '8', SLURM_ARRAY_TASK_MIN: '0', SLURM_ARRAY_TASK_STEP: '4', SLURM_ARRAY_TASK_COUNT: '3' }).shard).toEqual({ index: 2, count: 3 });
+    expect(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '6', SLURM_ARRAY_TASK_STEP: '4', SLURM_ARRAY_TASK_COUNT: '3' })).toThrow('not SLURM_ARRAY_TASK_MIN=0 plus a multiple of SLURM_ARRAY_TASK_STEP=4');
+    expect(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '1' }, 2).shard).toEqual({ index: 1, count: 2 });
+    expect(shardFromEnvironment({ JOB_COMPLETION_INDEX: '0' }, 3)).toEqual({ shard: { index: 0, count: 3 }, source: 'JOB_COMPLETION_INDEX=0, --shards 3' });
+    expect(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' })).toThrow('below SLURM_ARRAY_TASK_MIN=1');
+    expect(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: ' 1e0' }, 3)).toThrow('JOB_COMPLETION_INDEX must be an integer >= 0');
   });
 
   it('shards split the tasks without overlap and cover them all', () => {

@@ -44,7 +44,57 @@ describe('the sweep lock', () => {
   });
 });
 
+describe('the lock of a shard', () => {
+  it('lets shards share a folder, refuses a shard held twice, and keeps sharded and unsharded sweeps apart', () => {
+    const out = tempDir();
+    const zero = lockSweep(out, { index: 0, count: 3 });
+    const one = lockSweep(out, { index: 1, count: 3 });
+    expect(JSON.parse(readFileSync(join(out, 'shard-1.lock'), 'utf8'))).toMatchObject({ pid: process.pid, shard: '1/3' });
+    // A live process (the runner's parent) holding shard 1: a second process given the same shard.
+    const held = readFileSync(join(out, 'shard-1.lock'), 'utf8');
+    writeFileSync(join(out, 'shard-1.lock'), JSON.stringify({ pid: process.ppid, host: hostname(), started_at: 'then', shard: '1/3' }));
+    expect(() => lockSweep(out, { index: 1, count: 3 })).toThrow(`refusing to start: shard 1 of ${out} is already being played (PID ${process.ppid}, since then;`);
+    writeFileSync(join(out, 'shard-1.lock'), held);
+    expect(() => lockSweep(out)).toThrow(`refusing to start: a sharded sweep (PID ${process.pid}`);
+    zero.release();
+    one.release();
+    expect(existsSync(join(out, 'shard-0.lock'))).toBe(false);
+    const whole = lockSweep(out);
+    expect(() => lockSweep(out, { index: 2, count: 3 })).toThrow(`refusing to start: an unsharded sweep (PID ${process.pid}`);
+    whole.release();
+
+    writeFileSync(join(out, 'shard-2.lock'), JSON.stringify({ pid: deadPid(), host: hostname(), started_at: 'then' }));
+    const taken = lockSweep(out, { index: 2, count: 3 });
+    expect(taken.note).toMatch(/^took over .*shard-2\.lock from PID \d+, which is no longer running$/);
+    taken.release();
+    // Its own PID in the file: a process that died before it (a restarted container's PID 1), taken over.
+    writeFileSync(join(out, 'shard-2.lock'), JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'then' }));
+    const own = lockSweep(out, { index: 2, count: 3 });
+    expect(own.note).toMatch(/which is no longer running$/);
+    own.release();
+  });
+});
+
 describe('what a folder already holds', () => {
+  it("a shard tidies only its own files: another shard's line still being written and its failures are left alone", () => {
+    const out = tempDir();
+    const mine = join(out, 'pass-0', 'shard-0');
+    const theirs = join(out, 'pass-0', 'shard-1');
+    mkdirSync(mine, { recursive: true });
+    mkdirSync(theirs, { recursive: true });
+    const ownText = JSON.stringify(record(0, 0, { outcome: {} })) + '\n' + JSON.stringify(record(3, 0, { error: 'aborted', failure: 'aborted' })) + '\n';
+    writeFileSync(join(mine, 'episodes.jsonl'), ownText);
+    const theirText = JSON.stringify(record(1, 0, { outcome: {} })) + '\n' + JSON.stringify(record(4, 0, { error: 'gone', failure: 'unreachable' })) + '\n' + JSON.stringify(record(7, 0, { outcome: {} })).slice(0, 30);
+    writeFileSync(join(theirs, 'episodes.jsonl'), theirText);
+
+    const recorded = readRecorded(out, { index: 0 });
+    expect([...recorded.done].sort()).toEqual([recordKey(record(0, 0, {}))!, recordKey(record(1, 0, {}))!].sort());
+    expect(recorded.superseded).toEqual(['ep-3-0']);
+    expect(readFileSync(join(mine, 'episodes.jsonl'), 'utf8')).toBe(JSON.stringify(record(0, 0, { outcome: {} })) + '\n');
+    expect(readFileSync(join(theirs, 'episodes.jsonl'), 'utf8')).toBe(theirText);
+    expect(existsSync(join(theirs, 'superseded.jsonl'))).toBe(false);
+  });
+
   it('drops a line cut off by a kill, sets aside failures to play again, and keeps the rest as done', () => {
     const out = tempDir();
     const dir = join(out, 'run-1');

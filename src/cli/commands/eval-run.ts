@@ -22,7 +22,7 @@ import { EXIT, InputError, ServiceError, UsageError } from '../../core/errors.js
 import { checkedPanosDir, writeFileAtomic } from '../../files.js';
 import { DEFAULT_BACKOFF_MS, EndpointPool } from '../../eval/run/endpoints.js';
 import { modelSpec, parseModelsFile, type ModelSpec } from '../../eval/run/models-file.js';
-import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shardIndices, type WorkItem } from '../../eval/run/plan.js';
+import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shardFromEnvironment, shardIndices, type Shard, type WorkItem } from '../../eval/run/plan.js';
 import type { SweepArm } from '../../eval/run/sweep.js';
 import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
 import type { SweepModelProgress, SweepState } from '../../eval/sweep-status.js';
@@ -48,7 +48,10 @@ export interface EvalRunOptions extends GlobalOptions {
   env?: string[];
   out?: string;
   runId?: string;
+  /** `I/N`, or `auto`: from a Slurm array job or a Kubernetes Indexed Job. */
   shard?: string;
+  /** N for `--shard auto` where the scheduler does not say it (Kubernetes). */
+  shards?: number;
   retries?: number;
   /** Seconds before the first retry of a model request. */
   retryDelay?: number;
@@ -81,7 +84,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be ${PROTOCOLS.join(' or ')}, got "${String(protocol)}"`);
   const tools = opts.tools ?? 'trained';
   const indicesAsked = opts.indices === undefined ? undefined : parseIndices(opts.indices);
-  const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+  const shard = shardOf(opts);
   const split = opts.split ?? DEFAULT_SPLIT;
   const envUrls = (opts.env ?? []).flatMap((u) => u.split(',')).map((u) => u.trim()).filter(Boolean);
   const panos = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
@@ -98,11 +101,11 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   const ws = await openWorkspace(opts.workspace);
   try {
     const givenOut = opts.out === undefined ? undefined : resolve(opts.out);
-    const runId = opts.runId ?? (givenOut ? previousRunId(givenOut) : null) ?? newRunId();
+    const runId = opts.runId ?? (givenOut ? previousRunId(givenOut) : null) ?? schedulerRunId(opts) ?? newRunId();
     assertRunId(runId);
     const out = givenOut ?? join(ws.paths.dir, 'sweeps', runId);
     mkdirSync(out, { recursive: true });
-    const lock = lockSweep(out);
+    const lock = lockSweep(out, shard);
     // From here an interrupt ends the sweep through its own finally blocks, which release the lock.
     const controller = new AbortController();
     // Every request and wait of every episode in flight listens to it: many more than Node's default ten.
@@ -122,7 +125,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
         for (const line of environment.unreachable) warn(`geolab: environment server taken out: ${line}`);
         const indices = shardIndices(chooseIndices(environment.size, { indices: indicesAsked, limit: opts.limit }, split), shard);
         const planned = planWork({ arms: arms.map((a) => ({ model: a.spec.name, promptVersion })), split, indices, passes });
-        const recorded = readRecorded(out);
+        const recorded = readRecorded(out, shard);
         for (const note of recorded.notes) warn(`geolab: ${note}`);
         if (recorded.superseded.length > 0) (await import('../../store/episodes.js')).detachFromRun(ws.db, recorded.superseded);
         const work = remainingWork(planned, recorded.done);
@@ -189,6 +192,28 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   } finally {
     ws.close();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shards
+
+/** `--shard I/N`, or `--shard auto` from the scheduler's variables, said once on stderr. */
+function shardOf(opts: EvalRunOptions): Shard | undefined {
+  if (opts.shards !== undefined && opts.shard?.trim() !== 'auto') throw new UsageError('--shards N goes with --shard auto (a Kubernetes Indexed Job\'s completions); --shard I/N says N itself');
+  if (opts.shard === undefined) return undefined;
+  if (opts.shard.trim() !== 'auto') return parseShard(opts.shard);
+  const { shard, source } = shardFromEnvironment(process.env, opts.shards);
+  warn(`geolab: --shard auto: playing shard ${shard.index}/${shard.count} (0-based), from ${source}`);
+  return shard;
+}
+
+/**
+ * Under `--shard auto` in a Slurm array job without --run-id, every task of the array names the run
+ * after the array's job id, so the shards starting at once agree on it.
+ */
+function schedulerRunId(opts: EvalRunOptions): string | null {
+  const job = process.env.SLURM_ARRAY_JOB_ID;
+  return opts.shard?.trim() === 'auto' && job && /^\d+$/.test(job) ? `slurm-${job}` : null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -30,6 +30,81 @@ export function parseShard(text: string): Shard {
   return { index, count };
 }
 
+/** The variables `--shard auto` reads, by scheduler. */
+export const SLURM_SHARD_VARS = ['SLURM_ARRAY_TASK_ID', 'SLURM_ARRAY_TASK_COUNT', 'SLURM_ARRAY_TASK_MIN', 'SLURM_ARRAY_TASK_STEP'] as const;
+export const KUBERNETES_SHARD_VAR = 'JOB_COMPLETION_INDEX';
+
+export interface ChosenShard {
+  shard: Shard;
+  /** Where I and N came from, for the line printed at the start. */
+  source: string;
+}
+
+/**
+ * `--shard auto`: I and N from the scheduler running this process as one of an array.
+ *
+ * Slurm array job: I is SLURM_ARRAY_TASK_ID made 0-based, less SLURM_ARRAY_TASK_MIN when set (the
+ * array's first index: `--array=1-3` plays shards 0..2), divided by SLURM_ARRAY_TASK_STEP when set
+ * (`--array=0-8:4`); N is SLURM_ARRAY_TASK_COUNT, or `--shards N`. Kubernetes Indexed Job: I is
+ * JOB_COMPLETION_INDEX (0-based already), N is `--shards N`, the Job's `completions`, which Kubernetes
+ * does not export. Everything that does not add up is a usage error naming the variables.
+ */
+export function shardFromEnvironment(env: NodeJS.ProcessEnv, shards?: number): ChosenShard {
+  const slurm = env.SLURM_ARRAY_TASK_ID !== undefined && env.SLURM_ARRAY_TASK_ID !== '';
+  const kube = env[KUBERNETES_SHARD_VAR] !== undefined && env[KUBERNETES_SHARD_VAR] !== '';
+  if (shards !== undefined && !(Number.isInteger(shards) && shards >= 1)) throw new UsageError(`--shards must be an integer >= 1, got ${shards}`);
+  if (slurm && kube) throw new UsageError(`--shard auto: both SLURM_ARRAY_TASK_ID (Slurm) and ${KUBERNETES_SHARD_VAR} (Kubernetes) are set, so the shard is ambiguous; give --shard I/N`);
+  const whole = (name: string, min: number): number => {
+    const text = (env[name] ?? '').trim();
+    if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`--shard auto: ${name} must be an integer >= ${min}, got "${env[name]}"`);
+    return Number(text);
+  };
+  let index: number;
+  let count: number;
+  const said: string[] = [];
+  if (slurm) {
+    const id = whole('SLURM_ARRAY_TASK_ID', 0);
+    said.push(`SLURM_ARRAY_TASK_ID=${id}`);
+    const hasMin = (env.SLURM_ARRAY_TASK_MIN ?? '') !== '';
+    const min = hasMin ? whole('SLURM_ARRAY_TASK_MIN', 0) : 0;
+    if (hasMin) said.push(`SLURM_ARRAY_TASK_MIN=${min}`);
+    const hasStep = (env.SLURM_ARRAY_TASK_STEP ?? '') !== '';
+    const step = hasStep ? whole('SLURM_ARRAY_TASK_STEP', 1) : 1;
+    if (hasStep && step !== 1) said.push(`SLURM_ARRAY_TASK_STEP=${step}`);
+    if (id < min) throw new UsageError(`--shard auto: SLURM_ARRAY_TASK_ID=${id} is below SLURM_ARRAY_TASK_MIN=${min}`);
+    if ((id - min) % step !== 0) throw new UsageError(`--shard auto: SLURM_ARRAY_TASK_ID=${id} is not SLURM_ARRAY_TASK_MIN=${min} plus a multiple of SLURM_ARRAY_TASK_STEP=${step}`);
+    index = (id - min) / step;
+    const hasCount = (env.SLURM_ARRAY_TASK_COUNT ?? '') !== '';
+    if (hasCount) {
+      count = whole('SLURM_ARRAY_TASK_COUNT', 1);
+      said.push(`SLURM_ARRAY_TASK_COUNT=${count}`);
+      if (shards !== undefined && shards !== count) throw new UsageError(`--shard auto: --shards ${shards} disagrees with SLURM_ARRAY_TASK_COUNT=${count}; leave --shards out under Slurm`);
+    } else if (shards !== undefined) {
+      count = shards;
+      said.push(`--shards ${shards}`);
+    } else {
+      throw new UsageError('--shard auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; give --shards N');
+    }
+    if (index >= count) {
+      throw new UsageError(
+        `--shard auto: shard ${index} from ${said.join(', ')} is not below the ${count} shards; the array's indices must run contiguously from its first (e.g. --array=0-${count - 1})`,
+      );
+    }
+  } else if (kube) {
+    index = whole(KUBERNETES_SHARD_VAR, 0);
+    said.push(`${KUBERNETES_SHARD_VAR}=${index}`);
+    if (shards === undefined) throw new UsageError(`--shard auto: ${KUBERNETES_SHARD_VAR} is set (a Kubernetes Indexed Job), which does not tell the number of shards; give --shards N (the Job's completions)`);
+    count = shards;
+    said.push(`--shards ${shards}`);
+    if (index >= count) throw new UsageError(`--shard auto: ${KUBERNETES_SHARD_VAR}=${index} is not below --shards ${count}; --shards must be the Job's completions`);
+  } else {
+    throw new UsageError(
+      `--shard auto: neither a Slurm array job (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) nor a Kubernetes Indexed Job (${KUBERNETES_SHARD_VAR}, with --shards N) is running this process; give --shard I/N`,
+    );
+  }
+  return { shard: { index, count }, source: said.join(', ') };
+}
+
 /** `--indices 0,3,7-9`: task indices, each once, in the order given. */
 export function parseIndices(text: string): number[] {
   const out: number[] = [];

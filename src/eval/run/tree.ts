@@ -1,7 +1,8 @@
 /**
  * A sweep's output folder: the harness's layout (`<out>/<run-id>/episodes.jsonl` + run.json, or
  * `<out>/pass-<p>/shard-<i>/...` when sharded), the lock that keeps it to one sweep at a time
- * (`sweep.lock`, holding the PID), the status file the TUI reads (`sweep.json`), and what is already
+ * (`sweep.lock`, holding the PID; a sharded sweep's shards share the folder, each holding its own
+ * `shard-<i>.lock`), the status file the TUI reads (`sweep.json`), and what is already
  * recorded in it, for resuming.
  */
 import { existsSync, readFileSync, readdirSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -14,6 +15,9 @@ import { SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
 import { processAlive } from '../../processes.js';
 
 export const LOCK_FILE = 'sweep.lock';
+/** The lock of shard `index` of a sweep whose shards share one folder. */
+export const shardLockFile = (index: number): string => `shard-${index}.lock`;
+const SHARD_LOCK = /^shard-(\d+)\.lock$/;
 /** Failed records a re-run played again: kept beside the episodes, out of every report's way. */
 export const SUPERSEDED_FILE = 'superseded.jsonl';
 
@@ -32,15 +36,22 @@ interface LockHolder {
   pid: number;
   host: string;
   started_at: string;
+  shard?: string;
 }
 
 /**
- * Takes `<out>/sweep.lock` for this process. A lock whose process is no longer running on this
- * machine is taken over (with a note); a live one, or one from another machine, refuses.
+ * Takes `<out>/sweep.lock` for this process, or with a shard `<out>/shard-<i>.lock`, so the shards of
+ * one sweep write one folder side by side while two processes never play the same shard. A lock whose
+ * process is no longer running on this machine is taken over (with a note); a live one, or one from
+ * another machine, refuses. An unsharded sweep and a sharded one do not share a folder: each refuses
+ * while the other kind's lock is held by a live process (or one on another machine).
  */
-export function lockSweep(out: string): SweepLock {
-  const file = join(out, LOCK_FILE);
-  const mine: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+export function lockSweep(out: string, shard?: { index: number; count: number }): SweepLock {
+  const name = shard ? shardLockFile(shard.index) : LOCK_FILE;
+  const file = join(out, name);
+  const what = shard ? `shard ${shard.index}` : 'sweep';
+  const mine: LockHolder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}) };
+  refuseOtherKind(out, shard !== undefined, mine.host);
   let note: string | null = null;
   try {
     writeFileSync(file, JSON.stringify(mine) + '\n', { flag: 'wx' });
@@ -48,15 +59,20 @@ export function lockSweep(out: string): SweepLock {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const holder = readHolder(file);
     if (holder && holder.host !== mine.host) {
-      throw new GeolabError(`refusing to start: ${file} is held by PID ${holder.pid} on ${holder.host}, so another sweep is writing ${out}; remove the file if that sweep is over`);
+      throw new GeolabError(`refusing to start: ${file} is held by PID ${holder.pid} on ${holder.host}, so another ${what} is writing ${out}; remove the file if that ${what} is over`);
     }
-    if (holder && processAlive(holder.pid)) {
-      throw new GeolabError(`refusing to start: another sweep (PID ${holder.pid}, since ${holder.started_at}) is writing ${out}; give another --out, or wait for it`);
+    // Our own PID in the file on this host is a process that died with it (a container restarted as PID 1).
+    if (holder && holder.pid !== process.pid && processAlive(holder.pid)) {
+      throw new GeolabError(
+        shard
+          ? `refusing to start: shard ${shard.index} of ${out} is already being played (PID ${holder.pid}, since ${holder.started_at}; ${file}); two processes were given the same shard`
+          : `refusing to start: another sweep (PID ${holder.pid}, since ${holder.started_at}) is writing ${out}; give another --out, or wait for it`,
+      );
     }
     note = `took over ${file} from PID ${holder?.pid ?? '?'}, which is no longer running`;
     writeFileAtomic(file, JSON.stringify(mine) + '\n');
     // Two sweeps taking over at once: the one whose PID the file holds goes on.
-    if (readHolder(file)?.pid !== process.pid) throw new GeolabError(`refusing to start: another sweep took ${file} over at the same time`);
+    if (readHolder(file)?.pid !== process.pid) throw new GeolabError(`refusing to start: another ${what} took ${file} over at the same time`);
   }
   return {
     note,
@@ -64,6 +80,20 @@ export function lockSweep(out: string): SweepLock {
       if (readHolder(file)?.pid === process.pid) unlinkSync(file);
     },
   };
+}
+
+/** A live lock of the other kind (sharded vs not) in the folder refuses the start. */
+function refuseOtherKind(out: string, sharded: boolean, host: string): void {
+  const names = sharded ? [LOCK_FILE] : readdirSync(out).filter((n) => SHARD_LOCK.test(n));
+  for (const name of names) {
+    const holder = readHolder(join(out, name));
+    if (!holder || (holder.host === host && !processAlive(holder.pid))) continue;
+    throw new GeolabError(
+      sharded
+        ? `refusing to start: an unsharded sweep (PID ${holder.pid} on ${holder.host}) is writing ${out} (${LOCK_FILE}); shards share a folder only with other shards`
+        : `refusing to start: a sharded sweep (PID ${holder.pid} on ${holder.host}, ${join(out, name)}) is writing ${out}; give --shard, or another --out`,
+    );
+  }
 }
 
 function readHolder(file: string): LockHolder | null {
@@ -88,14 +118,32 @@ export interface Recorded {
  * Reads every episode file under `out` (the lock held) for the resume set. A last line cut off by a
  * killed process is dropped; failed records a re-run plays again (aborted, service gone) move to
  * superseded.jsonl, so the tree keeps one record per episode. A file is rewritten only when it changes,
- * in one step.
+ * in one step. With a shard, only that shard's files (`pass-<p>/shard-<i>/`) are tidied: the other
+ * shards' files are being appended to by their own processes, so they are only read, their settled
+ * complete lines counted as done and the rest (a line still being written, a failure their shard will
+ * play again) left alone.
  */
-export function readRecorded(out: string): Recorded {
+export function readRecorded(out: string, shard?: { index: number }): Recorded {
   const done = new Set<string>();
   const notes: string[] = [];
   const supersededIds: string[] = [];
+  const own = shard === undefined ? null : new RegExp(`(^|/)pass-\\d+/shard-${shard.index}/${EPISODE_FILE.replace('.', '\\.')}$`);
   for (const file of episodeFiles(out)) {
     const text = readFileSync(file, 'utf8');
+    if (own && !own.test(file.slice(out.length + 1))) {
+      for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
+        if (!line.trim()) continue;
+        let record: unknown;
+        try {
+          record = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const key = isSettled(record) ? recordKey(record) : null;
+        if (key) done.add(key);
+      }
+      continue;
+    }
     const lines = text.split('\n');
     const torn = !text.endsWith('\n') && text.length > 0;
     const kept: string[] = [];
