@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EnvError, type Camera, type PanoramaRef, type ViewRenderer } from '../types.js';
+import { collectGarbage } from './collect.js';
 import { ByteLru } from './lru.js';
 import type { PanoramaSource } from './panorama-source.js';
 import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } from './reproject.js';
@@ -20,6 +21,12 @@ export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
 export const MAX_VIEW_PX = 4096;
 /** Raw view buffers kept for reuse between views (a 640 px one is 1.2 MB). */
 const SPARE_VIEW_BYTES = 32 * 1024 * 1024;
+/**
+ * Panorama bytes dropped (evicted from the cache, or decode buffers done with) after which every
+ * thread collects its garbage: the most memory held beyond the cache cap by panoramas no longer
+ * used, about 8 standard panoramas (see collect.ts).
+ */
+const COLLECT_AFTER_BYTES = 64 * 1024 * 1024;
 
 export interface PanoramaRendererOptions {
   /** Byte cap of the decoded-panorama LRU (4 bytes a pixel); default 512 MiB. */
@@ -37,12 +44,14 @@ export class PanoramaRenderer implements ViewRenderer {
   private readonly decoding = new Map<string, Promise<PackedPanorama>>();
   private readonly pool: ViewPool | undefined;
   private readonly buffers: ViewBuffers;
+  /** Bytes of panoramas dropped since the last collection. */
+  private dropped = 0;
 
   constructor(
     readonly source: PanoramaSource,
     { cacheBytes = DEFAULT_CACHE_BYTES, workers = 0 }: PanoramaRendererOptions = {},
   ) {
-    this.decoded = new ByteLru(cacheBytes);
+    this.decoded = new ByteLru<PackedPanorama>(cacheBytes, (_key, _image, bytes) => this.drop(bytes));
     this.pool = workers > 0 ? new ViewPool(workers) : undefined;
     this.buffers = new ViewBuffers(this.pool !== undefined);
   }
@@ -81,13 +90,29 @@ export class PanoramaRenderer implements ViewRenderer {
       pending = decode(path)
         .then((decoded) => {
           const image = this.pool ? toShared(decoded) : decoded;
-          this.decoded.set(path, image, image.data.byteLength);
+          const bytes = image.data.byteLength;
+          this.decoded.set(path, image, bytes);
+          // The decode buffer, once copied to shared memory, and a panorama too large to keep are
+          // garbage as soon as this view is drawn; counted now, collected after a later view.
+          this.drop((image !== decoded ? bytes : 0) + (bytes > this.decoded.capBytes ? bytes : 0));
           return image;
         })
         .finally(() => this.decoding.delete(path));
       this.decoding.set(path, pending);
     }
     return pending;
+  }
+
+  /**
+   * Counts panorama bytes that became garbage; past COLLECT_AFTER_BYTES, collects on this thread
+   * and asks each worker to do the same, so their memory goes back before more is decoded.
+   */
+  private drop(bytes: number): void {
+    this.dropped += bytes;
+    if (this.dropped < COLLECT_AFTER_BYTES) return;
+    this.dropped = 0;
+    collectGarbage();
+    this.pool?.collect();
   }
 
   /** Bytes of decoded panoramas held. */
