@@ -46,6 +46,8 @@ export class PanoramaRenderer implements ViewRenderer {
   private readonly buffers: ViewBuffers;
   /** Bytes of panoramas dropped since the last collection. */
   private dropped = 0;
+  /** Views being made (decode, draw, encode) at most at a time; see renderView. */
+  private readonly slots: Slots;
 
   constructor(
     readonly source: PanoramaSource,
@@ -54,13 +56,28 @@ export class PanoramaRenderer implements ViewRenderer {
     this.decoded = new ByteLru<PackedPanorama>(cacheBytes, (_key, _image, bytes) => this.drop(bytes));
     this.pool = workers > 0 ? new ViewPool(workers) : undefined;
     this.buffers = new ViewBuffers(this.pool !== undefined);
+    this.slots = new Slots(Math.max(4, 2 * workers));
   }
 
   async renderView(pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
     if (!Number.isInteger(sizePx) || sizePx < 1 || sizePx > MAX_VIEW_PX) {
       throw new RangeError(`view size must be an integer from 1 to ${MAX_VIEW_PX} px, got ${sizePx}`);
     }
-    const image = await this.panorama(pano.imageId, camera.fovDeg <= ORIG_MAX_FOV_DEG);
+    // Finding the file may mean fetching or drawing it: slow, but no memory, so not in a slot.
+    const path = await this.source.resolve(pano.imageId, { orig: camera.fovDeg <= ORIG_MAX_FOV_DEG });
+    // Many sessions at once (a sweep with 96 episodes in flight) would otherwise decode a panorama
+    // each long before the workers can draw them, holding them all: decodes and draws are CPU-bound,
+    // so a few views at a time keep every core busy and the rest wait holding nothing.
+    await this.slots.take();
+    try {
+      return await this.draw(path, pano, camera, sizePx);
+    } finally {
+      this.slots.give();
+    }
+  }
+
+  private async draw(path: string, pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
+    const image = await this.decodedAt(path);
     // The centre column faces compassAngle, so true heading H sits H - compassAngle to its right (DESIGN §2.1).
     const yawDeg = camera.headingDeg - pano.compassAngle;
     const { pitchDeg, fovDeg } = camera;
@@ -82,9 +99,12 @@ export class PanoramaRenderer implements ViewRenderer {
 
   /** The decoded panorama for an image id, from the LRU or decoded once however many ask at a time. */
   async panorama(imageId: string, orig: boolean): Promise<PackedPanorama> {
-    const path = await this.source.resolve(imageId, { orig });
+    return this.decodedAt(await this.source.resolve(imageId, { orig }));
+  }
+
+  private decodedAt(path: string): Promise<PackedPanorama> {
     const cached = this.decoded.get(path);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
     let pending = this.decoding.get(path);
     if (!pending) {
       pending = decode(path)
@@ -128,6 +148,27 @@ export class PanoramaRenderer implements ViewRenderer {
   /** Stops the worker threads, if any; views asked for afterwards fail. */
   async close(): Promise<void> {
     await this.pool?.close();
+  }
+}
+
+/** A counting semaphore, first come first served. */
+class Slots {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next(); // the slot passes straight to the next in line
+    else this.free++;
   }
 }
 
