@@ -19,6 +19,7 @@ import { evalBoardBenches } from './eval-board.js';
 import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
+import { envSweepBenches } from './env-sweep-rss.js';
 import { lcg, timeAsync, timeBatches, type Bench } from './harness.js';
 import { splitsBenches } from './splits.js';
 import { tuiBenches } from './tui.js';
@@ -162,6 +163,7 @@ export const benches: Bench[] = [
   ...envMapBenches,
   ...envStepBenches,
   ...envServerBenches,
+  ...envSweepBenches,
   ...episodeBenches,
   ...evalBenches,
   ...evalBoardBenches,

@@ -258,6 +258,19 @@ describe('decoded-panorama cache', () => {
     expect([lru.size, lru.bytes]).toEqual([0, 0]);
   });
 
+  it('tells its owner of every value that leaves it, so the renderer can collect them', () => {
+    const gone: string[] = [];
+    const lru = new ByteLru<string>(10, (key, value, bytes) => gone.push(`${key}=${value}:${bytes}`));
+    lru.set('a', 'A', 4);
+    lru.set('b', 'B', 4);
+    lru.set('c', 'C', 4); // evicts a
+    lru.set('b', 'B2', 2); // replaces B
+    lru.delete('c');
+    lru.set('d', 'D', 3);
+    lru.clear();
+    expect(gone).toEqual(['a=A:4', 'b=B:4', 'c=C:4', 'b=B2:2', 'd=D:3']);
+  });
+
   it('keeps decoded panoramas for warm looks and evicts them past the byte cap', async () => {
     const bytes = 360 * 180 * 4;
     const renderer = await rendererWith({ a: paintPanorama(360, 180, smooth), b: paintPanorama(360, 180, skyAndEarth) }, bytes * 1.5);

@@ -7,7 +7,11 @@ export class ByteLru<V> {
   private readonly entries = new Map<string, { value: V; bytes: number }>();
   private total = 0;
 
-  constructor(readonly capBytes: number) {
+  /** `onEvict` hears of every value that leaves the cache: evicted, replaced, deleted or cleared. */
+  constructor(
+    readonly capBytes: number,
+    private readonly onEvict?: (key: string, value: V, bytes: number) => void,
+  ) {
     if (!(capBytes >= 0)) throw new RangeError(`cache cap must be a non-negative number of bytes, got ${capBytes}`);
   }
 
@@ -37,6 +41,7 @@ export class ByteLru<V> {
       if (this.total <= this.capBytes) break;
       this.entries.delete(oldest);
       this.total -= entry.bytes;
+      this.onEvict?.(oldest, entry.value, entry.bytes);
     }
   }
 
@@ -45,10 +50,13 @@ export class ByteLru<V> {
     if (!entry) return;
     this.entries.delete(key);
     this.total -= entry.bytes;
+    this.onEvict?.(key, entry.value, entry.bytes);
   }
 
   clear(): void {
+    const evicted = [...this.entries];
     this.entries.clear();
     this.total = 0;
+    for (const [key, entry] of evicted) this.onEvict?.(key, entry.value, entry.bytes);
   }
 }

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { EnvError, type Camera, type PanoramaRef, type ViewRenderer } from '../types.js';
+import { collectGarbage } from './collect.js';
 import { ByteLru } from './lru.js';
 import type { PanoramaSource } from './panorama-source.js';
 import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } from './reproject.js';
@@ -20,6 +21,12 @@ export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
 export const MAX_VIEW_PX = 4096;
 /** Raw view buffers kept for reuse between views (a 640 px one is 1.2 MB). */
 const SPARE_VIEW_BYTES = 32 * 1024 * 1024;
+/**
+ * Panorama bytes dropped (evicted from the cache, or decode buffers done with) after which every
+ * thread collects its garbage: the most memory held beyond the cache cap by panoramas no longer
+ * used, about 8 standard panoramas (see collect.ts).
+ */
+const COLLECT_AFTER_BYTES = 64 * 1024 * 1024;
 
 export interface PanoramaRendererOptions {
   /** Byte cap of the decoded-panorama LRU (4 bytes a pixel); default 512 MiB. */
@@ -37,21 +44,40 @@ export class PanoramaRenderer implements ViewRenderer {
   private readonly decoding = new Map<string, Promise<PackedPanorama>>();
   private readonly pool: ViewPool | undefined;
   private readonly buffers: ViewBuffers;
+  /** Bytes of panoramas dropped since the last collection. */
+  private dropped = 0;
+  /** Views being made (decode, draw, encode) at most at a time; see renderView. */
+  private readonly slots: Slots;
 
   constructor(
     readonly source: PanoramaSource,
     { cacheBytes = DEFAULT_CACHE_BYTES, workers = 0 }: PanoramaRendererOptions = {},
   ) {
-    this.decoded = new ByteLru(cacheBytes);
+    this.decoded = new ByteLru<PackedPanorama>(cacheBytes, (_key, _image, bytes) => this.drop(bytes));
     this.pool = workers > 0 ? new ViewPool(workers) : undefined;
     this.buffers = new ViewBuffers(this.pool !== undefined);
+    this.slots = new Slots(Math.max(4, 2 * workers));
   }
 
   async renderView(pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
     if (!Number.isInteger(sizePx) || sizePx < 1 || sizePx > MAX_VIEW_PX) {
       throw new RangeError(`view size must be an integer from 1 to ${MAX_VIEW_PX} px, got ${sizePx}`);
     }
-    const image = await this.panorama(pano.imageId, camera.fovDeg <= ORIG_MAX_FOV_DEG);
+    // Finding the file may mean fetching or drawing it: slow, but no memory, so not in a slot.
+    const path = await this.source.resolve(pano.imageId, { orig: camera.fovDeg <= ORIG_MAX_FOV_DEG });
+    // Many sessions at once (a sweep with 96 episodes in flight) would otherwise decode a panorama
+    // each long before the workers can draw them, holding them all: decodes and draws are CPU-bound,
+    // so a few views at a time keep every core busy and the rest wait holding nothing.
+    await this.slots.take();
+    try {
+      return await this.draw(path, pano, camera, sizePx);
+    } finally {
+      this.slots.give();
+    }
+  }
+
+  private async draw(path: string, pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
+    const image = await this.decodedAt(path);
     // The centre column faces compassAngle, so true heading H sits H - compassAngle to its right (DESIGN §2.1).
     const yawDeg = camera.headingDeg - pano.compassAngle;
     const { pitchDeg, fovDeg } = camera;
@@ -73,21 +99,40 @@ export class PanoramaRenderer implements ViewRenderer {
 
   /** The decoded panorama for an image id, from the LRU or decoded once however many ask at a time. */
   async panorama(imageId: string, orig: boolean): Promise<PackedPanorama> {
-    const path = await this.source.resolve(imageId, { orig });
+    return this.decodedAt(await this.source.resolve(imageId, { orig }));
+  }
+
+  private decodedAt(path: string): Promise<PackedPanorama> {
     const cached = this.decoded.get(path);
-    if (cached) return cached;
+    if (cached) return Promise.resolve(cached);
     let pending = this.decoding.get(path);
     if (!pending) {
       pending = decode(path)
         .then((decoded) => {
           const image = this.pool ? toShared(decoded) : decoded;
-          this.decoded.set(path, image, image.data.byteLength);
+          const bytes = image.data.byteLength;
+          this.decoded.set(path, image, bytes);
+          // The decode buffer, once copied to shared memory, and a panorama too large to keep are
+          // garbage as soon as this view is drawn; counted now, collected after a later view.
+          this.drop((image !== decoded ? bytes : 0) + (bytes > this.decoded.capBytes ? bytes : 0));
           return image;
         })
         .finally(() => this.decoding.delete(path));
       this.decoding.set(path, pending);
     }
     return pending;
+  }
+
+  /**
+   * Counts panorama bytes that became garbage; past COLLECT_AFTER_BYTES, collects on this thread
+   * and asks each worker to do the same, so their memory goes back before more is decoded.
+   */
+  private drop(bytes: number): void {
+    this.dropped += bytes;
+    if (this.dropped < COLLECT_AFTER_BYTES) return;
+    this.dropped = 0;
+    collectGarbage();
+    this.pool?.collect();
   }
 
   /** Bytes of decoded panoramas held. */
@@ -103,6 +148,27 @@ export class PanoramaRenderer implements ViewRenderer {
   /** Stops the worker threads, if any; views asked for afterwards fail. */
   async close(): Promise<void> {
     await this.pool?.close();
+  }
+}
+
+/** A counting semaphore, first come first served. */
+class Slots {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next(); // the slot passes straight to the next in line
+    else this.free++;
   }
 }
 

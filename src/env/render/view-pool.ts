@@ -27,6 +27,11 @@ export interface BandJob extends ViewJob {
 
 export type BandReply = { ok: true } | { error: string };
 
+/** Asks a worker to collect its garbage, i.e. to let go of the panoramas it was sent; no reply. */
+export interface CollectMessage {
+  collect: true;
+}
+
 interface Pending {
   job: BandJob;
   resolve: () => void;
@@ -75,6 +80,14 @@ export class ViewPool {
         });
       }),
     );
+  }
+
+  /**
+   * Has every worker collect its garbage after its current band: a worker keeps a handle to every
+   * panorama it was sent until it collects, which, allocating little, it otherwise seldom does.
+   */
+  collect(): void {
+    for (const worker of [...this.idle, ...this.busy.keys()]) worker.postMessage({ collect: true } satisfies CollectMessage);
   }
 
   /** Stops the workers; views queued or in flight are rejected. */
