@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseEpisodeRecord } from '../../src/core/episode.js';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
+import { startScriptedOpenAI, toolCall, toolSteps, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
 
 /** One workspace for the file: the demo panoramas are drawn once. */
 const HOME = tempDir('geolab-eval-failures-');
@@ -23,10 +23,7 @@ afterEach(async () => {
 });
 
 /** Look, then guess. */
-function play(body: ChatRequestBody): ScriptedReply {
-  const results = body.messages.filter((m) => m.role === 'tool').length;
-  return results === 0 ? { toolCalls: [toolCall('look', { heading_deg: 90 })] } : { toolCalls: [toolCall('guess', { lat: 45.5, lon: 9.2 })] };
-}
+const play = toolSteps(toolCall('look', { heading_deg: 90 }), toolCall('guess', { lat: 45.5, lon: 9.2 }));
 
 async function openai(script: (body: ChatRequestBody, n: number) => ScriptedReply): Promise<ScriptedOpenAI> {
   const s = await startScriptedOpenAI({ script, models: [{ id: 'qwen-vl' }] });

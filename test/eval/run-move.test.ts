@@ -10,7 +10,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedReply } from '../helpers/scripted-openai.js';
+import { startScriptedOpenAI, toolCall, toolSteps } from '../helpers/scripted-openai.js';
 
 const SWEEP_TIMEOUT_MS = 240_000;
 const CHILD_TIMEOUT_MS = 200_000;
@@ -20,12 +20,7 @@ afterEach(async () => {
 });
 
 /** Look, pin, then guess: a view and a map image per episode. */
-function turn(body: ChatRequestBody): ScriptedReply {
-  const results = body.messages.filter((m) => m.role === 'tool').length;
-  if (results === 0) return { toolCalls: [toolCall('look', { heading_deg: 90 })] };
-  if (results === 1) return { toolCalls: [toolCall('pin', { lat: 44, lon: 12 })] };
-  return { toolCalls: [toolCall('guess', { lat: 45.5, lon: 9.2 })] };
-}
+const turn = toolSteps(toolCall('look', { heading_deg: 90 }), toolCall('pin', { lat: 44, lon: 12 }), toolCall('guess', { lat: 45.5, lon: 9.2 }));
 
 type Turn = { image_sha256?: string; image_path?: string };
 type Row = { episode_id: string; turns?: Turn[] };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
-import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedReply } from '../helpers/scripted-openai.js';
+import { startScriptedOpenAI, toolCall, toolSteps, type ChatRequestBody, type ScriptedReply } from '../helpers/scripted-openai.js';
 
 const HOME = tempDir('geolab-shard-');
 const TASKS = 5;
@@ -33,11 +33,7 @@ afterEach(async () => {
 });
 
 /** Look, then guess one place: the tasks lie at different distances from it, so a task played twice or not at all shows in the numbers. */
-function turn(body: ChatRequestBody): ScriptedReply {
-  const results = body.messages.filter((m) => m.role === 'tool').length;
-  if (results === 0) return { toolCalls: [toolCall('look', { heading_deg: 90 })] };
-  return { toolCalls: [toolCall('guess', { lat: 45.5, lon: 9.2 })] };
-}
+const turn = toolSteps(toolCall('look', { heading_deg: 90 }), toolCall('guess', { lat: 45.5, lon: 9.2 }));
 
 /** A models file naming a fresh endpoint: its token counts grow with its request count, so each sweep gets its own. */
 async function modelsFor(dir: string, script: (body: ChatRequestBody) => ScriptedReply, name = 'models'): Promise<string> {

@@ -12,7 +12,7 @@ import { geolab, spawnGeolab, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { harnessRead } from '../helpers/harness.js';
 import { startScriptedAnthropic, type MessagesRequestBody, type ScriptedAnthropic } from '../helpers/scripted-anthropic.js';
-import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
+import { startScriptedOpenAI, toolCall, toolSteps, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
 
 /** One workspace for the file: the demo panoramas are drawn once. */
 const HOME = tempDir('geolab-eval-run-');
@@ -28,12 +28,7 @@ afterEach(async () => {
 });
 
 /** Look, pin, then guess: the tool results so far say which turn it is. */
-function openaiTurn(body: ChatRequestBody): ScriptedReply {
-  const results = body.messages.filter((m) => m.role === 'tool').length;
-  if (results === 0) return { toolCalls: [toolCall('look', { heading_deg: 90 })] };
-  if (results === 1) return { toolCalls: [toolCall('pin', { lat: 44, lon: 12 })] };
-  return { toolCalls: [toolCall('guess', { lat: 45.5, lon: 9.2 })] };
-}
+const openaiTurn = toolSteps(toolCall('look', { heading_deg: 90 }), toolCall('pin', { lat: 44, lon: 12 }), toolCall('guess', { lat: 45.5, lon: 9.2 }));
 
 function anthropicTurn(body: MessagesRequestBody): ScriptedReply {
   const results = body.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result').length;

@@ -33,6 +33,17 @@ export interface ScriptedOpenAI {
 
 export const toolCall = (name: string, args: string | Record<string, unknown>) => ({ name, arguments: args });
 
+/**
+ * A script that plays these tool calls in order, one a turn: the tool results the request already
+ * holds say which turn it is; past the last, the last is repeated (a guess ends the episode).
+ */
+export function toolSteps(...steps: ReturnType<typeof toolCall>[]): (body: ChatRequestBody) => ScriptedReply {
+  return (body) => {
+    const results = body.messages.filter((m) => m.role === 'tool').length;
+    return { toolCalls: [steps[Math.min(results, steps.length - 1)] as ReturnType<typeof toolCall>] };
+  };
+}
+
 export async function startScriptedOpenAI(options: {
   script: ScriptedReply[] | ((body: ChatRequestBody, n: number) => ScriptedReply);
   models?: { id: string; parent?: string }[];
