@@ -1,5 +1,5 @@
 /**
- * The leak audit's figures (DESIGN §11, docs/audit.md "Acceptance corpus and speed"), on prompts
+ * The leak audit's figures (docs/budgets.md, docs/audit.md "Acceptance corpus and speed"), on prompts
  * shaped like real runs: the acceptance corpus's generator (test/audit/acceptance/corpus.ts) writes
  * geolab's tool-calling episodes, the public harness's JSON-action prompts with their transcript and
  * single-shot prompts, with planted leaks (so findings are built and timed) and clean look-alikes.
@@ -147,7 +147,7 @@ function pythonScanMs(corpus: CorpusFile): number | undefined {
 
 export const auditBenches: Bench[] = [
   {
-    // The headline (DESIGN §11): cold, end to end, beside the naive Python scan of the same file.
+    // The headline (docs/budgets.md): cold, end to end, beside the naive Python scan of the same file.
     name: 'audit.882',
     unit: 'audits',
     async run() {

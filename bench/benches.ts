@@ -171,7 +171,7 @@ export const benches: Bench[] = [
   ...splitsBenches,
   ...auditBenches,
   {
-    // Every record is redacted before it is stored or printed once a key is held (DESIGN §12).
+    // Every record is redacted before it is stored or printed once a key is held (docs/reliability.md).
     name: 'core.redact_record',
     unit: 'records',
     run() {

@@ -1,4 +1,4 @@
-/** Benches of the environment's map renderer (DESIGN §11: a pin or view_map map <= 30 ms median). */
+/** Benches of the environment's map renderer (docs/budgets.md: a pin or view_map map <= 30 ms median). */
 import { detailForSpan, MapPainter, type MapRequest, type RevealRequest } from '../src/env/render/map.js';
 import { median, round, type Bench } from './harness.js';
 

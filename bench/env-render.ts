@@ -1,5 +1,5 @@
 /**
- * The panorama view budgets of DESIGN §11: the reprojection alone (beside the numpy baseline in
+ * The panorama view budgets of docs/budgets.md: the reprojection alone (beside the numpy baseline in
  * shared/bench/numpy_remap.py), a whole look warm and cold, and 8 sessions looking at once.
  * Every call looks at a new heading; only decoded panoramas are cached, never views.
  */

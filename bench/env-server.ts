@@ -1,5 +1,5 @@
 /**
- * Memory per connection (DESIGN §12): a WebSocket client that floods resets and never reads a reply
+ * Memory per connection (docs/reliability.md): a WebSocket client that floods resets and never reads a reply
  * must not grow the server without bound (before the unsent-reply bound, 12,000 unread resets took
  * a server from about 300 to 930 MB). Reports the server's RSS growth until it closes the client.
  */

@@ -1,5 +1,5 @@
 /**
- * Whole environment steps (DESIGN §11): a look with the panorama decoded (warm) and with a decode
+ * Whole environment steps (docs/budgets.md): a look with the panorama decoded (warm) and with a decode
  * first (cold), a pin with its map, and the steps/s 8 concurrent WebSocket sessions sustain doing
  * look/pan on a real server over loopback. Every timed look uses a new heading; only decoded
  * panoramas are cached, never rendered views.

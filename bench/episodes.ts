@@ -1,5 +1,5 @@
 /**
- * Benches of the episode store (DESIGN §11: import >= 2,000 episodes/s from geoeval JSONL; the
+ * Benches of the episode store (docs/budgets.md: import >= 2,000 episodes/s from geoeval JSONL; the
  * Episodes list instant with 100k episodes).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -132,7 +132,7 @@ const LIST_QUERIES: Record<string, EpisodeListQuery> = {
 let listWorkspace: Promise<{ dir: string; upgradeMs: number; setupMs: number }> | undefined;
 
 /**
- * A workspace holding 100,000 episodes (the list budget of DESIGN §11), built once per bench run
+ * A workspace holding 100,000 episodes (the list budget of docs/budgets.md), built once per bench run
  * for the store and TUI benches that read it. Written at schema 2, before the sort indexes, then
  * upgraded as an existing workspace is: building the indexes once takes less than half the time of
  * keeping them up to date row by row.

@@ -1,5 +1,5 @@
 /**
- * Bench of `geolab eval report` (DESIGN §11: a report over 20,000 episodes < 1 s end to end). The
+ * Bench of `geolab eval report` (docs/budgets.md: a report over 20,000 episodes < 1 s end to end). The
  * import budget (>= 2,000 episodes/s) is measured by store.import_episodes in bench/episodes.ts.
  */
 import { execFileSync } from 'node:child_process';

@@ -65,7 +65,7 @@ export function round(x: number, digits = 4): number {
 }
 
 /**
- * A Python anchor's figure in milliseconds (DESIGN §11 names them), or undefined, said on stderr,
+ * A Python anchor's figure in milliseconds (docs/budgets.md names them), or undefined, said on stderr,
  * when it cannot run: the scripts live in the `shared` folder beside a development checkout, never
  * in the repository. `figure` reads the script's output; `toMs` scales what it captured.
  */

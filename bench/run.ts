@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --json] [-- --only PREFIX]`: every figure of DESIGN §11 this build has.
+ * `npm run bench [-- --json] [-- --only PREFIX]`: every figure of docs/budgets.md this build has.
  * With --json, stdout carries exactly one JSON object {"<name>": {"median_ms", "per_s", ...}} and
  * progress goes to stderr.
  */

@@ -1,5 +1,5 @@
 /**
- * The split buffer budget of DESIGN §11: a 1,000,000-task pool against 50,000 eval start points with
+ * The split buffer budget of docs/budgets.md: a 1,000,000-task pool against 50,000 eval start points with
  * a 1 km buffer, through the builder's own nearestInsideBuffer, beside scipy's cKDTree doing the same
  * check (shared/bench/scipy_buffer.py) in the same run.
  */

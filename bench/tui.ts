@@ -1,5 +1,5 @@
 /**
- * TUI budgets (DESIGN §11): the first frame of `geolab` (Home) against a bare Ink hello-world
+ * TUI budgets (docs/budgets.md): the first frame of `geolab` (Home) against a bare Ink hello-world
  * measured in the same run, and keypress-to-redraw in the Player and in the Episodes list over
  * 100,000 episodes, all in a pseudo-terminal (util-linux `script`) with CI unset so Ink draws live
  * frames; an inline panorama, warm.

@@ -22,9 +22,9 @@ export const DEFAULT_PROTOCOL: Protocol = 'tools';
 export const DEFAULT_SPLIT = 'eval';
 /** The harness's turn budget before the forced guess. */
 export const DEFAULT_MAX_TURNS = 12;
-/** The size the published adapter was trained on (DESIGN §7). */
+/** The size the published adapter was trained on (docs/training.md). */
 export const DEFAULT_IMAGE_SIZE_PX = 448;
-/** The recipe's completion cap (DESIGN §7). */
+/** The recipe's completion cap (docs/training.md). */
 export const DEFAULT_MAX_TOKENS = 6144;
 /** Where `vllm serve` listens by default. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000/v1';
@@ -89,7 +89,7 @@ export function apiKeyEnvProblem(name: string): string | null {
 
 /**
  * The key held by the variable named `name`, read at the last moment and handed only to the
- * endpoint: never stored, printed or recorded (DESIGN §12), so it is registered for redaction as it
+ * endpoint: never stored, printed or recorded (docs/reliability.md), so it is registered for redaction as it
  * is read. An empty variable counts as unset.
  */
 export function apiKeyFrom(name: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {

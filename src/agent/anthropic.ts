@@ -1,5 +1,5 @@
 /**
- * The Anthropic Messages API as a model endpoint (DESIGN §8, the harness's `anthropic` provider). The
+ * The Anthropic Messages API as a model endpoint (docs/endpoints.md, the harness's `anthropic` provider). The
  * model policy speaks OpenAI's chat shape; this module translates a request into a Messages request
  * (system text apart, images as base64 blocks, tool calls as tool_use blocks and their results as
  * tool_result blocks, one message per turn of the conversation) and the reply back. Retries, the

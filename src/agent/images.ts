@@ -1,5 +1,5 @@
 /**
- * Images on their way to a model: downscaled to the size the model was trained on (DESIGN §7: 448 px)
+ * Images on their way to a model: downscaled to the size the model was trained on (docs/training.md: 448 px)
  * and re-encoded as JPEG, which also drops any metadata (sharp writes none unless asked). Recorded
  * messages refer to them by sha256; the bytes go to the recorder once.
  */

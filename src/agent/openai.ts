@@ -1,5 +1,5 @@
 /**
- * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; DESIGN §8). The I/O shell of
+ * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; docs/endpoints.md). The I/O shell of
  * the model policy: a request with timeouts and bounded retries with exponential backoff on 429, 5xx,
  * timeouts and dropped connections. A request the endpoint answered with an error to the last
  * attempt is returned as errors for the turn's record: a provider error costs the turn, not the

@@ -1,7 +1,7 @@
 /**
  * The workspace recorder: the sink a runner hands finished episodes to. Each episode lands twice,
  * in the workspace database (for the TUI, the audit and the eval board) and as one line of the run's
- * `runs/<run-id>/episodes.jsonl` (DESIGN §1.2, so the public harness's `report` reads geolab runs).
+ * `runs/<run-id>/episodes.jsonl` (docs/formats.md, so the public harness's `report` reads geolab runs).
  * Images are stored once by sha256 and referenced by hash and by path, never inlined; a sweep's run
  * folder also holds its own links to them (`ownImages`), so that its records point inside it.
  */
@@ -81,7 +81,7 @@ export function createRecorder(ws: Workspace, options: RecorderOptions = {}): Re
     // The body never awaits: episodes written concurrently by several runners never interleave
     // their lines, and the run is started exactly once.
     async write(given, images) {
-      // Keys without a value are left out of what is written (DESIGN §1.2), whoever built the record.
+      // Keys without a value are left out of what is written (docs/formats.md), whoever built the record.
       const record = withoutEmptyKeys(given);
       // Checked before anything is written, so the JSONL only ever holds records the harness reads.
       const parsed = parseEpisodeRecord(record);

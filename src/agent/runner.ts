@@ -1,10 +1,10 @@
 /**
  * The episode runner: resets the environment at one task, lets a policy choose each turn's action,
- * executes it, and records everything in the public harness's schema v2 (DESIGN §1.2). Events stream
+ * executes it, and records everything in the public harness's schema v2 (docs/formats.md). Events stream
  * out as they happen (the TUI's Live screen and the headless printer in headless.ts listen); the
  * finished record and every image it refers to go to the sink.
  *
- * Turn rules (DESIGN §13): at most `maxTurns` turns; a decision without a usable action costs its
+ * Turn rules (docs/protocol.md): at most `maxTurns` turns; a decision without a usable action costs its
  * turn and touches nothing; at the limit the policy is asked once more with only `guess` allowed, and
  * if that yields no usable coordinates the harness submits an empty guess (a parse failure scoring
  * 0, `forced_guess`). An environment error, a leak-guard refusal, a model endpoint that is gone
@@ -100,7 +100,7 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
     for (const [sha256, sent] of decision.images ?? []) played.images.set(sha256, sent);
 
     let action = decision.action;
-    // turn.action is what the model sent (DESIGN §1.2); the wire action executed goes beside it.
+    // turn.action is what the model sent (docs/formats.md); the wire action executed goes beside it.
     let harnessAction: HarnessAction | undefined = decision.harnessAction ?? (action ? toHarnessAction(action) : undefined);
     if (forced && !isUsableGuess(action)) {
       action = EMPTY_GUESS;
@@ -157,7 +157,7 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
   });
 }
 
-/** A turn as recorded: keys without a value left out (DESIGN §1.2). */
+/** A turn as recorded: keys without a value left out (docs/formats.md). */
 function turnRecord(turn: Turn & { messages: unknown[] }): Turn {
   return withoutEmptyKeys(turn);
 }
@@ -297,7 +297,7 @@ function outcomeOf(final: StepResult, played: Played, forcedGuess: boolean): Out
 }
 
 /**
- * The failed shape (DESIGN §1.2), with the turns played so far, what kind of failure it was and, for
+ * The failed shape (docs/formats.md), with the turns played so far, what kind of failure it was and, for
  * a leak, what was found. `err` is null for the user's abort.
  */
 function failedRecord(options: RunOptions, maxTurns: number, played: Played, err: unknown): FailedEpisode {

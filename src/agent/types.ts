@@ -24,7 +24,7 @@ export interface RecordedMessage {
 
 export type RecordedPart = { type: 'text'; text: string } | { type: 'image'; sha256: string; mime: string };
 
-/** What the model side of one turn did (DESIGN §1.2 turn.model, the harness's names). */
+/** What the model side of one turn did (docs/formats.md turn.model, the harness's names). */
 export interface TurnModelInfo {
   /** The reply's text (empty when the model only called tools). */
   reply?: string | null;

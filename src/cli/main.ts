@@ -445,7 +445,7 @@ function number(flag: string) {
   };
 }
 
-/** Runs the CLI and returns the exit code (DESIGN §10); errors are mapped to codes here only. */
+/** Runs the CLI and returns the exit code (docs/architecture.md); errors are mapped to codes here only. */
 export async function run(argv: string[]): Promise<number> {
   // A reader that stops early (`| head`) is not an error: the rest of the output has nowhere to go.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {

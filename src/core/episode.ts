@@ -1,5 +1,5 @@
 /**
- * The episode record (DESIGN §1.2, schema_version 2), shared with the public eval harness: geolab
+ * The episode record (docs/formats.md, schema_version 2), shared with the public eval harness: geolab
  * writes it and imports the harness's runs. Real harness output varies by version and provider, so
  * almost every field is optional and nullable, and every object keeps keys it does not know (the
  * full message list, image files, ...). What a record cannot do without: schema_version 2, an
@@ -112,7 +112,7 @@ export const turnSchema = z.looseObject({
 export const outcomeSchema = z.looseObject({
   /** The environment's game curve. */
   reward: maybe(z.number()),
-  /** The reference curve (DESIGN §3). */
+  /** The reference curve (docs/scoring.md). */
   train_reward: maybe(z.number()),
   distance_km: maybe(z.number().nonnegative()),
   parsed_ok: maybe(z.boolean()),
@@ -202,7 +202,7 @@ export function parseEpisodeRecord(value: unknown): ParsedEpisode {
 
 /**
  * The record as written: every object key whose value is null or undefined is left out, at any
- * depth (DESIGN §1.2; the harness reads `t.get("model", {})`, which a null would break). Array
+ * depth (docs/formats.md; the harness reads `t.get("model", {})`, which a null would break). Array
  * elements are kept as they are.
  */
 export function withoutEmptyKeys<T>(value: T): T {

@@ -1,5 +1,5 @@
 /**
- * Errors are values at the edges: each carries the exit code it maps to (DESIGN §10), and a message
+ * Errors are values at the edges: each carries the exit code it maps to (docs/architecture.md), and a message
  * a user can act on. The CLI maps them to exit codes in one place. A message is redacted as it is
  * made (an error body may echo a key), so whoever prints or stores it leaks nothing.
  */

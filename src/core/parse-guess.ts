@@ -1,5 +1,5 @@
 /**
- * The guess parser (DESIGN §3): turns a model's free-text reply into a latitude and longitude.
+ * The guess parser (docs/scoring.md): turns a model's free-text reply into a latitude and longitude.
  *
  * Where to look: the content of the first `<guess>..</guess>` tag (an unclosed tag runs to the end,
  * as stop sequences often eat the closing one); if the tag yields no coordinates at all, the whole

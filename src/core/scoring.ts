@@ -1,5 +1,5 @@
 /**
- * The one scoring module (DESIGN §3). Three curves that must never be mixed:
+ * The one scoring module (docs/scoring.md). Three curves that must never be mixed:
  * - game: what the environment rewards, exp(-d/1492.7) less the action cost;
  * - mixture: the training shape, half game decay and half a wide 5000 km decay;
  * - reference: what public boards report, the mixture with a capped multiplicative cost.
@@ -13,7 +13,7 @@ export const MIXTURE_WIDE_DECAY_KM = 5000;
 export const REFERENCE_COST_CAP = 0.2;
 /** In multiply mode a spendthrift episode keeps at least half its score. */
 export const MULTIPLY_COST_CAP = 0.5;
-/** Hierarchical credit for naming the right country (DESIGN §3). */
+/** Hierarchical credit for naming the right country (docs/scoring.md). */
 export const COUNTRY_BONUS = 0.15;
 /** Hierarchical credit for the right Natural Earth subregion; stacks with the country bonus. */
 export const SUBREGION_BONUS = 0.1;

@@ -1,5 +1,5 @@
 /**
- * The task schema of the public GeoGuesser project (DESIGN §1.1) and the validation rules that decide
+ * The task schema of the public GeoGuesser project (docs/formats.md) and the validation rules that decide
  * whether a task file can be used. Pure: the file reader in src/tasks feeds lines in, so one set of
  * rules serves validation, import, the environment and splits.
  */

@@ -7,7 +7,7 @@ import { panoramaFile } from '../tasks/panoramas.js';
 import { renderDemoPanorama } from './panorama.js';
 import type { PanoramaTask } from './scenes.js';
 
-/** Image ids become file names: only these characters may reach the file system (DESIGN §12). */
+/** Image ids become file names: only these characters may reach the file system (docs/reliability.md). */
 const SAFE_IMAGE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function demoPanoramaPath(cacheDir: string, imageId: string): string {

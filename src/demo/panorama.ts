@@ -1,6 +1,6 @@
 /**
  * Draws a demo panorama: an equirectangular 2:1 JPEG whose centre column faces the frame's
- * compass_angle (DESIGN §2.1). Sky, sun, hills and the road surface are computed per pixel by casting
+ * compass_angle (docs/protocol.md). Sky, sun, hills and the road surface are computed per pixel by casting
  * each pixel's ray onto a flat ground plane, so the straight road bends into its true sinusoid-like
  * band between the forward and backward vanishing points; trees and cars are projected billboards;
  * the sign's text is an SVG rasterised by sharp (librsvg with Pango, which shapes Arabic and lays

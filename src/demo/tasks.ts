@@ -1,6 +1,6 @@
 /**
  * Builds the demo task index (datasets/demo/tasks.jsonl) from DEMO_SITES with a fixed seed, in the
- * public task schema (DESIGN §1.1). The committed JSONL is the source of truth; this builder exists
+ * public task schema (docs/formats.md). The committed JSONL is the source of truth; this builder exists
  * so it can be regenerated and so a test can prove the file is exactly what the code makes.
  */
 import { destinationPoint, normalizeDeg } from '../core/geodesy.js';

@@ -1,5 +1,5 @@
 /**
- * The action contract (DESIGN §2.1): one flat object with an `op` field, its ranges and defaults,
+ * The action contract (docs/protocol.md): one flat object with an `op` field, its ranges and defaults,
  * what each op costs, and the MCP tool names that map onto the ops.
  *
  * The wire form is a flat model (as upstream's single pydantic action): a field that belongs to
@@ -247,7 +247,7 @@ export const COST_HUNDREDTHS: Readonly<Record<Op, number>> = {
   guess: 0,
 };
 
-/** MCP tool name -> wire op (DESIGN §2.3), in the order tools are listed. */
+/** MCP tool name -> wire op (docs/protocol.md), in the order tools are listed. */
 export const MCP_TOOL_OPS = {
   look: 'look',
   pan: 'pan',

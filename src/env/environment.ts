@@ -42,7 +42,7 @@ export interface Environment extends ServedEnvironment<Episode> {
 const NUMBER = { type: 'number' };
 const NULLABLE_NUMBER = { type: ['number', 'null'] };
 
-/** The observation's wire shape (DESIGN §2.2), for GET /schema. */
+/** The observation's wire shape (docs/protocol.md), for GET /schema. */
 const OBSERVATION_SCHEMA = {
   type: 'object',
   properties: {

@@ -1,5 +1,5 @@
 /**
- * The rules of one episode as a pure reducer (DESIGN §2.1): (state, action) -> next state, its
+ * The rules of one episode as a pure reducer (docs/protocol.md): (state, action) -> next state, its
  * feedback and what to draw. No I/O here; the engine renders the drawing and commits the state.
  *
  * Budget: an action that costs something spends one step; the action whose step is the last one

@@ -1,5 +1,5 @@
 /**
- * The wire forms of an episode (DESIGN §2.2): its observation, per-turn and terminal metadata, and
+ * The wire forms of an episode (docs/protocol.md): its observation, per-turn and terminal metadata, and
  * the truth-free state. Pure projections of the rules' EpisodeData.
  *
  * Leak rules kept here: truth fields stay null until the outcome exists; per-turn metadata has no

@@ -1,5 +1,5 @@
 /**
- * Every sentence the environment says to an agent (DESIGN §2.1, §2.2): the opening prompt, tool
+ * Every sentence the environment says to an agent (docs/protocol.md): the opening prompt, tool
  * descriptions and each action's feedback. The quoted fixed phrases ("N actions left.", "Out of
  * actions.", "The episode is over", "Pin k placed at LAT, LON - ", "No usable guess.", "Scored 0.",
  * "Finish with submit_guess.") are matched by harnesses and tests: change them only together.
@@ -61,7 +61,7 @@ export function toolDescriptions(freeMeasures: number): Record<McpToolName, stri
   };
 }
 
-/** The reset prompt (DESIGN §2.2): task, tools, budget, what pins mean, how to finish. Truth-free. */
+/** The reset prompt (docs/protocol.md): task, tools, budget, what pins mean, how to finish. Truth-free. */
 export function openingPrompt(maxSteps: number, freeMeasures: number): string {
   const tools = Object.entries(toolDescriptions(freeMeasures)).map(([name, description]) => `- ${name}: ${description}`);
   return [

@@ -1,5 +1,5 @@
 /**
- * MCP over an episode (DESIGN §2.3): JSON-RPC 2.0 `tools/list` and `tools/call` with the MCP tool
+ * MCP over an episode (docs/protocol.md): JSON-RPC 2.0 `tools/list` and `tools/call` with the MCP tool
  * names. A call is exactly the equivalent step (same costs, budget and ordering), and its result is
  * the feedback text plus the image.
  *

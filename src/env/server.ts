@@ -1,5 +1,5 @@
 /**
- * The OpenEnv GeoGuesser server (DESIGN §2.3): health, schema and metadata, the Task API, the
+ * The OpenEnv GeoGuesser server (docs/protocol.md): health, schema and metadata, the Task API, the
  * stateful WebSocket at /ws, and stateful HTTP sessions for clients without a WebSocket library.
  * Safe by default: loopback, identity hidden, a session cap, a message size cap, a nesting limit,
  * a bound on each connection's unread replies, idle timeouts, and no route that serves truth or raw
@@ -24,9 +24,9 @@ export interface ServerOptions {
   maxSessions?: number;
   /** Seconds without a message before a session is ended; 0 disables. */
   idleTimeoutS?: number;
-  /** Largest WebSocket message or HTTP body accepted (DESIGN §2.3: 1 MiB). */
+  /** Largest WebSocket message or HTTP body accepted (docs/protocol.md: 1 MiB). */
   maxMessageBytes?: number;
-  /** Replies a WebSocket client may leave unread before it is closed with 1008 (DESIGN §12: 8 MiB). */
+  /** Replies a WebSocket client may leave unread before it is closed with 1008 (docs/reliability.md: 8 MiB). */
   maxUnsentBytes?: number;
 }
 

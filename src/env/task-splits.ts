@@ -2,7 +2,7 @@
  * The task splits an environment serves: `SPLIT=FILE` pairs from the command line, or a workspace's:
  * the demo dataset as `train` and `eval` (the second task of each country that has two goes to
  * eval, so the splits share no sequence and every eval country is also seen in train) and every
- * task set under its own name (DESIGN §2.3).
+ * task set under its own name (docs/protocol.md).
  */
 import { UsageError } from '../core/errors.js';
 import type { Task } from '../core/tasks.js';

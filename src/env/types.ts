@@ -1,5 +1,5 @@
 /**
- * The environment's contract in types (DESIGN §2): actions, observations, the step result every
+ * The environment's contract in types (docs/protocol.md): actions, observations, the step result every
  * transport carries, and the renderer seams the episode engine draws through.
  */
 
@@ -37,7 +37,7 @@ export interface PinView {
   description: string;
 }
 
-/** The observation's wire fields (DESIGN §2.2); truth fields are null until the episode is scored. */
+/** The observation's wire fields (docs/protocol.md); truth fields are null until the episode is scored. */
 export interface Observation {
   prompt: string | null;
   image_base64: string | null;
@@ -60,7 +60,7 @@ export interface Observation {
   true_lat: number | null;
   true_lon: number | null;
   parsed_ok: boolean | null;
-  /** The turn's metadata again, for clients that read it inside the observation (DESIGN §2.3). */
+  /** The turn's metadata again, for clients that read it inside the observation (docs/protocol.md). */
   metadata: Record<string, unknown>;
 }
 
@@ -110,7 +110,7 @@ export interface MapRenderer {
   renderReveal(request: { guess: { lat: number; lon: number } | null; truth: { lat: number; lon: number }; pins: MapPin[] }): Promise<Buffer>;
 }
 
-/** Error codes of the wire protocol (DESIGN §2.3). */
+/** Error codes of the wire protocol (docs/protocol.md). */
 export type EnvErrorCode = 'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED';
 
 /** An error the environment answers with; it never changes or closes the session. */

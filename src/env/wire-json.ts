@@ -1,7 +1,7 @@
 /**
  * JSON from clients, parsed with a nesting limit. Deeply nested input is refused before anything
  * walks it: JSON.stringify, validators and error messages recurse, and a few hundred kilobytes of
- * brackets would otherwise overflow the stack somewhere far from the socket (DESIGN §12).
+ * brackets would otherwise overflow the stack somewhere far from the socket (docs/reliability.md).
  */
 import { EnvError } from './types.js';
 

@@ -1,7 +1,7 @@
 /**
  * Two episodes of one task side by side (`geolab episodes compare`, the TUI's Compare screen): their
  * turns aligned by turn number, what each looked at, where each pinned and guessed, what each turn
- * cost, and both outcomes with the reward recomputed on the reference curve (DESIGN §3) rather than
+ * cost, and both outcomes with the reward recomputed on the reference curve (docs/scoring.md) rather than
  * read from the record. Pure: records in, plain data and text lines out.
  */
 import { isFailed, type EpisodeRecord, type Turn } from '../core/episode.js';

@@ -86,7 +86,7 @@ const isString = (v: unknown) => typeof v === 'string';
 /**
  * Checks the fields the report reads, by hand rather than with the record's zod schema: a full
  * parse of 20,000 harness records copies every turn and costs the report its one-second budget
- * (DESIGN §11). Keys the report ignores are not checked here; `episodes import` checks them all.
+ * (docs/budgets.md). Keys the report ignores are not checked here; `episodes import` checks them all.
  */
 function reportProblem(value: unknown): Problem {
   if (!isRecord(value)) return { field: '', message: `expected a JSON object, got ${got(value)}` };

@@ -1,5 +1,5 @@
 /**
- * The split builder of DESIGN §6, pure: a pool in, eval and train tasks (renumbered), the counts of
+ * The split builder of docs/splits.md, pure: a pool in, eval and train tasks (renumbered), the counts of
  * what was dropped and why, and the self-check of the result out. Nothing here reads or writes files.
  */
 import { hashString, seededRandom } from '../demo/random.js';

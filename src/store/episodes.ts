@@ -270,7 +270,7 @@ function escapeLike(text: string): string {
 /** Harness times carry an offset ("+00:00"), geolab's a "Z": one form, so that text order is time order. */
 function normalizeTime(value: unknown): string | null {
   if (typeof value !== 'string' || value === '') return null;
-  // A time without a zone is UTC in the harness (DESIGN §1.2), not the reader's local time.
+  // A time without a zone is UTC in the harness (docs/formats.md), not the reader's local time.
   const zoned = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value) ? value + 'Z' : value;
   const ms = Date.parse(zoned);
   return Number.isNaN(ms) ? value : new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 /**
  * Content-addressed image store: every image an episode showed a model is written once, named by its
  * sha256, under `<workspace>/images/<sha[0..2]>/<sha>.jpg|.png`, with one row in `images`. Recorded
- * messages and turns refer to images by that hash only (DESIGN §8), never by inline base64.
+ * messages and turns refer to images by that hash only (docs/endpoints.md), never by inline base64.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

@@ -36,7 +36,7 @@ export function listSettings(db: Db): Record<string, string> {
 }
 
 /**
- * Where a task set's panoramas are (DESIGN §2.3): a command's `--panos`, else the set's own cache,
+ * Where a task set's panoramas are (docs/protocol.md): a command's `--panos`, else the set's own cache,
  * else the workspace's `panos` setting, else the workspace's panos/.
  */
 export function panoramaCache(db: Db, workspacePanos: string, flag?: string, setDir?: string | null): string {

@@ -1,4 +1,4 @@
-/** Where a workspace lives (DESIGN §10): --workspace, else $GEOLAB_HOME, else the user's data dir. */
+/** Where a workspace lives (docs/architecture.md): --workspace, else $GEOLAB_HOME, else the user's data dir. */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXIT, GeolabError, ServiceError, UsageError } from '../core/errors.js';

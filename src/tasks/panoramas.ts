@@ -70,7 +70,7 @@ export function panoramaProblems(task: Task, line: number, cacheDir: string): Ta
 
 /**
  * Null when the start frame's panorama of a task is in `cacheDir`; otherwise the one line that
- * says what is missing and how to get it (DESIGN §2.3: checked before an episode starts).
+ * says what is missing and how to get it (docs/protocol.md: checked before an episode starts).
  */
 export function startPanoramaProblem(task: Task, where: string, cacheDir: string): string | null {
   const frameIndex = task.start_frame ?? 0;

@@ -1,5 +1,5 @@
 /**
- * The geolab training config (DESIGN §7): one JSON file that `geolab train init` writes, pre-flight
+ * The geolab training config (docs/training.md): one JSON file that `geolab train init` writes, pre-flight
  * checks, `train launch` hands to the Python trainer (src/train/python/), and the trainer reads.
  * Every default is the published run 1's recipe, except max_steps (it plateaued by 200-250).
  * Pure: the reader of the file lives with the commands; this module validates and derives.

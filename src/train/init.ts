@@ -1,6 +1,6 @@
 /**
  * What `geolab train init` writes: a run's config from a few answers (flags or the wizard's), the
- * rest the recipe's (DESIGN §7), validated before anything is written and written resolved, every
+ * rest the recipe's (docs/training.md), validated before anything is written and written resolved, every
  * default spelled out. The splits offered are the workspace's, as its embedded server serves them.
  */
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `train launch` (DESIGN §7, §12): a checked config becomes a running trainer. The local environment
+ * `train launch` (docs/training.md, docs/reliability.md): a checked config becomes a running trainer. The local environment
  * server and the trainer each run in a process group of their own, detached, so they outlive the
  * command and `train stop` can signal each whole group (the trainer's vLLM and DataLoader workers
  * included). More than one GPU goes through `accelerate launch`, never a launcher of our own.

@@ -1,5 +1,5 @@
 /**
- * What a training run is doing, read from its output (DESIGN §7): the trainer's log (TRL's tqdm bar,
+ * What a training run is doing, read from its output (docs/training.md): the trainer's log (TRL's tqdm bar,
  * its metric dicts printed as Python reprs, tracebacks) and our `{"geolab": ...}` lines, which the
  * trainer writes to both the log and progress.jsonl. Pure and incremental: feed chunks as they
  * arrive (a tqdm bar redraws with \r and no newline), ask for a snapshot at any time.

@@ -1,5 +1,5 @@
 /**
- * Pre-flight (DESIGN §7): everything that would sink a GRPO run, checked before GPU time is spent.
+ * Pre-flight (docs/training.md): everything that would sink a GRPO run, checked before GPU time is spent.
  * Each check is a small function returning verdicts with the fix; the probes of the machine
  * (nvidia-smi, the trainer's python) run as child processes found on an injectable PATH, so tests
  * put fake ones first. No secret's value is ever read into a message: only "set" or "missing".

@@ -1,6 +1,6 @@
 /**
- * After training: the vLLM command that serves a run's LoRA adapter beside its base model (DESIGN
- * §8), and the `geolab eval run` line that scores it. The adapter is the final one (the
+ * After training: the vLLM command that serves a run's LoRA adapter beside its base model
+ * (docs/endpoints.md), and the `geolab eval run` line that scores it. The adapter is the final one (the
  * trainer saves it to `<output_dir>/final/`), else the last complete `checkpoint-N`.
  */
 import { existsSync, statSync } from 'node:fs';

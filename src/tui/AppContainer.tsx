@@ -1,5 +1,5 @@
 /**
- * The one container (STYLE.md 1): owns navigation, the workspace and the keyboard, and draws the
+ * The one container (docs/tui.md, 'One container'): owns navigation, the workspace and the keyboard, and draws the
  * stack of screens, each with its own state (its module's hook). Only the screen on top shows and
  * takes keys; one covered by another keeps its state (the list's cursor, the form's fields).
  */

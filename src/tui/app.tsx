@@ -1,4 +1,4 @@
-/** The thin root (STYLE.md 1): providers around the one container, which picks the screen. */
+/** The thin root (docs/tui.md, 'One container'): providers around the one container, which picks the screen. */
 import { AppContainer } from './AppContainer.js';
 import { ServicesContext } from './contexts/ServicesContext.js';
 import { ThemeContext } from './contexts/ThemeContext.js';

@@ -20,7 +20,7 @@ import { workspaceSession, type WorkspaceSession } from './workspace-session.js'
 
 export { NoTerminalError } from './errors.js';
 
-/** A person gets every step the environment's default budget allows (DESIGN §2.1: 24). */
+/** A person gets every step the environment's default budget allows (docs/protocol.md: 24). */
 const PERSON_MAX_TURNS = 24;
 /** People's episodes are recorded as one run of the workspace, appended to on every play. */
 

@@ -1,5 +1,5 @@
 /**
- * The one key-binding table (DESIGN §9, STYLE.md 4): command -> keys -> description. Screens ask
+ * The one key-binding table (docs/tui.md, 'One key table'): command -> keys -> description. Screens ask
  * `matches('player.next', input, key)`; the help overlay and the footers are generated from here, so
  * a key cannot do one thing and be documented as another.
  */

@@ -1,5 +1,5 @@
 /**
- * Semantic colours (STYLE.md 5): components ask for `theme.verdict.close`, never for "yellow". With
+ * Semantic colours (docs/tui.md, 'Semantic colours'): components ask for `theme.verdict.close`, never for "yellow". With
  * NO_COLOR set (https://no-color.org: present and not empty) every colour is undefined, so Ink
  * emits no colour codes at all; emphasis then rests on bold, markers and layout.
  */

@@ -1,5 +1,5 @@
 /**
- * `geolab agent` when the model endpoint fails (DESIGN §8, §12): the real binary against a real
+ * `geolab agent` when the model endpoint fails (docs/endpoints.md, docs/reliability.md): the real binary against a real
  * loopback endpoint that dies mid-episode, refuses the key, hangs, or echoes the key back. An
  * endpoint that is gone fails the episode (a failed record, never a score) and exits 3; an interrupt
  * is recorded as aborted; no piece of the key reaches any file of the workspace, stdout or stderr.

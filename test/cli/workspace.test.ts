@@ -1,4 +1,4 @@
-/** Several geolab processes on one workspace, and workspaces geolab cannot use (DESIGN §12). */
+/** Several geolab processes on one workspace, and workspaces geolab cannot use (docs/reliability.md). */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

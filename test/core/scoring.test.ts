@@ -33,7 +33,7 @@ describe('constants', () => {
 });
 
 describe('curves', () => {
-  it('matches the DESIGN check values at d = 1348.52 km', () => {
+  it('matches the check values of docs/scoring.md at d = 1348.52 km', () => {
     expect(round4(referenceReward(1348.52, 0.05))).toBe(0.5552);
     expect(round4(gameScore(1348.52))).toBe(0.4052);
     expect(round4(scoreGuess({ distanceKm: 1348.52, cost: 0.05, curve: 'reference' }).reward)).toBe(0.5552);

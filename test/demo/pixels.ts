@@ -1,4 +1,4 @@
-/** Shared helpers for the demo tests: decoding panoramas and the DESIGN §2.1 pixel convention. */
+/** Shared helpers for the demo tests: decoding panoramas and the docs/protocol.md pixel convention. */
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import type { DemoTask } from '../../src/demo/tasks.js';

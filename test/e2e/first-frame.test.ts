@@ -1,6 +1,6 @@
 /**
  * Home's first frame in a real terminal loads no other screen: the Player, Live, Episodes and Watch
- * screens (and the images, maps and reveal they draw) are imported when first opened (DESIGN §11:
+ * screens (and the images, maps and reveal they draw) are imported when first opened (docs/budgets.md:
  * the first frame within 1.2x of a bare Ink app).
  */
 import { readFileSync } from 'node:fs';

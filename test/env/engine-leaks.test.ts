@@ -1,4 +1,4 @@
-/** Nothing the environment says before the guess may give the answer away (DESIGN §2.1, §2.2, §5). */
+/** Nothing the environment says before the guess may give the answer away (docs/protocol.md, docs/audit.md). */
 import { describe, expect, it } from 'vitest';
 import { haversineKm } from '../../src/core/geodesy.js';
 import { truthOf } from '../../src/core/tasks.js';

@@ -182,7 +182,7 @@ describe('lifecycle', () => {
 });
 
 describe('configuration', () => {
-  it('defaults match DESIGN §2 and bad values are refused at construction', () => {
+  it('defaults match docs/protocol.md and bad values are refused at construction', () => {
     expect(DEFAULT_ENGINE_CONFIG).toEqual({ maxSteps: 24, viewSizePx: 640, curve: 'game', mode: 'subtract', showIdentity: false, freeMeasures: 24 });
     const { episode } = makeEpisode({ config: { maxSteps: 12 } });
     expect(episode.config).toMatchObject({ maxSteps: 12, viewSizePx: 64, freeMeasures: 24 });

@@ -71,7 +71,7 @@ describe('every range is validated, naming the field and what it accepts', () =>
 });
 
 describe('accepted actions', () => {
-  it('fills the defaults of DESIGN §2.1', () => {
+  it('fills the defaults of docs/protocol.md', () => {
     expect(parseAction({ op: 'look' })).toEqual({ op: 'look', heading_deg: 0, pitch_deg: 0, fov_deg: 90 });
     expect(parseAction({ op: 'move' })).toEqual({ op: 'move', direction: 'forward', meters: 10 });
     expect(parseAction({ op: 'pin', lat: 1, lon: 2 })).toEqual({ op: 'pin', lat: 1, lon: 2, span_deg: 7 });

@@ -37,7 +37,7 @@ describe('scoring', () => {
     }
   });
 
-  it('scores the game curve at the check distance of DESIGN §3 (d = 1348.52 km, score 0.4052)', async () => {
+  it('scores the game curve at the check distance of docs/scoring.md (d = 1348.52 km, score 0.4052)', async () => {
     const { episode } = makeEpisode();
     await episode.reset({ index: 0 });
     await episode.step({ op: 'move' });

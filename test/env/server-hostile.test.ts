@@ -1,4 +1,4 @@
-/** Hostile or unlucky input never takes the server down (DESIGN §12): targets, nesting, unread replies. */
+/** Hostile or unlucky input never takes the server down (docs/reliability.md): targets, nesting, unread replies. */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

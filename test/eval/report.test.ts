@@ -76,7 +76,7 @@ function writeRun(dir: string, specs: Spec[]): void {
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ run_id: dir, created_at: '2026-01-01T00:00:00Z' }));
 }
 
-// The reference curve as DESIGN §3 states it, written out again here.
+// The reference curve as docs/scoring.md states it, written out again here.
 const reference = (km: number | undefined | 'failed', cost: number) =>
   km === undefined || km === 'failed' ? 0 : Math.min(1, 0.5 * Math.exp(-km / 1492.7) + 0.5 * Math.exp(-km / 5000)) * (1 - Math.min(cost, 0.2));
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -216,7 +216,7 @@ beforeAll(() => {
 });
 
 describe('geolab eval report', () => {
-  it('checks its own reference curve against DESIGN §3', () => {
+  it('checks its own reference curve against docs/scoring.md', () => {
     expect(reference(1348.52, 0.05)).toBeCloseTo(0.5552, 4);
   });
 

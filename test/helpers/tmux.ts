@@ -8,7 +8,7 @@ export class TmuxPane {
   /** Starts `args` (the node binary and its arguments) in a detached session, without CI in its environment. */
   constructor(args: string[], env: Record<string, string>, size = { columns: 120, rows: 40 }) {
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-    // `env -u CI`: Ink draws no live frames when CI is set (DESIGN §12).
+    // `env -u CI`: Ink draws no live frames when CI is set (docs/reliability.md).
     const command = ['env', '-u', 'CI', ...assignments, ...args.map(shellQuote)].join(' ');
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), command]);
     execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);

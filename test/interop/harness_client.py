@@ -31,7 +31,7 @@ ENV_NAME = "geoguesser_env"
 
 
 # ----------------------------------------------------------------------------- the reward the
-# harness reports: its pinned reference curve (DESIGN §3), recomputed from distance and cost.
+# harness reports: its pinned reference curve (docs/scoring.md), recomputed from distance and cost.
 def training_reward(distance_km, cost=0.0):
     if distance_km is None:
         return 0.0

@@ -89,7 +89,7 @@ describe('the trainer environment class (geolab_env.py) in a real python3 agains
     }
     expect(driven.episodes[0]!.reward).toBeCloseTo(1 - 0.09, 12);
     expect(new Set(driven.episodes.map((e) => e.reward.toFixed(6))).size).toBe(8);
-    // DESIGN §3's check value, and no guess scoring 0.
+    // docs/scoring.md's check value, and no guess scoring 0.
     expect(driven.check_value).toBeCloseTo(0.5552, 4);
     expect(driven.check_value).toBeCloseTo(referenceReward(1348.52, 0.05), 12);
     expect(driven.no_guess_value).toBe(0);

@@ -93,7 +93,7 @@ describe('geolab_trainer.py --dry-run', () => {
     });
     expect(plan.lora_config).toEqual({ r: 16, lora_alpha: 32, lora_dropout: 0.05, target_modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj'], task_type: 'CAUSAL_LM' });
     expect(plan.episode).toEqual({ max_turns: 12, view_px: 448 });
-    // One task per optimizer step on one GPU, as DESIGN §7 says; the same numbers as derive().
+    // One task per optimizer step on one GPU, as docs/training.md says; the same numbers as derive().
     expect(plan.derived).toEqual(derive(config));
     expect(plan.derived).toMatchObject({ tasksPerStep: 1, checkpoints: 10 });
     expect(plan.trace_path).toBe(join(dir, 'out', 'traces', 'rollouts.jsonl'));

@@ -89,7 +89,7 @@ function expectBoard(frame: string, report: { arms: ArmRow[]; comparisons: Compa
   for (const c of report.comparisons) expect(rowOf(paired, c.arm)).toEqual(comparisonCells(c));
 }
 
-// The reference curve (DESIGN §3) written out again here.
+// The reference curve (docs/scoring.md) written out again here.
 const reference = (km: number, cost: number) => Math.min(1, 0.5 * Math.exp(-km / 1492.7) + 0.5 * Math.exp(-km / 5000)) * (1 - Math.min(cost, 0.2));
 const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

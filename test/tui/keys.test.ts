@@ -28,7 +28,7 @@ const NO_KEY: Key = {
 const key = (over: Partial<Key>): Key => ({ ...NO_KEY, ...over });
 
 describe('the key table', () => {
-  it('binds the keys DESIGN §9 names', () => {
+  it('binds the keys docs/tui.md names', () => {
     expect(matches('player.next', '', key({ rightArrow: true }))).toBe(true);
     expect(matches('player.next', 'l', NO_KEY)).toBe(true);
     expect(matches('player.prev', 'h', NO_KEY)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * A model over an OpenAI-compatible endpoint, playing by one of the two protocols (DESIGN §13). The
+ * A model over an OpenAI-compatible endpoint, playing by one of the two protocols (docs/protocol.md). The
  * protocols build messages and read replies (pure); this shell prepares images, runs the leak guard
  * on every request before it is sent, and talks to the endpoint. One policy plays one episode: the
  * native-tools conversation and the guard's knowledge of the task belong to it.
@@ -292,7 +292,7 @@ class JsonPolicy extends ModelShell implements Policy {
   }
 }
 
-/** The agent's own points so far: its pins, maps and measures (DESIGN §5 item 2). */
+/** The agent's own points so far: its pins, maps and measures (docs/audit.md item 2). */
 function agentPoints(context: PolicyContext): LatLon[] {
   // The executed action's points: the sent one may name them under aliases ("latitude").
   return context.history.flatMap((turn) => pointsOfAction((turn.wire_action ?? turn.action) as Record<string, unknown> | null | undefined));

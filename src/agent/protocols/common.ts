@@ -1,5 +1,5 @@
 /**
- * What both agent protocols share (DESIGN §13): the harness form of actions, the harness's own budget
+ * What both agent protocols share (docs/protocol.md): the harness form of actions, the harness's own budget
  * wording, argument coercion, and the points an agent chose itself (which the leak guard lets pass).
  * Pure functions over plain data.
  */
@@ -26,7 +26,7 @@ export function formatAction(action: HarnessAction): string {
 
 /**
  * The environment's budget sentence ("23 actions left."). A harness tells the model one budget only,
- * its own (DESIGN §2.1, §7), so this is cut from every feedback before the model sees it.
+ * its own (docs/protocol.md, docs/training.md), so this is cut from every feedback before the model sees it.
  */
 const ENV_BUDGET = /\s*\b\d+ actions? left\./g;
 
@@ -80,7 +80,7 @@ export function isUsableGuess(action: Action | null | undefined): boolean {
   return action.response !== undefined && parseGuess(action.response).ok;
 }
 
-/** The points an action names: the agent's own, so their echo in feedback is not a leak (DESIGN §5 item 2). */
+/** The points an action names: the agent's own, so their echo in feedback is not a leak (docs/audit.md item 2). */
 export function pointsOfAction(action: Record<string, unknown> | null | undefined): LatLon[] {
   if (!action) return [];
   const points: LatLon[] = [];

@@ -1,5 +1,5 @@
 /**
- * The JSON-action protocol of the public eval harness (DESIGN §13). Every turn is one stateless
+ * The JSON-action protocol of the public eval harness (docs/protocol.md). Every turn is one stateless
  * request with at most one image: the instructions, the last lines of the transcript, the camera, the
  * turns left (with a warning near the end). The model answers with brief reasoning and one JSON
  * object last; a fenced ```json block wins, otherwise the last `{...}` holding "action".

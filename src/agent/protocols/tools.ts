@@ -1,5 +1,5 @@
 /**
- * The native tool-calling protocol (DESIGN §13), the one the published adapter was trained with: a
+ * The native tool-calling protocol (docs/protocol.md), the one the published adapter was trained with: a
  * growing conversation in which the model calls one tool per reply and each result comes back as a
  * role "tool" message with the feedback text, the image following in a user message (most servers
  * accept images only there).

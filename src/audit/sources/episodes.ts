@@ -1,5 +1,5 @@
 /**
- * Episode records (schema v2, DESIGN §1.2) as prompts: one per played turn, from the turn's recorded
+ * Episode records (schema v2, docs/formats.md) as prompts: one per played turn, from the turn's recorded
  * `messages` (geolab's runs: the whole request, images by sha256), or else the harness's `prompt`
  * text with the image the previous turn showed. The agent's points are those its earlier actions
  * named (pins, maps, measures, guesses), and the pins the environment reported back.

@@ -1,5 +1,5 @@
 /**
- * The trainer's per-rollout traces (`<output>/traces/rollouts.jsonl`, DESIGN §7): one line per
+ * The trainer's per-rollout traces (`<output>/traces/rollouts.jsonl`, docs/training.md): one line per
  * rollout, `{run, step, model, task: {split, index}, outcome: {max_turns, ...}, turns: [{turn, action:
  * {op, ...}, feedback, pins, steps_remaining, ...}]}`. Each turn's feedback is what the model read
  * after that turn's action, so it is one prompt; the action that turn took is the agent's own, as are

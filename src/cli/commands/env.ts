@@ -109,7 +109,7 @@ async function fileSplits(specs: string[], panoramasDir: string): Promise<Served
   return { splits, panoramas: new Map([...splits.keys()].map((name) => [name, panoramasDir])), demo: [] };
 }
 
-/** Without --tasks: the workspace's splits, every one loaded (DESIGN §2.3). */
+/** Without --tasks: the workspace's splits, every one loaded (docs/protocol.md). */
 async function allWorkspaceSplits(workspace: string | undefined, panos: string | undefined): Promise<ServedSplits> {
   const [{ openWorkspace }, { workspaceSplits }] = await Promise.all([import('../../store/index.js'), import('../../env/task-splits.js')]);
   const ws = await openWorkspace(workspace);

@@ -17,7 +17,7 @@ import type { GlobalOptions } from '../main.js';
 import { printJson, printLine } from '../output.js';
 import { canDrawTui } from '../tty.js';
 
-/** The width the text fits: the DESIGN's plain-text budget. */
+/** The width the plain text fits, so it reads in a narrow terminal or a pasted report. */
 const TEXT_COLUMNS = 100;
 
 export async function compareCommand(a: string, b: string, opts: GlobalOptions): Promise<void> {
@@ -55,7 +55,7 @@ function single(ref: string, episodes: NamedEpisode[]): NamedEpisode {
   throw new UsageError(`${ref} holds ${episodes.length} episodes: name one as ${ref}:LINE (for example ${episodes[0]!.label})`);
 }
 
-/** The images a file's record names, read only from inside the file's folder and under the import's size cap (DESIGN §12). */
+/** The images a file's record names, read only from inside the file's folder and under the import's size cap (docs/reliability.md). */
 async function fileImages(e: NamedEpisode): Promise<ReadonlyMap<string, Buffer>> {
   const images = new Map<string, Buffer>();
   if (e.fileDir === undefined) return images;

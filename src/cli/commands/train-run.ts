@@ -1,5 +1,5 @@
 /**
- * `geolab train launch | watch | stop | resume` (DESIGN §7, issue 13 §4). Launch and resume gate on
+ * `geolab train launch | watch | stop | resume` (docs/training.md, issue 13 §4). Launch and resume gate on
  * the pre-flight, which the caller hands in (src/train/preflight.ts); watch draws the Train screen
  * on a terminal and prints plain progress lines otherwise. Draws no TUI unless watch does: ink and
  * React load only there.

@@ -18,7 +18,7 @@ const RAD = Math.PI / 180;
  */
 export const MERCATOR_MAX_LAT = 85.0511287798066;
 
-/** Narrowest and widest zoom window, as half-widths in degrees of longitude (DESIGN §2.1). */
+/** Narrowest and widest zoom window, as half-widths in degrees of longitude (docs/protocol.md). */
 const MIN_SPAN_DEG = 0.02;
 const MAX_SPAN_DEG = 180;
 

@@ -1,5 +1,5 @@
 /**
- * The environment's maps (DESIGN §2.1, §2.2), as PNG: a zoom panel (left) centred where the agent
+ * The environment's maps (docs/protocol.md), as PNG: a zoom panel (left) centred where the agent
  * asked, a world panel (top right) marking that window, and a caption (bottom right) with the
  * centre, the width and the pins.
  *
@@ -64,7 +64,7 @@ const WORLD_RECT: Rect = { x: 518, y: 6, width: 244, height: 122 };
 const CAPTION_RECT: Rect = { x: 518, y: 138, width: 244, height: 240 };
 
 /**
- * The outline scale for a window, by its full width (2 x span) only (DESIGN §2.2): Natural Earth
+ * The outline scale for a window, by its full width (2 x span) only (docs/protocol.md): Natural Earth
  * 110m above 30 degrees across, 50m from 30 down to 4, 10m (with towns) below 4.
  */
 export function detailForSpan(spanDeg: number): MapDetail {

@@ -1,8 +1,8 @@
 /**
  * Where a panorama's JPEG lives: `<cacheDir>/<image_id>.jpg` (2048x1024), or `<image_id>.orig.jpg`
- * (full resolution) for narrow views (DESIGN §1.1). A task set may keep its panoramas in a cache of
+ * (full resolution) for narrow views (docs/formats.md). A task set may keep its panoramas in a cache of
  * its own. Ids are checked before they touch the file system, so no id resolves outside a cache
- * (DESIGN §12). Demo panoramas are drawn on first use; others are fetched on a miss when a fetcher
+ * (docs/reliability.md). Demo panoramas are drawn on first use; others are fetched on a miss when a fetcher
  * is given, else the miss is a MissingPanoramaError naming the image and the path looked up.
  */
 import type { Task } from '../../core/tasks.js';

@@ -1,7 +1,7 @@
 /**
- * The agent's view (DESIGN §2.2): a square JPEG (q85, no metadata) reprojected from the frame's
+ * The agent's view (docs/protocol.md): a square JPEG (q85, no metadata) reprojected from the frame's
  * equirectangular panorama. Decoded panoramas stay in a byte-capped LRU so a look or pan at a
- * known panorama skips the JPEG decode; rendered views are never cached (DESIGN §11).
+ * known panorama skips the JPEG decode; rendered views are never cached (docs/budgets.md).
  */
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
@@ -13,7 +13,7 @@ import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } fro
 import { ViewPool, sharedViewBuffer, toShared } from './view-pool.js';
 
 const JPEG_QUALITY = 85;
-/** At this field of view or narrower the full-resolution original is used when there is one (DESIGN §1.1). */
+/** At this field of view or narrower the full-resolution original is used when there is one (docs/formats.md). */
 export const ORIG_MAX_FOV_DEG = 45;
 /** Room for about 85 standard panoramas (6 MiB each) or a few full-resolution originals. */
 export const DEFAULT_CACHE_BYTES = 512 * 1024 * 1024;
@@ -78,7 +78,7 @@ export class PanoramaRenderer implements ViewRenderer {
 
   private async draw(path: string, pano: PanoramaRef, camera: Camera, sizePx: number): Promise<Buffer> {
     const image = await this.decodedAt(path);
-    // The centre column faces compassAngle, so true heading H sits H - compassAngle to its right (DESIGN §2.1).
+    // The centre column faces compassAngle, so true heading H sits H - compassAngle to its right (docs/protocol.md).
     const yawDeg = camera.headingDeg - pano.compassAngle;
     const { pitchDeg, fovDeg } = camera;
     checkViewArgs(image, yawDeg, pitchDeg, fovDeg, sizePx); // here, so a worker never sees a bad request

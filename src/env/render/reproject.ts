@@ -4,7 +4,7 @@
  * (the geometry of shared/bench/numpy_remap.py), sampled bilinearly with horizontal wrap-around and
  * vertical clamp.
  *
- * Why it is fast (DESIGN §11 wants it several times faster than the vectorised numpy version):
+ * Why it is fast (docs/budgets.md wants it several times faster than the vectorised numpy version):
  * - Yaw about the vertical axis only adds to longitude: it is a column offset, not a rotation.
  * - Pitch about x mixes only y and z, so each output row has a single (y, z) pair; longitude is
  *   then atan2(x, z) and latitude atan2(y, hypot(x, z)): no normalisation, no asin.

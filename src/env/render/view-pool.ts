@@ -1,7 +1,7 @@
 /**
  * Reprojection on worker threads: each view is cut into one band of rows per worker, drawn in
  * parallel into shared memory, so a single view uses every core and concurrent sessions keep them
- * all busy (DESIGN §11), while the main thread stays free for the protocol. Panoramas are shared,
+ * all busy (docs/budgets.md), while the main thread stays free for the protocol. Panoramas are shared,
  * not copied: their pixels must live in a SharedArrayBuffer (see toShared). JPEG encoding stays
  * with sharp, which already works off the main thread.
  */

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 # ---------------------------------------------------------------------------------------------
-# The reference curve (DESIGN §3), the reward GRPO optimises. Same numbers as src/core/scoring.ts.
+# The reference curve (docs/scoring.md), the reward GRPO optimises. Same numbers as src/core/scoring.ts.
 
 GAME_DECAY_KM = 1492.7  # GeoGuessr's world-map decay
 MIXTURE_WIDE_DECAY_KM = 5000.0  # keeps a gradient for guesses thousands of km off

@@ -2,7 +2,7 @@
 
     python geolab_trainer.py CONFIG.json [--dry-run] [--resume]
 
-CONFIG is a geolab training config (DESIGN §7) as `geolab train launch` writes it: parsed by the
+CONFIG is a geolab training config (docs/training.md) as `geolab train launch` writes it: parsed by the
 TypeScript schema (src/train/config.ts) with every default filled in, so the defaults have one home.
 This script checks it again the same way (keys, types, ranges, the rules between fields) and refuses
 a config with a missing key rather than guessing a default of its own.

@@ -9,7 +9,7 @@ const BAR_CELLS = 20;
 
 /**
  * How the episode was scored: verdict, distance, guess and truth, and both reward curves (the
- * environment's game curve and the reference curve boards report, DESIGN §3), never mixed.
+ * environment's game curve and the reference curve boards report, docs/scoring.md), never mixed.
  */
 export function OutcomeSummary({ outcome }: { outcome: Outcome }) {
   const theme = useTheme();

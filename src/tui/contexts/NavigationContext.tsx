@@ -1,5 +1,5 @@
 /**
- * What every screen shares, in two contexts (STYLE.md 2): the help overlay and the notice, and the
+ * What every screen shares, in two contexts (docs/tui.md, 'Shared contexts'): the help overlay and the notice, and the
  * actions that open and leave screens. Components that only act never re-render on state changes,
  * and every reader fails loudly outside the container.
  */

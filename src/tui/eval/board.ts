@@ -57,7 +57,7 @@ export const ARM_FLAG_REASONS: Record<ArmFlag, string> = {
 
 export type GroupBy = 'country' | 'verdict';
 
-/** An episode's verdict by its distance (DESIGN §3), with failures and no guess apart. */
+/** An episode's verdict by its distance (docs/scoring.md), with failures and no guess apart. */
 export function verdictGroup(e: EpisodeFacts): string {
   if (e.failed) return 'failed';
   if (e.distanceKm === null) return 'no guess';

@@ -1,5 +1,5 @@
 /**
- * The Eval board's navigation (STYLE.md 3): the arms table, the run and baseline pickers over it,
+ * The Eval board's navigation (docs/tui.md, 'Screen state'): the arms table, the run and baseline pickers over it,
  * and the selected arm by country or verdict down to a group's worst episodes. Each list keeps its
  * own cursor, so backing out lands where one left. Pure.
  */

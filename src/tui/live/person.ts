@@ -1,4 +1,4 @@
-/** What a person's keys do in the environment (DESIGN §9): pure maps from a key command to a wire action. */
+/** What a person's keys do in the environment (docs/tui.md): pure maps from a key command to a wire action. */
 import { EMPTY_REPLY, NO_COORDINATES, parseGuess } from '../../core/parse-guess.js';
 import type { Action, Observation } from '../../env/types.js';
 import type { Command } from '../keys.js';

@@ -1,5 +1,5 @@
 /**
- * Splits (DESIGN §6, §9): choose a pool, steer the per-country table (countries in or out, eval caps,
+ * Splits (docs/splits.md, docs/tui.md): choose a pool, steer the per-country table (countries in or out, eval caps,
  * eval size, buffer, contributor exclusivity) with the counts recomputed by `buildSplits` on every
  * change, then write through the same function as `geolab splits build`, only once confirmed.
  */

@@ -1,5 +1,5 @@
 /**
- * The Audit screen's triage (STYLE.md 3): a run's findings in groups by severity then kind, a
+ * The Audit screen's triage (docs/tui.md, 'Screen state'): a run's findings in groups by severity then kind, a
  * cursor over them, a search that filters them as it is typed, and the accept prompt (one finding, or
  * every open one of a kind or a source for one reason). A pure reducer over a discriminated union of
  * actions.

@@ -1,5 +1,5 @@
 /**
- * "Watch a model" for real: the form's prefill, the endpoint check (DESIGN §8: the model must be
+ * "Watch a model" for real: the form's prefill, the endpoint check (docs/endpoints.md: the model must be
  * listed at /v1/models), and the Live screen's source, which builds the episode with the same
  * `openAgentRun` as `geolab agent`, so it is recorded the same way. The environment starts in
  * `prepare` (after the Live screen is up) and goes in `dispose`.
