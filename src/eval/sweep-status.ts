@@ -38,6 +38,20 @@ export interface SweepStatus {
   started_at: string;
   updated_at: string;
   models: SweepModelProgress[];
+  /** Episodes in flight against the machine's limit, and the last window's CPU (absent in older files). */
+  machine?: SweepMachine;
+}
+
+export interface SweepMachine {
+  in_flight: number;
+  limit: number;
+  /** The limit follows the machine (no --concurrency given). */
+  adaptive: boolean;
+  /** The process's CPU share of its cores and the event loop's utilisation, 0..1; null before the first window. */
+  cpu: number | null;
+  event_loop: number | null;
+  /** geolab itself is the bottleneck. */
+  cpu_bound: boolean;
 }
 
 /** What a reader shows: the writer's own status, or `stopped` when it says running but its process is gone. */
@@ -86,6 +100,26 @@ export function parseSweepStatus(text: string, file: string): SweepStatus {
     started_at: string(value.started_at, 'started_at'),
     updated_at: string(value.updated_at, 'updated_at'),
     models,
+    ...(value.machine === undefined ? {} : { machine: parseMachine(value.machine, count, rate, fail) }),
+  };
+}
+
+function parseMachine(
+  m: unknown,
+  count: (v: unknown, field: string) => number,
+  rate: (v: unknown, field: string) => number,
+  fail: (field: string, expected: string, actual: unknown) => never,
+): SweepMachine {
+  if (!isRecord(m)) return fail('machine', 'an object', m);
+  const flag = (v: unknown, field: string) => (typeof v === 'boolean' ? v : fail(field, 'true or false', v));
+  const share = (v: unknown, field: string) => (v === null ? null : rate(v, field));
+  return {
+    in_flight: count(m.in_flight, 'machine.in_flight'),
+    limit: count(m.limit, 'machine.limit'),
+    adaptive: flag(m.adaptive, 'machine.adaptive'),
+    cpu: share(m.cpu, 'machine.cpu'),
+    event_loop: share(m.event_loop, 'machine.event_loop'),
+    cpu_bound: flag(m.cpu_bound, 'machine.cpu_bound'),
   };
 }
 

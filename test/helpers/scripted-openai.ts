@@ -3,7 +3,7 @@
  * takes the next reply (native tool calls, plain text, an HTTP error, no answer at all, or the
  * server's death). Every request body and its headers are kept for the test to read.
  */
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptedReply =
@@ -49,6 +49,8 @@ export async function startScriptedOpenAI(options: {
   models?: { id: string; parent?: string }[];
   /** An error `/v1/models` answers instead of the list (a refused key, say). */
   modelsError?: { status: number; body?: unknown };
+  /** Each chat reply waits this long first, as a model takes time to answer. */
+  latencyMs?: number;
 }): Promise<ScriptedOpenAI> {
   const models = options.models ?? [{ id: 'scripted' }];
   const requests: ScriptedOpenAI['requests'] = [];
@@ -73,6 +75,11 @@ export async function startScriptedOpenAI(options: {
       if (req.method !== 'POST' || path !== '/v1/chat/completions') return send(res, 404, { error: { message: `no route ${path}` } });
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
       requests.push({ body, headers: req.headers });
+      if (options.latencyMs) setTimeout(() => answer(req, res, body), options.latencyMs);
+      else answer(req, res, body);
+    });
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, body: ChatRequestBody): void => {
       const reply = next(body);
       if ('hang' in reply) {
         hanging.add(res);
@@ -107,8 +114,7 @@ export async function startScriptedOpenAI(options: {
         choices: [{ index: 0, message, finish_reason: finishReason }],
         usage: { prompt_tokens: 100 + n, completion_tokens: 10 + n, total_tokens: 110 + 2 * n },
       });
-    });
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

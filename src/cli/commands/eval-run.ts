@@ -24,6 +24,7 @@ import { DEFAULT_BACKOFF_MS, EndpointPool } from '../../eval/run/endpoints.js';
 import { modelSpec, parseModelsFile, type ModelSpec } from '../../eval/run/models-file.js';
 import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shardFromEnvironment, shardIndices, type Shard, type WorkItem } from '../../eval/run/plan.js';
 import type { SweepArm } from '../../eval/run/sweep.js';
+import { WINDOW_MS, type Throttle } from '../../eval/run/throttle.js';
 import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
 import type { SweepModelProgress, SweepState } from '../../eval/sweep-status.js';
 import type { GlobalOptions } from '../main.js';
@@ -152,7 +153,10 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
           if (!recorder) recorders.set(dir, (recorder = createRecorder(ws, { runId, runDir: dir, config: sweepConfig, ownImages: true })));
           return recorder;
         };
-        const progress = new Progress(out, runId, arms, planned, work);
+        const { Throttle } = await import('../../eval/run/throttle.js');
+        // Without --concurrency, how many are in flight follows the machine (docs/sweeps.md).
+        const throttle = new Throttle({ max: arms.reduce((n, a) => n + a.workers, 0), adaptive: opts.concurrency === undefined });
+        const progress = new Progress(out, runId, arms, planned, work, throttle);
         let state: SweepState = 'failed';
         let gone: string[] = [];
         const { runSweep } = await import('../../eval/run/sweep.js');
@@ -168,17 +172,20 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
             prompt,
             sinkFor,
             signal: controller.signal,
+            throttle,
             onRecorded: (item, record) => progress.recorded(item, record),
             onPlayed: (item, record, unrecordedRetries) => progress.played(item, record, unrecordedRetries),
             onReplicaOut: (url, error) => progress.note(`${url} taken out for a while: ${error}`),
           }));
           state = controller.signal.aborted ? 'interrupted' : progress.failed() > 0 ? 'failed' : 'done';
         } finally {
+          throttle.close();
           progress.finish(state);
           for (const dir of recorders.keys()) finishRunFile(dir, runId, sweepConfig, arms);
         }
         if (opts.json) printJson({ run_id: runId, out, status: state, models: progress.models() });
         else for (const line of progress.summary()) printLine(line);
+        warn(`geolab: ${progress.machineSummary()}`);
         for (const message of gone) warn(`geolab: ${message}`);
         process.exitCode = controller.signal.aborted ? EXIT.interrupted : gone.length > 0 ? EXIT.unreachable : state === 'failed' ? EXIT.problemFound : EXIT.ok;
       } finally {
@@ -321,6 +328,8 @@ function backoffMsOf(retryDelayS: number | undefined): number {
   return retryDelayS === undefined ? DEFAULT_BACKOFF_MS : retryDelayS * 1000 * 5;
 }
 
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
 function integerIn(flag: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
 }
@@ -345,6 +354,8 @@ class Progress {
   private readonly counts = new Map<string, Counts>();
   private readonly status: StatusWriter;
   private readonly tty = Boolean(process.stderr.isTTY);
+  /** Between records too: what is in flight and the machine's figures move on their own. */
+  private readonly ticker: NodeJS.Timeout;
 
   constructor(
     out: string,
@@ -352,6 +363,7 @@ class Progress {
     arms: readonly SweepArm[],
     planned: readonly WorkItem[],
     work: readonly WorkItem[],
+    private readonly throttle: Throttle,
   ) {
     this.status = new StatusWriter(out);
     for (const arm of arms) {
@@ -360,6 +372,11 @@ class Progress {
       this.counts.set(arm.spec.name, { done: total - left, failed: 0, aborted: 0, total, now: 0, retries: 0, providerErrors: 0 });
     }
     this.write('running');
+    this.ticker = setInterval(() => {
+      this.draw();
+      this.write('running');
+    }, WINDOW_MS);
+    this.ticker.unref();
   }
 
   recorded(item: WorkItem, record: EpisodeRecord): void {
@@ -368,7 +385,7 @@ class Progress {
     else if (record.failure === 'aborted') c.aborted++;
     else c.failed++;
     c.now++;
-    if (this.tty) process.stderr.write(`\r\x1b[K${this.line()}`);
+    if (this.tty) this.draw();
     else {
       const what = !isCompleted(record) && record.failure === 'aborted' ? 'aborted' : isCompleted(record) ? (record.outcome.distance_km === null || record.outcome.distance_km === undefined ? 'no guess' : `${record.outcome.distance_km.toFixed(0)} km`) : `failed: ${String(record.error).slice(0, 80)}`;
       warn(`  [${c.done + c.failed + c.aborted}/${c.total}] ${item.model} task ${item.index} sample ${item.sample}: ${what}`);
@@ -420,6 +437,7 @@ class Progress {
   }
 
   finish(state: SweepState): void {
+    clearInterval(this.ticker);
     if (this.tty) process.stderr.write('\n');
     this.write(state);
     this.status.flush();
@@ -434,13 +452,37 @@ class Progress {
     );
   }
 
+  /** How many were in flight and whether geolab itself held the sweep back, for the end of the run. */
+  machineSummary(): string {
+    const t = this.throttle.state();
+    const how = t.adaptive ? 'following the machine' : 'fixed by --concurrency';
+    const bound = t.windows === 0 ? 'too short to measure the CPU' : `CPU-bound in ${t.boundWindows} of ${t.windows} ${WINDOW_MS / 1000}-second windows`;
+    return `episodes in flight: limit ${t.limit} (${how}); ${bound}`;
+  }
+
+  private draw(): void {
+    if (this.tty) process.stderr.write(`\r\x1b[K${this.line()}`);
+  }
+
   private line(): string {
-    return this.models()
+    const t = this.throttle.state();
+    const models = this.models()
       .map((m) => `${m.name} ${m.done + m.failed + (m.aborted ?? 0)}/${m.total} ${m.per_min.toFixed(1)}/min eta ${m.eta_s === null ? '-' : `${Math.ceil(m.eta_s / 60)}m`}`)
       .join(' · ');
+    // The CPU-bound warning says more in flight would not help: geolab, not the endpoint, is the bottleneck.
+    return `${models} · ${t.inFlight}/${t.limit} in flight${t.cpuBound ? ' · CPU-bound: geolab is the bottleneck' : ''}`;
   }
 
   private write(status: SweepState): void {
-    this.status.update({ run_id: this.runId, pid: process.pid, status, started_at: this.startedAt, updated_at: new Date().toISOString(), models: this.models() });
+    const t = this.throttle.state();
+    this.status.update({
+      run_id: this.runId,
+      pid: process.pid,
+      status,
+      started_at: this.startedAt,
+      updated_at: new Date().toISOString(),
+      models: this.models(),
+      machine: { in_flight: t.inFlight, limit: t.limit, adaptive: t.adaptive, cpu: t.cpu === null ? null : round2(t.cpu), event_loop: t.elu === null ? null : round2(t.elu), cpu_bound: t.cpuBound },
+    });
   }
 }

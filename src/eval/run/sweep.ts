@@ -1,9 +1,10 @@
 /**
  * The sweep's scheduler: every arm plays its work list with its own workers (the arm's concurrency
- * per replica), each episode on the least busy replica of the model and of the environment. An
- * episode that a replica fails (the model endpoint or the environment server is gone) takes that
- * replica out and is played again on another, rather than recorded failed; when no replica is left
- * the episode is recorded as a failure naming them. A model endpoint counts as failed both when it is
+ * per replica), each episode once the machine's throttle lets it start (throttle.ts), on the least
+ * busy replica of the model and of the environment. An episode that a replica fails (the model
+ * endpoint or the environment server is gone) takes that replica out and is played again on
+ * another, rather than recorded failed; when no replica is left the episode is recorded as a
+ * failure naming them. A model endpoint counts as failed both when it is
  * gone and when it answers nothing usable (no request of an episode got a reply after retries). On
  * interrupt no new episode starts, and those in flight end as aborted.
  */
@@ -23,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import type { EndpointPool } from './endpoints.js';
 import type { ModelSpec } from './models-file.js';
 import type { WorkItem } from './plan.js';
+import type { Throttle } from './throttle.js';
 
 export interface SweepArm {
   spec: ModelSpec;
@@ -30,7 +32,7 @@ export interface SweepArm {
   /** The model endpoint less its URL (a replica's): key, token cap, retries, timeouts. */
   endpoint: Omit<Endpoint, 'baseUrl'>;
   pool: EndpointPool;
-  /** Episodes of this arm in flight at once. */
+  /** Episodes of this arm in flight at once, at most (the sweep's throttle may allow fewer). */
   workers: number;
 }
 
@@ -60,6 +62,8 @@ export interface SweepInput {
   /** Where an episode's record goes (its run folder's recorder). */
   sinkFor(item: WorkItem): EpisodeSink;
   signal: AbortSignal;
+  /** The machine's limit on episodes in flight across the arms (none: each arm's workers). */
+  throttle?: Pick<Throttle, 'acquire' | 'release'>;
   /** After each record is written. */
   onRecorded?(item: WorkItem, record: EpisodeRecord): void;
   /**
@@ -86,7 +90,18 @@ export async function runSweep(input: SweepInput): Promise<SweepResult> {
     input.arms.map((arm) => {
       const queue = input.work.filter((item) => item.model === arm.spec.name);
       const worker = async () => {
-        for (let item = queue.shift(); item && !input.signal.aborted; item = queue.shift()) await playItem(input, arm, item, gone);
+        for (let item = queue.shift(); item && !input.signal.aborted; item = queue.shift()) {
+          try {
+            await input.throttle?.acquire(input.signal);
+          } catch {
+            return; // interrupted while waiting: never started
+          }
+          try {
+            await playItem(input, arm, item, gone);
+          } finally {
+            input.throttle?.release();
+          }
+        }
       };
       return Promise.all(Array.from({ length: Math.max(1, Math.min(arm.workers, queue.length)) }, worker));
     }),

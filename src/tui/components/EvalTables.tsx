@@ -209,6 +209,12 @@ export function SweepsPanel({ sweeps, more }: { sweeps: readonly SweepRow[]; mor
               {status ? `${status.run_id} · ` : ''}
               {phase ? <Text color={phaseColour(phase, theme)}>{phase}</Text> : null}
               {phase && PHASE_NOTE[phase] ? <Text color={theme.muted}>{` (${PHASE_NOTE[phase]})`}</Text> : null}
+              {phase === 'running' && status?.machine ? (
+                <Text>
+                  {` · ${status.machine.in_flight}/${status.machine.limit} in flight`}
+                  {status.machine.cpu_bound ? <Text color={theme.status.warn}>{' · CPU-bound'}</Text> : null}
+                </Text>
+              ) : null}
               <Text color={theme.muted}>{`${phase ? ' · ' : ''}${sweep.dir}${status ? ` · updated ${status.updated_at}` : ''}`}</Text>
             </Text>
             {sweep.error ? (
@@ -223,6 +229,8 @@ export function SweepsPanel({ sweeps, more }: { sweeps: readonly SweepRow[]; mor
                   <Text color={phaseColour(phase ?? 'running', theme)}>{bar(m.total ? m.done / m.total : 0, BAR_CELLS)}</Text>
                   {` ${m.done}/${m.total}`}
                   {m.failed ? <Text color={theme.status.warn}>{` · ${m.failed} failed`}</Text> : null}
+                  {m.aborted ? <Text color={theme.status.warn}>{` · ${m.aborted} aborted`}</Text> : null}
+                  {m.retries ? <Text color={theme.muted}>{` · ${m.retries} ${m.retries === 1 ? 'retry' : 'retries'}`}</Text> : null}
                   {` · ${m.per_min.toFixed(1)}/min`}
                   {phase === 'running' && m.done < m.total ? ` · ETA ${m.eta_s === null ? '?' : formatEta(m.eta_s)}` : ''}
                 </Text>
