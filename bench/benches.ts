@@ -16,6 +16,7 @@ import { envMapBenches } from './env-map.js';
 import { episodeBenches } from './episodes.js';
 import { evalBenches } from './eval.js';
 import { evalBoardBenches } from './eval-board.js';
+import { evalCpuBenches } from './eval-cpu.js';
 import { envRenderBenches } from './env-render.js';
 import { envServerBenches } from './env-server.js';
 import { envStepBenches } from './env-steps.js';
@@ -166,6 +167,7 @@ export const benches: Bench[] = [
   ...envSweepBenches,
   ...episodeBenches,
   ...evalBenches,
+  ...evalCpuBenches,
   ...evalBoardBenches,
   ...tuiBenches,
   ...splitsBenches,

@@ -1,0 +1,17 @@
+/**
+ * The zero-latency model endpoint of eval.cpu_per_episode (bench/eval-cpu.ts): the tests' scripted
+ * OpenAI-compatible server, in a process of its own so that its CPU counts against neither geolab
+ * nor the baseline client (docs/budgets.md). Every episode plays look, pin, guess with the trained
+ * tools (docs/protocol.md). Prints its base URL (with /v1) as one line and serves until killed.
+ */
+import { startScriptedOpenAI, toolCall, toolSteps } from '../test/helpers/scripted-openai.js';
+
+const server = await startScriptedOpenAI({
+  script: toolSteps(toolCall('look', { heading_deg: 90, fov_deg: 60 }), toolCall('pin', { lat: 44, lon: 12 }), toolCall('guess', { lat: 45.5, lon: 9.2 })),
+});
+// The test helper keeps every request for its test to read; here that would only grow.
+setInterval(() => server.requests.splice(0), 1000).unref();
+process.stdout.write(server.baseUrl + '\n');
+const stop = () => void server.close().then(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
