@@ -16,7 +16,10 @@
  *   not counted, as a long-running server's is not).
  *
  * Three rounds, a fresh output folder for geolab and a fresh server each, so nothing is resumed or
- * cached across rounds; the figures are medians. Needs `npm run build` and Linux (/proc).
+ * cached across rounds; the figures are medians. The budget is on the cold figure, start-up and all;
+ * besides it, geolab's cost is split into what a one-episode sweep costs (fixed) and what each
+ * further episode adds (marginal), to tell a slow start from slow episodes. Needs `npm run build`
+ * and Linux (/proc).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -45,6 +48,10 @@ const RUSAGE = [
     'print("cpu_s", r.ru_utime + r.ru_stime, code)',
 ];
 const CHILD_TIMEOUT_MS = 180_000;
+/** eval.concurrency: three replicas answering in 100 ms each, as a fast served model; per-replica limits tried beside the default. */
+const CONCURRENCY_LATENCY_MS = 100;
+const CONCURRENCY_REPLICAS = 3;
+const CONCURRENCY_FIXED = [1, 2, 4, 8];
 
 interface Measured {
   cpuS: number;
@@ -113,6 +120,8 @@ function recordsIn(dir: string): { outcome?: unknown; error?: string }[] {
 
 interface Round {
   geolabS: number;
+  /** A one-episode sweep, cold: what every sweep pays before its episodes (start-up, first map, guard's tables). */
+  geolabOneS: number;
   geolabWallS: number;
   clientS: number;
   serverS: number;
@@ -128,6 +137,10 @@ async function round_(ws: string, modelUrl: string, scratch: string, n: number):
   const records = recordsIn(out);
   const played = records.filter((r) => r.outcome && !r.error).length;
   if (played !== EPISODES) throw new Error(`eval.cpu_per_episode: geolab eval run recorded ${played} played episodes of ${EPISODES} (${records.length} records) in ${out}`);
+  const one = underRusage(
+    [process.execPath, BIN, '--workspace', ws, 'eval', 'run', '--model', 'scripted', '--base-url', modelUrl, '--split', SPLIT, '--limit', '1', '--passes', '1', '--image-size', String(IMAGE_SIZE), '--out', join(scratch, `geolab-one-${n}`)],
+    'geolab eval run (one episode)',
+  );
 
   // The baseline: a fresh server (its start-up left out), the client's CPU plus the server's over the client's run.
   const server = spawn(process.execPath, [BIN, '--workspace', ws, 'env', 'serve', '--host', '127.0.0.1', '--port', '0', '--json', '--view-size', String(IMAGE_SIZE)], {
@@ -142,7 +155,7 @@ async function round_(ws: string, modelUrl: string, scratch: string, n: number):
     const summary = JSON.parse(client.stdout.trim().split('\n').at(-1) ?? '{}') as { episodes?: number };
     const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
     if (summary.episodes !== EPISODES || lines !== EPISODES) throw new Error(`eval.cpu_per_episode: the Python client played ${summary.episodes} episodes (${lines} records) of ${EPISODES}`);
-    return { geolabS: geolab.cpuS, geolabWallS: geolab.wallS, clientS: client.cpuS, serverS };
+    return { geolabS: geolab.cpuS, geolabOneS: one.cpuS, geolabWallS: geolab.wallS, clientS: client.cpuS, serverS };
   } finally {
     await stop(server);
   }
@@ -161,9 +174,9 @@ export const evalCpuBenches: Bench[] = [
         // The model, in a process of its own; it runs the TypeScript sources as this process does (tsx's loader is in execArgv).
         endpoint = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'scripted-endpoint-child.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
         const modelUrl = (await firstLine(endpoint, 'the scripted endpoint')).trim();
-        // One unmeasured episode makes the workspace and draws the demo panoramas, which neither side should pay for.
+        // One unmeasured pass makes the workspace and draws the demo panoramas of every task, which neither side should pay for.
         underRusage(
-          [process.execPath, BIN, '--workspace', ws, 'eval', 'run', '--model', 'scripted', '--base-url', modelUrl, '--split', SPLIT, '--limit', '1', '--passes', '1', '--out', join(scratch, 'warm-up')],
+          [process.execPath, BIN, '--workspace', ws, 'eval', 'run', '--model', 'scripted', '--base-url', modelUrl, '--split', SPLIT, '--limit', String(TASKS), '--passes', '1', '--out', join(scratch, 'warm-up')],
           'the warm-up geolab eval run',
         );
         const rounds: Round[] = [];
@@ -173,6 +186,9 @@ export const evalCpuBenches: Bench[] = [
         const clientMs = median(rounds.map((r) => perEpisodeMs(r.clientS)));
         const serverMs = median(rounds.map((r) => perEpisodeMs(r.serverS)));
         const baselineMs = median(rounds.map((r) => perEpisodeMs(r.clientS + r.serverS)));
+        // geolab's figure split: the cost of a sweep however short, and of each episode past the first.
+        const fixedMs = median(rounds.map((r) => r.geolabOneS * 1000));
+        const marginalMs = median(rounds.map((r) => ((r.geolabS - r.geolabOneS) * 1000) / (EPISODES - 1)));
         return {
           median_ms: round(geolabMs, 2),
           per_s: round(1000 / geolabMs, 2),
@@ -181,8 +197,52 @@ export const evalCpuBenches: Bench[] = [
           baseline_ms: round(baselineMs, 2),
           ratio: round(geolabMs / baselineMs, 3),
           within_budget: geolabMs <= baselineMs ? 1 : 0,
+          geolab_fixed_ms: round(fixedMs, 1),
+          geolab_marginal_ms: round(marginalMs, 2),
+          marginal_ratio: round(marginalMs / baselineMs, 3),
           geolab_wall_s: round(median(rounds.map((r) => r.geolabWallS)), 2),
           episodes: EPISODES,
+        };
+      } finally {
+        await stop(endpoint);
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    // docs/budgets.md: throughput by episodes in flight, the default (following the machine) beside fixed limits.
+    name: 'eval.concurrency',
+    unit: 'episodes',
+    async run() {
+      if (!existsSync(join(PACKAGE_ROOT, 'dist', 'bundle', 'main.js'))) throw new Error('eval.concurrency needs `npm run build` first');
+      const scratch = mkdtempSync(join(tmpdir(), 'geolab-bench-concurrency-'));
+      const ws = join(scratch, 'workspace');
+      let endpoint: ChildProcess | undefined;
+      try {
+        endpoint = spawn(process.execPath, [...process.execArgv, join(import.meta.dirname, 'scripted-endpoint-child.ts'), String(CONCURRENCY_LATENCY_MS), String(CONCURRENCY_REPLICAS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const modelUrl = (await firstLine(endpoint, 'the scripted endpoint')).trim();
+        const sweep = (out: string, passes: number, extra: string[] = []) =>
+          underRusage(
+            [process.execPath, BIN, '--workspace', ws, 'eval', 'run', '--model', 'scripted', '--base-url', modelUrl, '--split', SPLIT, '--limit', String(TASKS), '--passes', String(passes), '--image-size', String(IMAGE_SIZE), '--out', join(scratch, out), ...extra],
+            `geolab eval run ${extra.join(' ')}`,
+          );
+        sweep('warm-up', 1);
+        const figures: Record<string, number> = {};
+        let best = 0;
+        for (const perReplica of ['default', ...CONCURRENCY_FIXED.map(String)]) {
+          const run = sweep(`c-${perReplica}`, PASSES, perReplica === 'default' ? [] : ['--concurrency', perReplica]);
+          const perS = EPISODES / run.wallS;
+          best = Math.max(best, perS);
+          figures[perReplica === 'default' ? 'default_per_s' : `in_flight_${Number(perReplica) * CONCURRENCY_REPLICAS}_per_s`] = round(perS, 2);
+          if (perReplica === 'default') figures.default_cpu_ms = round((run.cpuS * 1000) / EPISODES, 1);
+        }
+        return {
+          median_ms: round(1000 / figures.default_per_s!, 1),
+          per_s: figures.default_per_s!,
+          ...figures,
+          default_vs_best: round(figures.default_per_s! / best, 3),
+          latency_ms: CONCURRENCY_LATENCY_MS,
+          replicas: CONCURRENCY_REPLICAS,
         };
       } finally {
         await stop(endpoint);

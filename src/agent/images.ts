@@ -4,9 +4,9 @@
  * messages refer to them by sha256; the bytes go to the recorder once.
  */
 import sharp from 'sharp';
+import { metadataSegments } from '../audit/images.js';
 import { sha256Hex } from '../store/images.js';
 
-export const DEFAULT_IMAGE_SIZE_PX = 448;
 const JPEG_QUALITY = 85;
 
 export interface PreparedImage {
@@ -15,8 +15,13 @@ export interface PreparedImage {
   mime: 'image/jpeg';
 }
 
-/** The image as the model gets it: its longer side at most `sizePx`, never enlarged. */
+/**
+ * The image as the model gets it: its longer side at most `sizePx`, never enlarged. A JPEG that
+ * already fits and carries nothing but its pixels (as an environment that draws views at the model's
+ * size sends them) goes as it is: decoding and encoding it again would only lose quality and time.
+ */
 export async function prepareImage(bytes: Buffer, sizePx: number): Promise<PreparedImage> {
+  if (plainJpegWithin(bytes, sizePx)) return { sha256: sha256Hex(bytes), bytes, mime: 'image/jpeg' };
   const jpeg = await sharp(bytes)
     .resize({ width: sizePx, height: sizePx, fit: 'inside', withoutEnlargement: true })
     // Maps are PNG with transparency on some renderers: JPEG has none, so flatten onto white.
@@ -24,6 +29,27 @@ export async function prepareImage(bytes: Buffer, sizePx: number): Promise<Prepa
     .jpeg({ quality: JPEG_QUALITY })
     .toBuffer();
   return { sha256: sha256Hex(jpeg), bytes: jpeg, mime: 'image/jpeg' };
+}
+
+/**
+ * Whether `bytes` is a JPEG no larger than `sizePx` on either side with no metadata block (EXIF,
+ * XMP, IPTC, a comment, or another APP1: what can carry a camera's GPS position), its header read
+ * to the scan data without a problem, and whole (it ends with its end-of-image marker).
+ */
+export function plainJpegWithin(bytes: Buffer, sizePx: number): boolean {
+  if (bytes.length < 4 || bytes[bytes.length - 2] !== 0xff || bytes[bytes.length - 1] !== 0xd9) return false;
+  const header = metadataSegments(bytes);
+  return (
+    header.format === 'jpeg' &&
+    header.segments.length === 0 &&
+    header.problem === undefined &&
+    header.width !== undefined &&
+    header.height !== undefined &&
+    header.width > 0 &&
+    header.height > 0 &&
+    header.width <= sizePx &&
+    header.height <= sizePx
+  );
 }
 
 export function dataUrl(image: { bytes: Buffer; mime: string }): string {

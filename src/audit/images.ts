@@ -19,6 +19,9 @@ export interface ImageHeader {
   segments: { kind: SegmentKind; description: string }[];
   /** The header could not be walked to its end (truncated or malformed). */
   problem?: string;
+  /** A JPEG's frame size, from its SOF segment (absent when the header has none). */
+  width?: number;
+  height?: number;
 }
 
 const JPEG_SOS = 0xda;
@@ -65,6 +68,7 @@ function readHeader(bytes: Buffer): ImageHeader {
 
 function jpegSegments(bytes: Buffer): ImageHeader {
   const segments: ImageHeader['segments'] = [];
+  let size: { width: number; height: number } | object = {};
   let at = 2;
   while (at + 4 <= bytes.length) {
     if (bytes[at] !== 0xff) return { format: 'jpeg', segments, problem: 'has a malformed JPEG header' };
@@ -73,12 +77,16 @@ function jpegSegments(bytes: Buffer): ImageHeader {
       at++;
       continue;
     }
-    if (marker === JPEG_SOS || marker === JPEG_EOI) return { format: 'jpeg', segments };
+    if (marker === JPEG_SOS || marker === JPEG_EOI) return { format: 'jpeg', segments, ...size };
     if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
       at += 2;
       continue;
     }
     const length = bytes.readUInt16BE(at + 2);
+    // SOF0..SOF15 but DHT (C4), JPG (C8) and DAC (CC): precision, height, width.
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && at + 9 <= bytes.length) {
+      size = { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+    }
     const payload = bytes.toString('latin1', at + 4, Math.min(bytes.length, at + 4 + 32));
     if (marker === 0xe1) {
       if (payload.startsWith('Exif')) segments.push({ kind: 'exif', description: 'carries EXIF (APP1)' });
@@ -89,7 +97,7 @@ function jpegSegments(bytes: Buffer): ImageHeader {
     at += 2 + length;
   }
   // Header bytes only (a data URL decoded as far as needed) end here without a problem.
-  return { format: 'jpeg', segments };
+  return { format: 'jpeg', segments, ...size };
 }
 
 function pngSegments(bytes: Buffer): ImageHeader {

@@ -210,7 +210,7 @@ export function buildProgram(): Command {
     .command('replay')
     .description('draw every recorded image again from its camera and check its sha256 (exit 1 when one changed)')
     .argument('<episode>', 'episode id (or a unique prefix), or an episode JSONL FILE[:LINE]')
-    .option('--view-size <px>', 'side of the square views the recording environment served', integer('--view-size'), DEFAULT_ENGINE_CONFIG.viewSizePx)
+    .option('--view-size <px>', `side of the square views the recording environment served (default: the records' view_size, else ${DEFAULT_ENGINE_CONFIG.viewSizePx})`, integer('--view-size'))
     .option('--panos <dir>', "panorama cache (default: the task set's, else the workspace's)")
     .option('--json', 'per-turn results as JSON')
     .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-compare.js')).replayCommand(ref, withGlobals(opts, cmd)));

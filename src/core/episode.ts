@@ -38,6 +38,8 @@ export const episodeConfigSchema = z.looseObject({
   max_turns: maybe(count),
   retries: maybe(count),
   base_url: maybe(z.string()),
+  /** The side of the views the environment drew (geolab's embedded environment; replay's default). */
+  view_size: maybe(count),
 });
 
 /** The model adapter's identity. */

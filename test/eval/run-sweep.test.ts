@@ -163,7 +163,7 @@ describe('a sweep killed half-way and run again', () => {
 
     const status = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as Record<string, unknown>;
     expect(status).toMatchObject({ run_id: 'board-1', status: 'done', models: [{ name: 'qwen', done: 6, failed: 0, total: 6 }, { name: 'claude', done: 6, failed: 0, total: 6 }] });
-    expect(Object.keys(status).sort()).toEqual(['models', 'pid', 'run_id', 'started_at', 'status', 'updated_at']);
+    expect(Object.keys(status).sort()).toEqual(['machine', 'models', 'pid', 'run_id', 'started_at', 'status', 'updated_at']);
     expect(Object.keys((status.models as object[])[0]!).sort()).toEqual(['aborted', 'done', 'eta_s', 'failed', 'name', 'per_min', 'provider_errors', 'retries', 'total']);
 
     // Every episode of the tree is in the workspace too, under the sweep's run.

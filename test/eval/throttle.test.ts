@@ -85,7 +85,7 @@ describe('Throttle', () => {
     }
   });
 
-  it('following the machine, it starts at its capacity and falls when the process is busy, to no fewer than four per core', async () => {
+  it('following the machine, it starts at its capacity and falls when the process is busy, to no fewer than six per core', async () => {
     const throttle = new Throttle({ max: 24, adaptive: true, cores: 2, windowMs: 20 });
     try {
       expect(throttle.state().limit).toBe(24);
@@ -97,9 +97,9 @@ describe('Throttle', () => {
       expect(state.windows).toBeGreaterThan(0);
       expect(state.cpu).not.toBeNull();
       expect(state.boundWindows).toBeGreaterThan(0);
-      // Bound, nobody waiting: down a quarter at least once, never under 4 x 2 cores.
+      // Bound, nobody waiting: down a quarter at least once, never under 6 x 2 cores.
       expect(state.limit).toBeLessThanOrEqual(18);
-      expect(state.limit).toBeGreaterThanOrEqual(8);
+      expect(state.limit).toBeGreaterThanOrEqual(12);
     } finally {
       throttle.close();
     }

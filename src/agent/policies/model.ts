@@ -6,7 +6,8 @@
  */
 import type { LatLon } from '../../core/geodesy.js';
 import type { Observation, Op, StepResult } from '../../env/types.js';
-import { dataUrl, DEFAULT_IMAGE_SIZE_PX, prepareImage, type PreparedImage } from '../images.js';
+import { DEFAULT_IMAGE_SIZE_PX } from '../agent-settings.js';
+import { dataUrl, prepareImage, type PreparedImage } from '../images.js';
 import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
 import { withoutEmptyKeys } from '../../core/episode.js';
 import { anthropicCompletion } from '../anthropic.js';

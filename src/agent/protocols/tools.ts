@@ -75,7 +75,17 @@ export function toolSpecs(set: ToolSet): ToolSpec[] {
   return TOOL_SETS[set].map((op) => toolSpec(op, set));
 }
 
+/** Specs by set and op: built once (zod's JSON Schema costs milliseconds, and every request sends them). */
+const specs = new Map<string, ToolSpec>();
+
 export function toolSpec(op: Op, set: ToolSet): ToolSpec {
+  const key = `${set}:${op}`;
+  let spec = specs.get(key);
+  if (!spec) specs.set(key, (spec = buildToolSpec(op, set)));
+  return spec;
+}
+
+function buildToolSpec(op: Op, set: ToolSet): ToolSpec {
   const schema = z.toJSONSchema(ACTION_SCHEMAS[op], { io: 'input' }) as {
     properties?: Record<string, unknown>;
     required?: string[];

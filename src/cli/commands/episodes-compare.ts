@@ -84,12 +84,15 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
     import('../../env/environment.js'),
     import('../../store/index.js'),
   ]);
-  const viewSizePx = opts.viewSize ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
-  if (!Number.isInteger(viewSizePx) || viewSizePx < 16 || viewSizePx > 4096) throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${viewSizePx}`);
+  if (opts.viewSize !== undefined && (!Number.isInteger(opts.viewSize) || opts.viewSize < 16 || opts.viewSize > 4096)) {
+    throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${opts.viewSize}`);
+  }
   const ws = await openWorkspace(opts.workspace);
   try {
     const file = fileRef(ref);
     const episodes = file ? await episodesInFile(file) : [await workspaceEpisode(ws, ref)];
+    // The size the records say their views were drawn at (a sweep's embedded environment), else the environment's default.
+    const viewSizePx = opts.viewSize ?? episodes.map((e) => e.record.config?.view_size).find((v) => typeof v === 'number') ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
     const served = (await workspaceSplits(ws, opts.panos)).load(episodes.map((e) => e.record.task.split));
     // One episode's images at a time on this thread: no worker threads to start for a check.
     const env = createEnvironment({ splits: served.splits, panoramasDir: ws.paths.panoramas, splitPanoramas: served.panoramas, demo: served.demo, workers: 0, config: { viewSizePx } });

@@ -121,7 +121,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
     try {
       if (lock.note) warn(`geolab: ${lock.note}`);
       const { remoteEnvironment, embeddedEnvironment } = await import('../../eval/run/environments.js');
-      const environment = envUrls.length ? await remoteEnvironment(envUrls, split, backoffMsOf(opts.retryDelay)) : await embeddedEnvironment(ws, split, panos);
+      const environment = envUrls.length ? await remoteEnvironment(envUrls, split, backoffMsOf(opts.retryDelay)) : await embeddedEnvironment(ws, split, panos, imageSizePx);
       try {
         for (const line of environment.unreachable) warn(`geolab: environment server taken out: ${line}`);
         const indices = shardIndices(chooseIndices(environment.size, { indices: indicesAsked, limit: opts.limit }, split), shard);

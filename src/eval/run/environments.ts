@@ -19,8 +19,12 @@ export interface PreparedEnvironment extends SweepEnvironment {
   close(): Promise<void>;
 }
 
-/** The embedded environment over the workspace's splits; a split it does not serve is a UsageError. */
-export async function embeddedEnvironment(ws: Workspace, split: string, panos?: string): Promise<PreparedEnvironment> {
+/**
+ * The embedded environment over the workspace's splits; a split it does not serve is a UsageError.
+ * It draws views at `viewSizePx`, the size the model gets, rather than drawing larger and
+ * shrinking them again (docs/sweeps.md).
+ */
+export async function embeddedEnvironment(ws: Workspace, split: string, panos: string | undefined, viewSizePx: number): Promise<PreparedEnvironment> {
   const [{ workspaceSplits, taskProblem, EMBEDDED }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
     import('../../env/task-splits.js'),
     import('../../env/environment.js'),
@@ -31,9 +35,10 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos?: 
   if (problem) throw new UsageError(problem.message);
   const { splits, panoramas, demo } = served.load([split]);
   const tasks = splits.get(split)!;
-  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo });
+  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, config: { viewSizePx } });
   return {
     pool: null,
+    viewSizePx,
     size: tasks.length,
     unreachable: [],
     async open(_url, _split, index): Promise<OpenedTask> {

@@ -47,6 +47,8 @@ export interface OpenedTask {
 export interface SweepEnvironment {
   /** Environment servers; null for the embedded environment, which cannot be gone. */
   pool: EndpointPool | null;
+  /** The side of the views the embedded environment draws, kept in each record's config as `view_size` (replay draws them again at it). */
+  viewSizePx?: number;
   open(url: string | null, split: string, index: number): Promise<OpenedTask>;
 }
 
@@ -192,7 +194,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
       sample: item.sample,
       task: opened.task,
       maxTurns: input.maxTurns,
-      config: harnessConfig(settings, opened.client.location),
+      config: { ...harnessConfig(settings, opened.client.location), ...(input.environment.viewSizePx ? { view_size: input.environment.viewSizePx } : {}) },
       signal: input.signal,
       sink: { write: async (_record, kept) => void (images = kept) },
     });

@@ -7,7 +7,7 @@
  * Without `--concurrency` the limit follows the machine, measured while the sweep runs. It starts at
  * the models' capacity; every window it reads the process's CPU time (all its threads, over the cores
  * it may use) and the main thread's event-loop utilisation. When either is at 90% or more geolab is
- * CPU-bound and the limit falls by a quarter, but not under four episodes per core (enough to keep
+ * CPU-bound and the limit falls by a quarter, but not under six episodes per core (enough to keep
  * the cores busy while others wait on the endpoint); when episodes waited on the limit while the
  * machine had room (both under 75%) it rises again, by half while under 50% busy and by a core's
  * worth otherwise, up to the capacity. With `--concurrency` the limit is the capacity, fixed: the
@@ -24,7 +24,7 @@ const ROOM = 0.75;
 const IDLE = 0.5;
 export const WINDOW_MS = 2_000;
 /** The least a CPU-bound machine keeps in flight, per core. */
-const PER_CORE = 4;
+const PER_CORE = 6;
 
 /** What one window measured. */
 export interface Window {
@@ -32,7 +32,7 @@ export interface Window {
   cpu: number;
   /** The main thread's event-loop utilisation, 0..1. */
   elu: number;
-  /** Whether some episode waited on the limit during the window. */
+  /** Whether the limit held episodes back during the window (some waited, or as many as it allows are in flight). */
   waited: boolean;
 }
 
@@ -169,8 +169,9 @@ export class Throttle {
     const window: Window = {
       cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wall - this.wallAt) / this.cores,
       elu: elu.utilization,
-      // Still waiting now counts too: a window may pass without a new episode asking.
-      waited: this.waitedInWindow || this.waiting.length > 0,
+      // Still waiting now counts too (a window may pass without a new episode asking), and so does
+      // a limit that binds: more are in flight than it allows after it fell.
+      waited: this.waitedInWindow || this.waiting.length > 0 || this.inFlight >= this.limitNow,
     };
     this.cpuAt = process.cpuUsage();
     this.wallAt = wall;
