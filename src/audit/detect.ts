@@ -14,7 +14,6 @@ import { haversineKm, type LatLon } from '../core/geodesy.js';
 import { toNumber } from '../agent/protocols/common.js';
 import { codedCountryAt } from '../geo/locate.js';
 import { countryByAdmin } from '../geo/countries.js';
-import type { Region } from '../geo/place-names.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';
 import {
   AgentPlaces,
@@ -23,7 +22,8 @@ import {
   loadLexicon,
   placeMentions,
   RegionDictionary,
-  regionNear,
+  type RegionMention,
+  regionsNear,
   TRUE_TOWN_KM,
   trueCountry,
   VANITY_CCTLDS,
@@ -100,7 +100,7 @@ interface Candidates {
   points: readonly { start: number; end: number; lat: number; lon: number; km: number }[];
   countries: readonly { start: number; end: number; how: string; severity?: Severity }[];
   subregions: readonly { start: number; end: number }[];
-  regions: readonly { start: number; end: number }[];
+  regions: readonly RegionMention[];
   cities: readonly { city: NearbyCity; start: number; end: number }[];
   /** Country fingerprints and capture metadata (final: no agent point explains them). */
   marks: readonly Hit[];
@@ -119,7 +119,7 @@ export class CompiledTask {
   readonly identity: IdentityMatcher;
   readonly nearbyTowns: TownDictionary;
   readonly capture: CaptureDictionary;
-  /** The truth's admin-1 region (that of its nearest town in the task's country). */
+  /** The truth's admin-1 region and district (those of its nearest town in the task's country). */
   readonly region: RegionDictionary;
   private country: TrueCountry | null | undefined;
   /** The key candidates are kept under on each scan; a new one when the radius changes. */
@@ -137,7 +137,7 @@ export class CompiledTask {
     this.nearbyTowns = new TownDictionary(task.truth, session);
     this.capture = new CaptureDictionary(task.capture, session);
     const iso2 = task.country ? (countryByAdmin(task.country)?.iso2 ?? null) : null;
-    this.region = new RegionDictionary(task.truth ? regionNear(task.truth, iso2, this.nearbyTowns.placeIds) : null, session);
+    this.region = new RegionDictionary(task.truth ? regionsNear(task.truth, iso2, this.nearbyTowns.placeIds) : [], session);
   }
 
   /** The true country and its subregion (null in open water or without a truth). */
@@ -477,12 +477,13 @@ function unexplained(candidates: Candidates, agent: Agent, m: number, t: number,
       else hits.push({ kind: 'subregion', start: s.start, end: s.end, evidence: `the true subregion (${place.subregion}); no agent point lies in it` });
     }
   }
-  const region = task.region.region;
-  for (const r of region ? candidates.regions : EMPTY) {
-    const inRegion = explainedBy(r, (places) => places.pointInRegion(region as Region));
-    const name = `${(region as Region).name}, ${(region as Region).iso2}`;
+  for (const r of candidates.regions) {
+    const region = r.region;
+    const inRegion = explainedBy(r, (places) => places.pointInRegion(region));
+    const name = `${region.name}, ${region.iso2}`;
+    const what = region.district ? 'district' : 'region';
     if (inRegion) explain?.({ kind: 'region', start: r.start, end: r.end, evidence: `the agent's point ${point(inRegion)} is in ${name}: explained` });
-    else hits.push({ kind: 'region', start: r.start, end: r.end, evidence: `the true region (${name}); no agent point lies in it` });
+    else hits.push({ kind: 'region', start: r.start, end: r.end, evidence: `the true ${what} (${name}); no agent point lies in it` });
   }
   for (const { city, start, end } of candidates.cities) {
     const near = explainedBy({ start, end }, (places) => places.pointNearCity(city));

@@ -12,7 +12,7 @@ import { openingPrompt, toolDescriptions } from '../env/feedback.js';
 import { nearestCity, placeTable } from '../geo/cities.js';
 import { type Alias, aliasesOf, allCountries, countryByAdmin, type Country } from '../geo/countries.js';
 import { CARVED_OUT_OF, codedCountryAt, countryAt } from '../geo/locate.js';
-import { countryNamesText, type Region, AS_NAME_MARK, regionByAdmin1, townNames } from '../geo/place-names.js';
+import { countryNamesText, type Region, AS_NAME_MARK, districtCodeOf, districtOf, regionByAdmin1, townNames } from '../geo/place-names.js';
 import { townIdsInBox } from '../geo/town-grid.js';
 import { checkCurrent, type TextScan } from './scan.js';
 import type { AuditSession, SharedWords } from './session.js';
@@ -722,7 +722,38 @@ export class UnspacedNames<T> {
  * when known (a TownDictionary's).
  */
 export function regionNear(point: LatLon, iso2: string | null, ids?: readonly number[]): Region | null {
-  const { buf, lat, lon, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
+  const best = nearestTownIn(point, iso2, ids);
+  if (best < 0) return null;
+  const { buf, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
+  return regionByAdmin1(buf.toString('latin1', iso2Start[best] as number, iso2End[best] as number), buf.toString('latin1', adminStart[best] as number, adminEnd[best] as number));
+}
+
+/**
+ * The truth's regions: its admin-1 region (as regionNear), and where ISO 3166-2 subdivides the
+ * country by GeoNames' admin2 (Serbia's districts) the district of the same nearest town.
+ */
+export function regionsNear(point: LatLon, iso2: string | null, ids?: readonly number[]): readonly Region[] {
+  const best = nearestTownIn(point, iso2, ids);
+  if (best < 0) return [];
+  const { buf, iso2Start, iso2End, adminStart, adminEnd } = placeTable();
+  const cc = buf.toString('latin1', iso2Start[best] as number, iso2End[best] as number);
+  const found: Region[] = [];
+  const region = regionByAdmin1(cc, buf.toString('latin1', adminStart[best] as number, adminEnd[best] as number));
+  if (region) found.push(region);
+  const district = districtOf(cc, best);
+  if (district) found.push(district);
+  return found;
+}
+
+/** The admin2 code of a point's district within a country of DISTRICT_COUNTRIES (that of its nearest town), or null. */
+export function districtNear(point: LatLon, iso2: string): string | null {
+  const best = nearestTownIn(point, iso2);
+  return best < 0 ? null : districtCodeOf(iso2, best);
+}
+
+/** The id of the nearest town within 50 km (of the country `iso2` when given), or -1. */
+function nearestTownIn(point: LatLon, iso2: string | null, ids?: readonly number[]): number {
+  const { buf, lat, lon, iso2Start, iso2End } = placeTable();
   let best = -1;
   let bestKm = Infinity;
   const c0 = iso2?.charCodeAt(0);
@@ -736,59 +767,73 @@ export function regionNear(point: LatLon, iso2: string | null, ids?: readonly nu
       best = id;
     }
   }
-  if (best < 0) return null;
-  return regionByAdmin1(buf.toString('latin1', iso2Start[best] as number, iso2End[best] as number), buf.toString('latin1', adminStart[best] as number, adminEnd[best] as number));
+  return best;
 }
 
-/** The names of a task's true region, as a dictionary of words (and substrings for CJK and the like). */
+/** A span of a text that names one of the task's regions. */
+export interface RegionMention {
+  readonly start: number;
+  readonly end: number;
+  readonly region: Region;
+}
+
+const NO_REGION_MENTIONS: readonly RegionMention[] = Object.freeze([]);
+
+/**
+ * The names of a task's true regions (its admin-1 region and, in a few countries, its district), as
+ * a dictionary of words (and substrings for CJK and the like).
+ */
 export class RegionDictionary {
-  private readonly byFirst = new Map<number, { words: string[]; asName: boolean }[]>();
-  readonly unspaced = new UnspacedNames<true>();
+  private readonly byFirst = new Map<number, { words: string[]; asName: boolean; region: Region }[]>();
+  readonly unspaced = new UnspacedNames<Region>();
 
   constructor(
-    readonly region: Region | null,
+    readonly regions: readonly Region[],
     /** The session whose dictionaries its words are registered in. */
     readonly session: AuditSession,
   ) {
-    for (const name of region?.names ?? []) {
-      if (isUnspacedName(name)) {
-        this.unspaced.add(name, true);
-        continue;
+    for (const region of regions) {
+      for (const name of region.names) {
+        if (isUnspacedName(name)) {
+          this.unspaced.add(name, region);
+          continue;
+        }
+        // A name that reads as English ("Grand Est") is stored marked: it counts only when capitalised.
+        const asName = name.startsWith(AS_NAME_MARK);
+        const words = (asName ? name.slice(AS_NAME_MARK.length) : name).split(' ');
+        const hash = wordHash(words[0] as string);
+        session.addDictionaryWord(hash);
+        const list = this.byFirst.get(hash);
+        if (list) list.push({ words, asName, region });
+        else this.byFirst.set(hash, [{ words, asName, region }]);
       }
-      // A name that reads as English ("Grand Est") is stored marked: it counts only when capitalised.
-      const asName = name.startsWith(AS_NAME_MARK);
-      const words = (asName ? name.slice(AS_NAME_MARK.length) : name).split(' ');
-      const hash = wordHash(words[0] as string);
-      session.addDictionaryWord(hash);
-      const list = this.byFirst.get(hash);
-      if (list) list.push({ words, asName });
-      else this.byFirst.set(hash, [{ words, asName }]);
     }
+    // Longest first; of equal length the admin-1 region's (added first: the sort is stable).
     for (const list of this.byFirst.values()) list.sort((a, b) => b.words.length - a.words.length);
   }
 
-  /** The spans of a text that name the region, longest name first at each word. */
-  mentions(text: string, scan: TextScan): readonly { start: number; end: number }[] {
-    if (!this.region) return NO_MENTIONS;
+  /** The spans of a text that name a region, longest name first at each word. */
+  mentions(text: string, scan: TextScan): readonly RegionMention[] {
+    if (this.regions.length === 0) return NO_REGION_MENTIONS;
     checkCurrent(scan, this.session);
     const reader = this.session.reader;
-    let found: { start: number; end: number }[] | undefined;
+    let found: RegionMention[] | undefined;
     for (let i = 0; i < scan.count; i++) {
       const names = this.byFirst.get(scan.hash(i));
       if (!names) continue;
       reader.at(text, scan, i);
-      for (const { words, asName } of names) {
+      for (const { words, asName, region } of names) {
         const end = reader.end(words);
         if (end < 0 || (asName && !writtenAsName(text, scan.start(i), end, true))) continue;
-        found = withItem(found, { start: scan.start(i), end });
+        found = withItem(found, { start: scan.start(i), end, region });
         while (i + 1 < scan.count && scan.start(i + 1) < end) i++;
         break;
       }
     }
-    this.unspaced.find(text, scan, (_, start, end) => {
-      found = withItem(found, { start, end });
+    this.unspaced.find(text, scan, (region, start, end) => {
+      found = withItem(found, { start, end, region });
     });
-    return found ?? NO_MENTIONS;
+    return found ?? NO_REGION_MENTIONS;
   }
 }
 
@@ -829,8 +874,9 @@ export class AgentPlaces {
     return this.usable.find((p) => this.caches.codedOf(p)?.subregion === name) ?? this.usable.find((p) => this.caches.placeOf(p).subregion === name);
   }
 
-  /** The first agent point in the region, as regionNear places it (in the region's country). */
+  /** The first agent point in the region (or district), as regionsNear places it (in the region's country). */
   pointInRegion(region: Region): LatLon | undefined {
+    if (region.district) return this.usable.find((p) => this.caches.districtOf(p, region.iso2) === region.admin);
     return this.usable.find((p) => this.caches.regionOf(p, region.iso2) === region.admin);
   }
 
@@ -865,6 +911,17 @@ export class PlaceCaches {
     let admin = this.regions.get(key);
     if (admin === undefined) {
       admin = regionNear({ lat: p.lat, lon: normalize(p.lon) }, iso2)?.admin ?? null;
+      this.regions.set(key, admin);
+    }
+    return admin;
+  }
+
+  /** The admin2 code of a point's district within a country of DISTRICT_COUNTRIES (null: none known). */
+  districtOf(p: LatLon, iso2: string): string | null {
+    const key = `${p.lat},${p.lon},${iso2},d`;
+    let admin = this.regions.get(key);
+    if (admin === undefined) {
+      admin = districtNear({ lat: p.lat, lon: normalize(p.lon) }, iso2);
       this.regions.set(key, admin);
     }
     return admin;

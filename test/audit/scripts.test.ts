@@ -84,6 +84,45 @@ describe("the truth's admin-1 region", () => {
   });
 });
 
+describe("the truth's district, where ISO 3166-2 subdivides by GeoNames' admin2", () => {
+  /** Aleksinac is in the Nišava District (RS-20), Pirot in the Pirot District; both in Central Serbia. */
+  const ALEKSINAC = { lat: 43.5417, lon: 21.7069 };
+  const PIROT = { lat: 43.1531, lon: 22.5861 };
+
+  it('names Serbia\'s districts by ISO, in Cyrillic and by GeoNames\' name, as regions', () => {
+    for (const [text, span] of [
+      ['Табла: Нишавски округ.', 'Нишавски округ'],
+      ['Nišavski okrug, I think.', 'Nišavski okrug'],
+      ['Somewhere in the Nišava District.', 'Nišava'],
+    ]) {
+      expect(summary(audit(nisTask, text as string)), text).toEqual([`region medium ${span}`]);
+    }
+    expect(audit(nisTask, 'Табла: Нишавски округ.')[0]?.evidence).toBe('the true district (Nišava, RS); no agent point lies in it');
+    // Another district of Serbia names no place of this task.
+    expect(audit(nisTask, 'Пиротски округ или Sremski okrug')).toEqual([]);
+  });
+
+  it('is explained by an agent point in the district; the admin-1 region by one anywhere in it', () => {
+    const pinned = (content: string, point: { lat: number; lon: number }) =>
+      auditPrompt(promptOf([{ role: 'tool', tool_call_id: 'call_pin', content }], { agentPoints: [point] }), nisTask);
+    expect(pinned('Pin 1: Нишавски округ.', ALEKSINAC)).toEqual([]);
+    expect(summary(pinned('Pin 1: Нишавски округ.', PIROT))).toEqual(['region medium Нишавски округ']);
+    expect(pinned('Pin 1: Central Serbia.', PIROT)).toEqual([]);
+  });
+});
+
+describe("regions in their country's own languages (CLDR)", () => {
+  const EDINBURGH = at(55.9533, -3.1883, 'United Kingdom');
+  const CARDIFF = at(51.4816, -3.1791, 'United Kingdom');
+
+  it('names Scotland in Scottish Gaelic and Welsh, Wales in Welsh', () => {
+    expect(summary(audit(EDINBURGH, 'Fàilte gu Alba!'))).toEqual(['region medium Alba']);
+    expect(summary(audit(EDINBURGH, 'Croeso i Yr Alban'))).toEqual(['region medium Yr Alban']);
+    expect(summary(audit(CARDIFF, 'Croeso i Cymru'))).toEqual(['region medium Cymru']);
+    expect(audit(CARDIFF, 'Fàilte gu Alba!')).toEqual([]);
+  });
+});
+
 describe('towns in their native script, transliterated, and by exonym', () => {
   it('finds the true town in native script and transliteration (Львів / Lviv, Ниш / Nish)', () => {
     for (const name of ['Львів', 'Lviv', 'Lvov', 'Lemberg', '利沃夫']) expect(summary(audit(LVIV, `Signs point to ${name}.`)), name).toEqual([`city high ${name}`]);

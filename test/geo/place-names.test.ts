@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { placeTable } from '../../src/geo/cities.js';
 import { countryByAdmin } from '../../src/geo/countries.js';
-import { countryNamesText, regionByAdmin1, townNames } from '../../src/geo/place-names.js';
+import { countryNamesText, districtCodeOf, districtOf, regionByAdmin1, townNames } from '../../src/geo/place-names.js';
 
 /** The place table's id of the most populous place of this name in this country. */
 function placeId(name: string, iso2: string): number {
@@ -40,6 +40,20 @@ describe('place names in other languages (datasets/geo)', () => {
     expect(named / towns).toBeGreaterThan(0.95);
     const lviv = placeId('Lviv', 'UA');
     expect(regionByAdmin1('UA', buf.toString('latin1', adminStart[lviv], adminEnd[lviv]))).toMatchObject({ name: 'Lviv Oblast', iso2: 'UA' });
+  });
+
+  it("knows the districts (GeoNames admin2) of Serbia's and Taiwan's places, and no other country's", () => {
+    const aleksinac = placeId('Aleksinac', 'RS');
+    expect(districtOf('RS', aleksinac)).toMatchObject({ iso2: 'RS', admin: '20', district: true, name: 'Nišava' });
+    expect(districtOf('RS', aleksinac)?.names).toEqual(expect.arrayContaining(['nisavski okrug', 'nishavski okrug', 'nisava']));
+    expect(districtOf('RS', placeId('Novi Sad', 'RS'))?.names).toContain('juznobacki okrug');
+    expect(districtOf('TW', placeId('Nantou', 'TW'))?.name).toBe('Nantou');
+    expect(districtCodeOf('UA', placeId('Lviv', 'UA'))).toBeNull();
+  });
+
+  it("gives regions their names in their country's own languages (CLDR)", () => {
+    expect(regionByAdmin1('GB', 'SCT')?.names).toEqual(expect.arrayContaining(['alba', 'yr alban']));
+    expect(regionByAdmin1('GB', 'WLS')?.names).toContain('cymru');
   });
 
   it("gives towns their other names, line for line with the place table, and marks names that are English words", () => {
