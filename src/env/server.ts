@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from './server/defaults.js';
 import { SessionPool } from './sessions.js';
 import { handleHttp, sendError, targetPath } from './server/http.js';
+import { ConnectionGate } from './server/pipeline.js';
 import { serveSocket } from './server/ws.js';
 import { messageOf, type ServedEnvironment, type ServedEpisode } from './server/served.js';
 
@@ -26,7 +27,10 @@ export interface ServerOptions {
   idleTimeoutS?: number;
   /** Largest WebSocket message or HTTP body accepted (docs/protocol.md: 1 MiB). */
   maxMessageBytes?: number;
-  /** Replies a WebSocket client may leave unread before it is closed with 1008 (docs/reliability.md: 8 MiB). */
+  /**
+   * Replies a WebSocket client may leave unread before it is closed with 1008, and an HTTP
+   * connection before its further requests wait (docs/reliability.md: 8 MiB).
+   */
   maxUnsentBytes?: number;
 }
 
@@ -50,8 +54,10 @@ export async function startServer<E extends ServedEpisode>(
   const maxUnsent = options.maxUnsentBytes ?? MAX_UNSENT_BYTES;
   const pool = new SessionPool<E>(() => env.newEpisode(), options.maxSessions ?? DEFAULT_MAX_SESSIONS, (options.idleTimeoutS ?? 0) * 1000);
 
+  // A connection's requests a few at a time, its unsent replies bounded (server/pipeline.ts).
+  const gate = new ConnectionGate(maxUnsent);
   const server = createServer((req, res) => {
-    handleHttp(env, pool, maxBytes, req, res).catch((err: unknown) => sendError(res, 500, 'EXECUTION_ERROR', messageOf(err)));
+    gate.admit(req, () => handleHttp(env, pool, maxBytes, req, res).catch((err: unknown) => sendError(res, 500, 'EXECUTION_ERROR', messageOf(err))));
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBytes });
   server.on('upgrade', (req, socket, head) => {
