@@ -107,6 +107,13 @@ export interface EndpointChoice {
   maxTokens?: number;
   /** Seconds per request attempt. */
   timeoutS?: number;
+  /** The largest reply read, in MiB. */
+  maxReplyMb?: number;
+}
+
+/** What is wrong with a largest reply in MiB: above 0, at most 1024 (a reply larger still could not be stored); null when fine. */
+export function maxReplyProblem(mb: number): string | null {
+  return mb > 0 && mb <= 1024 ? null : `must be MiB above 0 and at most 1024, got ${mb}`;
 }
 
 export function modelEndpoint(choice: EndpointChoice): Endpoint {
@@ -118,5 +125,6 @@ export function modelEndpoint(choice: EndpointChoice): Endpoint {
     temperature: choice.temperature,
     maxTokens: choice.maxTokens ?? DEFAULT_MAX_TOKENS,
     ...(choice.timeoutS !== undefined ? { timeoutMs: choice.timeoutS * 1000 } : {}),
+    ...(choice.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(choice.maxReplyMb * 2 ** 20) } : {}),
   };
 }

@@ -33,9 +33,13 @@ export interface Endpoint {
   provider?: 'openai' | 'anthropic';
   /** Merged into every request body, as the harness's `extra_body` (vLLM's chat_template_kwargs, ...). */
   extraBody?: Record<string, unknown>;
+  /** A reply past this many bytes (decompressed) is cut off while it streams in: a provider error (default 16 MiB). */
+  maxReplyBytes?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 180_000;
+/** docs/reliability.md: a model's reply is never read past this (a runaway reply once took a sweep to 4 GB). */
+export const DEFAULT_MAX_REPLY_BYTES = 16 * 2 ** 20;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_BASE_DELAY_MS = 1_000;
 /** A server's Retry-After is honoured up to this long. */
@@ -121,6 +125,7 @@ export async function postWithRetries(
   registerSecret(endpoint.apiKey, endpoint.apiKeyEnv ? `$${endpoint.apiKeyEnv}` : undefined);
   const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxReplyBytes = endpoint.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   const errors: string[] = [];
   const started = performance.now();
   const latencyS = () => (performance.now() - started) / 1000;
@@ -134,7 +139,8 @@ export async function postWithRetries(
         validateStatus: () => true,
         // Images make bodies large; the server sets its own limit.
         maxBodyLength: Infinity,
-        maxContentLength: Infinity,
+        // axios stops reading past it and rejects with ERR_BAD_RESPONSE (replyTooLarge below).
+        maxContentLength: maxReplyBytes,
       });
       if (res.status >= 200 && res.status < 300) {
         const reply = request.read(res.data);
@@ -150,7 +156,7 @@ export async function postWithRetries(
       }
     } catch (err) {
       if (signal?.aborted) throw abortError();
-      failure = transportFailure(err, timeoutMs);
+      failure = replyTooLarge(err, maxReplyBytes) ?? transportFailure(err, timeoutMs);
     }
     errors.push(`attempt ${attempt}: ${failure.message}`);
     if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message), attempt);
@@ -254,6 +260,17 @@ function readReply(data: unknown): ChatReply | null {
 }
 
 const RETRYABLE_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+
+/** A reply cut off at the cap: the endpoint answered, so this turn is a provider error, not a gone endpoint; not retried (it would be as large again). */
+function replyTooLarge(err: unknown, maxReplyBytes: number): Failure | null {
+  if (!axios.isAxiosError(err) || err.code !== 'ERR_BAD_RESPONSE' || !/maxContentLength/.test(err.message)) return null;
+  return { message: `reply larger than ${formatMiB(maxReplyBytes)}, not read further`, retry: false, kind: 'http' };
+}
+
+function formatMiB(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}
 
 function transportFailure(err: unknown, timeoutMs: number): Failure {
   const code = axios.isAxiosError(err) ? err.code : (err as NodeJS.ErrnoException)?.code;

@@ -21,6 +21,7 @@ import {
   DEFAULT_MAX_TURNS,
   DEFAULT_PROTOCOL,
   DEFAULT_SPLIT,
+  maxReplyProblem,
   modelEndpoint,
   POLICIES,
   PROTOCOLS,
@@ -58,6 +59,7 @@ export interface AgentOptions extends GlobalOptions {
   seed?: number;
   /** Seconds per model request attempt. */
   timeout?: number;
+  maxReplyMb?: number;
   panos?: string;
   fetch?: boolean;
   /** A prompt template with the harness's placeholders. */
@@ -155,6 +157,8 @@ function checkOptions(opts: AgentOptions): AgentSettings {
     throw new UsageError(`--temperature must be from 0 to 2, got ${opts.temperature}`);
   }
   if (opts.timeout !== undefined && !(opts.timeout > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, got ${opts.timeout}`);
+  const replyProblem = opts.maxReplyMb === undefined ? null : maxReplyProblem(opts.maxReplyMb);
+  if (replyProblem) throw new UsageError(`--max-reply-mb ${replyProblem}`);
   const point = opts.point === undefined ? null : parsePoint(opts.point);
   if (policy === 'fixed' && !point) throw new UsageError('--policy fixed needs --point LAT,LON');
   if (policy === 'prior' && opts.env) throw new UsageError('--policy prior needs the task files: run it against the embedded environment (no --env)');
@@ -200,6 +204,7 @@ function endpointOf(opts: AgentOptions): AgentSettings['endpoint'] {
     temperature: opts.temperature,
     maxTokens: opts.maxTokens,
     timeoutS: opts.timeout,
+    maxReplyMb: opts.maxReplyMb,
   });
 }
 

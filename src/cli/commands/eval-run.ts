@@ -14,7 +14,7 @@
 import { setMaxListeners } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { apiKeyFrom, DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
+import { apiKeyFrom, maxReplyProblem, DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { isCompleted, type EpisodeRecord, type Turn } from '../../core/episode.js';
@@ -58,6 +58,8 @@ export interface EvalRunOptions extends GlobalOptions {
   retryDelay?: number;
   /** Seconds per model request attempt. */
   timeout?: number;
+  /** The largest model reply read, in MiB. */
+  maxReplyMb?: number;
   imageSize?: number;
   panos?: string;
 }
@@ -79,6 +81,8 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   integerIn('--retries', retries, 0, 20);
   if (opts.retryDelay !== undefined && !(opts.retryDelay >= 0)) throw new UsageError(`--retry-delay must be seconds >= 0, got ${opts.retryDelay}`);
   if (opts.timeout !== undefined && !(opts.timeout > 0)) throw new UsageError(`--timeout must be seconds above 0, got ${opts.timeout}`);
+  const replyProblem = opts.maxReplyMb === undefined ? null : maxReplyProblem(opts.maxReplyMb);
+  if (replyProblem) throw new UsageError(`--max-reply-mb ${replyProblem}`);
   if (opts.limit !== undefined) integerIn('--limit', opts.limit, 1, Number.MAX_SAFE_INTEGER);
   if (opts.limit !== undefined && opts.indices !== undefined) throw new UsageError('--limit and --indices are alternatives: give one');
   const protocol = opts.protocol ?? DEFAULT_PROTOCOL;
@@ -92,7 +96,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   const [{ loadPromptTemplate }, { promptVersionOf }] = await Promise.all([import('../../agent/protocols/template.js'), import('../../agent/policies/model.js')]);
   const prompt = opts.promptFile === undefined ? undefined : loadPromptTemplate(opts.promptFile);
   const promptVersion = promptVersionOf(protocol, prompt);
-  const arms = await prepareArms(specs, { concurrency, retries, retryDelayS: opts.retryDelay, timeoutS: opts.timeout, promptVersion });
+  const arms = await prepareArms(specs, { concurrency, retries, retryDelayS: opts.retryDelay, timeoutS: opts.timeout, maxReplyMb: opts.maxReplyMb, promptVersion });
 
   const [{ openWorkspace }, { newRunId, createRecorder }, { ensureEvalRun, assertRunId }] = await Promise.all([
     import('../../store/index.js'),
@@ -255,7 +259,7 @@ function modelsOf(opts: EvalRunOptions): ModelSpec[] {
  */
 async function prepareArms(
   specs: readonly ModelSpec[],
-  settings: { concurrency: number; retries: number; retryDelayS?: number; timeoutS?: number; promptVersion: string },
+  settings: { concurrency: number; retries: number; retryDelayS?: number; timeoutS?: number; maxReplyMb?: number; promptVersion: string },
 ): Promise<SweepArm[]> {
   const { checkModel } = await import('../../agent/openai.js');
   const backoffMs = backoffMsOf(settings.retryDelayS);
@@ -293,6 +297,7 @@ async function prepareArms(
           maxAttempts: settings.retries + 1,
           ...(settings.retryDelayS !== undefined ? { baseDelayMs: settings.retryDelayS * 1000 } : {}),
           ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),
+          ...(settings.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(settings.maxReplyMb * 2 ** 20) } : {}),
           ...(spec.temperature !== undefined ? { temperature: spec.temperature } : {}),
           ...(spec.extraBody ? { extraBody: spec.extraBody } : {}),
         },
