@@ -8,6 +8,26 @@ import { z } from '../vendor/zod.js';
 
 export const TRAIN_CONFIG_VERSION = 1;
 
+/**
+ * Why `text` is not an environment server's address, or undefined when it is one: it must parse as a
+ * URL with the scheme http or https (written `http://` or `https://`, as the trainer reads it) and a
+ * host. A `file:` or host-less URL would pass a looser check here and be refused by the trainer later.
+ */
+export function httpUrlProblem(text: string): string | undefined {
+  if (text.trim() === '') return 'expected an http(s) URL, got nothing';
+  if (/\s/.test(text)) return 'expected an http(s) URL without spaces';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `expected an http(s) URL, got "${text}" (not a URL)`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `expected an http(s) URL, got the scheme "${url.protocol.slice(0, -1)}"`;
+  if (!text.startsWith(`${url.protocol}//`)) return `expected an http(s) URL written ${url.protocol}//HOST`;
+  if (url.hostname === '') return 'expected an http(s) URL with a host';
+  return undefined;
+}
+
 const positiveInt = z.number().int('expected an integer').positive('expected an integer > 0');
 const fraction = (lo: number, hi: number) => z.number().min(lo, `expected a number in [${lo}, ${hi}]`).max(hi, `expected a number in [${lo}, ${hi}]`);
 
@@ -23,7 +43,13 @@ export const TrainConfigSchema = z.strictObject({
       /** local: `train launch` starts `geolab env serve` on loopback; remote: url is already serving. */
       mode: z.enum(['local', 'remote']).default('local'),
       /** Remote: the server's base URL. Local: filled in by launch with the address it bound. */
-      url: z.url('expected an http(s) URL').optional(),
+      url: z
+        .string('expected an http(s) URL')
+        .superRefine((value, ctx) => {
+          const problem = httpUrlProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        .optional(),
       /** The split the trainer plays (a workspace task set name, served under that name). */
       split: z.string().min(1).default('train'),
       /** Local: task files served as splits (`SPLIT=FILE`), else the workspace's task sets. */

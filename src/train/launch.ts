@@ -4,7 +4,9 @@
  * command and `train stop` can signal each whole group (the trainer's vLLM and DataLoader workers
  * included). More than one GPU goes through `accelerate launch`, never a launcher of our own.
  * What was started is written to `<output_dir>/launch.json` (atomically, secrets redacted): the one
- * record watch, stop and resume read, with or without a workspace.
+ * record watch, stop and resume read, with or without a workspace. Each process is recorded with its
+ * exact argv and its start time, read at once after it started: a pid is trusted later only while both
+ * still match (src/processes.ts, docs/reliability.md). A record that fails validation is refused.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +18,7 @@ import { isRecord } from '../core/values.js';
 import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
 import { writeFileAtomic } from '../files.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { isSignallablePid, signalGroup, startTimeOf } from '../processes.js';
 import type { TrainConfig } from './config.js';
 import { TRAINER_SCRIPT } from './python-path.js';
 
@@ -44,7 +47,12 @@ export interface LaunchRecord {
   environment: Record<string, string>;
   /** The trainer's pid, the leader of its process group. */
   pid: number;
-  env_server: { pid: number; url: string; command: string[]; log_path: string } | null;
+  /**
+   * When the trainer started, in clock ticks since boot (`/proc/PID/stat` field 22). Absent in records
+   * written before geolab kept it, and where there is no /proc: such a process cannot be verified.
+   */
+  start_time?: number;
+  env_server: { pid: number; start_time?: number; url: string; command: string[]; log_path: string } | null;
   log_path: string;
   started_at: string;
   resumed: boolean;
@@ -156,7 +164,8 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
       config = { ...config, env: { ...config.env, url: started.url } };
     }
     writeFileAtomic(plan.resolvedConfigPath, JSON.stringify(config, null, 2) + '\n');
-    const pid = (trainerPid = await spawnDetached(plan.trainer, plan.logPath, env, dirname(options.configPath)));
+    const trainer = await spawnDetached(plan.trainer, plan.logPath, env, dirname(options.configPath));
+    const pid = (trainerPid = trainer.pid);
     const record: LaunchRecord = {
       name: config.name,
       config_path: options.configPath,
@@ -165,6 +174,7 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
       cwd: dirname(options.configPath),
       environment: recordedEnvironment(env, config.secrets),
       pid,
+      ...(trainer.start_time === undefined ? {} : { start_time: trainer.start_time }),
       env_server: server,
       log_path: plan.logPath,
       started_at: new Date().toISOString(),
@@ -182,6 +192,12 @@ export async function launch(options: LaunchOptions): Promise<LaunchRecord> {
   }
 }
 
+/**
+ * `<outputDir>/launch.json`, validated: a record with an empty path, a pid that is not a whole number
+ * above 1, or a start time that is not a tick count is refused (exit 2, naming the file and field),
+ * so that no pid from it is ever signalled. A start time may be absent (a record from before geolab
+ * kept one): its processes are then "cannot be verified" and never signalled (src/train/watch.ts).
+ */
 export function readLaunchRecord(outputDir: string): LaunchRecord | undefined {
   const file = join(outputDir, LAUNCH_FILE);
   if (!existsSync(file)) return undefined;
@@ -191,25 +207,72 @@ export function readLaunchRecord(outputDir: string): LaunchRecord | undefined {
   } catch (err) {
     throw new InputError(`not JSON: ${(err as Error).message}`, { file });
   }
-  if (!isRecord(value) || typeof value.pid !== 'number' || typeof value.log_path !== 'string' || typeof value.name !== 'string') {
-    throw new InputError('expected a launch record {"name", "pid", "log_path", ...}', { file });
-  }
-  return value as unknown as LaunchRecord;
+  const record = validateLaunchRecord(value, file);
+  launchFiles.set(record, file);
+  return record;
 }
 
-/** Sends a signal to a whole process group; false when the group is gone. */
-export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw err;
-  }
+/** Where each record read came from, for errors that name it. */
+const launchFiles = new WeakMap<LaunchRecord, string>();
+
+/** The launch.json a record was read from (for one just launched: where it was written). */
+export function launchFileOf(record: LaunchRecord): string {
+  return launchFiles.get(record) ?? join(dirname(record.log_path), LAUNCH_FILE);
 }
 
-/** Starts a process in its own group with stdout and stderr appended to `logPath`; resolves once it runs. */
-async function spawnDetached(argv: string[], logPath: string, env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+export function validateLaunchRecord(value: unknown, file: string): LaunchRecord {
+  const fail = (field: string, message: string): never => {
+    throw new InputError(`${message}; nothing in this record is trusted or signalled`, { file, field });
+  };
+  if (!isRecord(value)) return fail('(top level)', 'expected a launch record {"name", "pid", "log_path", ...}');
+  const path = (v: unknown, field: string) => {
+    if (typeof v !== 'string' || v.trim() === '') fail(field, `expected a non-empty path, got ${describe(v)}`);
+  };
+  const pid = (v: unknown, field: string) => {
+    if (!isSignallablePid(v)) fail(field, `expected a process id (a whole number above 1), got ${describe(v)}`);
+  };
+  const startTime = (v: unknown, field: string) => {
+    if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
+      fail(field, `expected the process's start time in clock ticks (a whole number >= 0), got ${describe(v)}`);
+    }
+  };
+  const command = (v: unknown, field: string) => {
+    if (!Array.isArray(v) || v.length === 0 || !v.every((a) => typeof a === 'string') || (v[0] as string).trim() === '') {
+      fail(field, `expected the argv started (a non-empty list of strings), got ${describe(v)}`);
+    }
+  };
+  if (typeof value.name !== 'string' || value.name.trim() === '') fail('name', `expected the run's name, got ${describe(value.name)}`);
+  path(value.config_path, 'config_path');
+  path(value.resolved_config_path, 'resolved_config_path');
+  path(value.cwd, 'cwd');
+  path(value.log_path, 'log_path');
+  command(value.command, 'command');
+  pid(value.pid, 'pid');
+  startTime(value.start_time, 'start_time');
+  if (value.environment !== undefined && !isRecord(value.environment)) fail('environment', `expected an object, got ${describe(value.environment)}`);
+  const server = value.env_server;
+  if (server !== null && server !== undefined) {
+    if (!isRecord(server)) return fail('env_server', `expected null or {"pid", "url", ...}, got ${describe(server)}`);
+    pid(server.pid, 'env_server.pid');
+    startTime(server.start_time, 'env_server.start_time');
+    if (typeof server.url !== 'string' || server.url.trim() === '') fail('env_server.url', `expected the server's URL, got ${describe(server.url)}`);
+    command(server.command, 'env_server.command');
+    path(server.log_path, 'env_server.log_path');
+  }
+  return { ...value, env_server: server ?? null } as unknown as LaunchRecord;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * Starts a process in its own group with stdout and stderr appended to `logPath`; resolves once it
+ * runs, with its start time read at once (before this process could reap it, so it is there to read).
+ */
+async function spawnDetached(argv: string[], logPath: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ pid: number; start_time?: number }> {
   const fd = openSync(logPath, 'a');
   try {
     const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env, cwd });
@@ -218,8 +281,10 @@ async function spawnDetached(argv: string[], logPath: string, env: NodeJS.Proces
     } catch (err) {
       throw new GeolabError(`cannot start ${argv[0]}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (the config's "python", or accelerate beside it)`);
     }
+    const pid = child.pid!;
+    const start_time = startTimeOf(pid);
     child.unref();
-    return child.pid!;
+    return { pid, ...(start_time === undefined ? {} : { start_time }) };
   } finally {
     closeSync(fd);
   }
@@ -232,14 +297,15 @@ async function startEnvServer(
   env: NodeJS.ProcessEnv,
   cwd: string,
   interrupt: { requested: boolean },
-): Promise<{ pid: number; url: string }> {
+): Promise<{ pid: number; start_time?: number; url: string }> {
   const start = statSizeOr0(logPath);
-  const pid = await spawnDetached(argv, logPath, env, cwd);
+  const started = await spawnDetached(argv, logPath, env, cwd);
+  const { pid } = started;
   const deadline = Date.now() + ENV_START_TIMEOUT_MS;
   for (;;) {
     const text = readFileSync(logPath).subarray(start).toString('utf8');
     const line = text.split('\n').find((l) => l.startsWith('{"url"'));
-    if (line) return { pid, url: (JSON.parse(line) as { url: string }).url };
+    if (line) return { ...started, url: (JSON.parse(line) as { url: string }).url };
     const alive = signalGroup(pid, 0);
     if (interrupt.requested) {
       signalGroup(pid, 'SIGTERM');

@@ -5,7 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import type { Db } from '../store/db.js';
 import { getTrainRun, listTrainRuns, updateTrainRun, type TrainRunRow } from '../store/train-runs.js';
 import { LAUNCH_FILE, readLaunchRecord, type LaunchRecord } from './launch.js';
@@ -56,14 +56,23 @@ export function recordState(db: Db, run: ResolvedRun, state: RunState): void {
   });
 }
 
-/** A run recorded as running, looked at now: its status derived and written back. */
+/**
+ * A run recorded as running, looked at now: its status derived and written back. A launch.json that
+ * is refused (docs/reliability.md) leaves the row as it was: lists still show the run, and
+ * `train watch`, `stop` and `resume` name the problem.
+ */
 function lookAt(db: Db, row: TrainRunRow): RunState | undefined {
-  const launch = readLaunchRecord(row.output_dir);
-  if (!launch) return undefined;
-  const run = { launch, row, outputDir: row.output_dir };
-  const state = followRun(db, run).poll();
-  recordState(db, run, state);
-  return state;
+  try {
+    const launch = readLaunchRecord(row.output_dir);
+    if (!launch) return undefined;
+    const run = { launch, row, outputDir: row.output_dir };
+    const state = followRun(db, run).poll();
+    recordState(db, run, state);
+    return state;
+  } catch (err) {
+    if (err instanceof InputError) return undefined;
+    throw err;
+  }
 }
 
 /** `train stop` for the CLI and the Train screen: the signals, then the run recorded as stopped. */

@@ -2,35 +2,68 @@
  * A launched run as it is now: is its trainer still running, and what does its log say. The status
  * is derived, never trusted from the last writer: a live trainer is running; a gone one is stopped
  * (when `train stop` said so), done (it logged the done phase) or crashed (it ended without one, and
- * its last log lines say why). A pid is only the run's while its command line still names the run's
- * resolved config: pids are reused, and a finished trainer's zombie has no command line.
+ * its last log lines say why). A pid is only the run's while its start time and command line still
+ * match what launch recorded (src/processes.ts, docs/reliability.md): pids are reused. A process at a
+ * recorded pid that is someone else's is "not running" and is never signalled; one the record cannot
+ * tell (no start time, from an older geolab) is refused with exit 2, naming launch.json and the field.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
 import { isRecord } from '../core/values.js';
 import type { TrainRunStatus } from '../store/train-runs.js';
-import { type LaunchRecord, signalGroup } from './launch.js';
+import { launchFileOf, type LaunchRecord } from './launch.js';
 import { RunLogParser, type RunSnapshot } from './log.js';
-import { processAlive } from '../processes.js';
+import { checkProcess, signalRecorded, type RecordedProcess } from '../processes.js';
 
-/** Whether `pid` runs and is the process launch started (its argv holds `marker`). */
-export function ownsProcess(pid: number, marker: string): boolean {
-  if (!processAlive(pid)) return false;
-  const cmdline = `/proc/${pid}/cmdline`;
-  // Without /proc (not Linux) the pid's existence is all there is to go on.
-  if (!existsSync('/proc/self/cmdline')) return true;
-  try {
-    return readFileSync(cmdline, 'utf8').split('\0').some((arg) => arg.includes(marker));
-  } catch {
-    return false;
+/** One of a run's processes as launch.json records it, and the field its start time is in. */
+interface RunProcess {
+  role: 'trainer' | 'environment server';
+  recorded: RecordedProcess;
+  field: string;
+}
+
+function trainerOf(launch: LaunchRecord): RunProcess {
+  return { role: 'trainer', recorded: { pid: launch.pid, start_time: launch.start_time, command: launch.command }, field: 'start_time' };
+}
+
+function envServerOf(launch: LaunchRecord): RunProcess | undefined {
+  const s = launch.env_server;
+  return s ? { role: 'environment server', recorded: { pid: s.pid, start_time: s.start_time, command: s.command }, field: 'env_server.start_time' } : undefined;
+}
+
+/**
+ * Whether the run's process still runs: true only for the recorded process itself. A foreign process
+ * at its pid is not running (`onForeign` hears why); one that cannot be verified throws (exit 2).
+ */
+function running(launch: LaunchRecord, proc: RunProcess | undefined, onForeign?: (note: string) => void): boolean {
+  if (!proc) return false;
+  const check = checkProcess(proc.recorded);
+  if (check.state === 'unverifiable') {
+    throw new InputError(`${proc.role} ${check.reason}: it cannot be verified, so it is not signalled or counted as the run's (stop it yourself if it is)`, {
+      file: launchFileOf(launch),
+      field: proc.field,
+    });
   }
+  if (check.state === 'foreign') onForeign?.(`${proc.role} not running: ${check.reason}; left alone`);
+  return check.state === 'ours';
 }
 
-export function trainerRunning(launch: LaunchRecord): boolean {
-  return ownsProcess(launch.pid, launch.resolved_config_path);
+export function trainerRunning(launch: LaunchRecord, onForeign?: (note: string) => void): boolean {
+  return running(launch, trainerOf(launch), onForeign);
 }
 
-export function envServerRunning(launch: LaunchRecord): boolean {
-  return launch.env_server !== null && ownsProcess(launch.env_server.pid, 'serve');
+export function envServerRunning(launch: LaunchRecord, onForeign?: (note: string) => void): boolean {
+  return running(launch, envServerOf(launch), onForeign);
+}
+
+/** Signals the trainer's group, verified again right before; false when it is not the run's process any more. */
+export function signalTrainer(launch: LaunchRecord, signal: NodeJS.Signals): boolean {
+  return signalRecorded(trainerOf(launch).recorded, signal);
+}
+
+export function signalEnvServer(launch: LaunchRecord, signal: NodeJS.Signals): boolean {
+  const proc = envServerOf(launch);
+  return proc !== undefined && signalRecorded(proc.recorded, signal);
 }
 
 export function deriveStatus(running: boolean, recorded: TrainRunStatus | undefined, snapshot: RunSnapshot): TrainRunStatus {
@@ -57,6 +90,8 @@ export interface RunState {
   pid: number;
   env_url: string | null;
   log_path: string;
+  /** Why a process at a recorded pid was not counted as the run's (it is someone else's now). */
+  notes?: string[];
 }
 
 /** Reads a run's log as it grows: each poll parses only what was appended since the last. */
@@ -74,7 +109,8 @@ export class RunFollower {
 
   poll(nowMs = Date.now()): RunState {
     // Liveness first: a trainer that ends between the two reads has all its lines read below.
-    const running = trainerRunning(this.launch);
+    const notes: string[] = [];
+    const running = trainerRunning(this.launch, (note) => notes.push(note));
     this.readNew();
     const plain = this.parser.snapshot();
     const status = deriveStatus(running, this.recorded(), plain);
@@ -88,7 +124,15 @@ export class RunFollower {
       delete snapshot.crashed;
       snapshot.phase = plain.phase;
     }
-    return { name: this.launch.name, status, snapshot, pid: this.launch.pid, env_url: this.launch.env_server?.url ?? null, log_path: this.launch.log_path };
+    return {
+      name: this.launch.name,
+      status,
+      snapshot,
+      pid: this.launch.pid,
+      env_url: this.launch.env_server?.url ?? null,
+      log_path: this.launch.log_path,
+      ...(notes.length ? { notes } : {}),
+    };
   }
 
   private readNew(): void {
@@ -113,5 +157,5 @@ export class RunFollower {
 
 /** A run that ended leaves no environment server behind. */
 export function stopOrphanedEnvServer(launch: LaunchRecord): void {
-  if (envServerRunning(launch)) signalGroup(launch.env_server!.pid, 'SIGTERM');
+  if (envServerRunning(launch)) signalEnvServer(launch, 'SIGTERM');
 }

@@ -62,6 +62,23 @@ describe('geolab train init (flags, no terminal)', () => {
     expect((JSON.parse(r.stdout) as { config: { env: unknown } }).config.env).toEqual({ mode: 'remote', url: 'http://10.0.0.5:8000', split: 'pool-train', tasks: [] });
   });
 
+  it.each([
+    ['file:///srv/env', 'got the scheme "file"'],
+    ['ftp://10.0.0.5', 'got the scheme "ftp"'],
+    ['localhost:8000', 'got the scheme "localhost"'],
+    ['http:10.0.0.5', 'written http://HOST'],
+    ['http://', '(not a URL)'],
+    ['not a url', 'without spaces'],
+    ['', 'got nothing'],
+  ])('--env-url %j is refused (exit 2, the reason given), nothing written: the trainer talks HTTP only', (url, reason) => {
+    const home = tempDir();
+    const r = geolab(['train', 'init', '--name', 'remote2', '--env-url', url, '--split', 'pool-train'], { home });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('geolab: --env-url: expected an http(s) URL');
+    expect(r.stderr).toContain(reason);
+    expect(existsSync(join(home, 'train', 'remote2'))).toBe(false);
+  });
+
   it('refuses what would not work, writing nothing: an unknown split, GPUs that split no batch, a bad task file, a bad name', () => {
     const home = tempDir();
     mkdirSync(join(home, 'train'), { recursive: true });

@@ -166,6 +166,8 @@ describe('geolab_trainer.py --dry-run', () => {
       ['remote without a URL', (c) => ((c.env.mode = 'remote'), delete c.env.url)],
       ['three GPUs', (c) => (c.gpus = 3)],
       ['not a URL', (c) => (c.env.url = 'not a url')],
+      ['file URL', (c) => (c.env.url = 'file:///srv/env')],
+      ['URL without a host', (c) => (c.env.url = 'http://')],
       ['null URL', (c) => (c.env.url = null)],
       ['null section', (c) => (c.grpo = null as unknown as Record<string, unknown>)],
       ['empty target module', (c) => (c.lora.target_modules = ['q_proj', ''])],

@@ -70,6 +70,11 @@ function alive(pid: number): boolean {
   }
 }
 
+function startTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 1).trim().split(' ')[19]);
+}
+
 /** An ended run's environment server is sent SIGTERM by whoever sees the run end; it takes a moment to close. */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
@@ -123,6 +128,10 @@ describe('train launch, watch, stop, resume', () => {
     const launchFile = readFileSync(join(outputDir, 'launch.json'), 'utf8');
     expect(launchFile).not.toContain(SECRET);
     expect(JSON.parse(launchFile)).toMatchObject({ name: 'r1', pid: record.pid, environment: { HF_TOKEN: '[redacted]' } });
+    // Each process with its start time (field 22 of /proc/PID/stat): what later tells it from a stranger at a reused pid.
+    const written = JSON.parse(launchFile) as { start_time: number; env_server: { start_time: number } };
+    expect(written.start_time).toBe(startTicks(record.pid));
+    expect(written.env_server.start_time).toBe(startTicks(record.env_server.pid));
     expect(readFileSync(join(outputDir, 'config.resolved.json'), 'utf8')).toContain(record.env_server.url);
 
     const running = await until('r1', (s) => s.snapshot.step === 5);

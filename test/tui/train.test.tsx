@@ -1,13 +1,14 @@
 /**
  * The Train screen through the real service on a real workspace and recorded run directories: one
- * whose trainer is alive (a stand-in process whose argv names the run's resolved config, as the
- * trainer's does), one whose trainer is gone after a CUDA out-of-memory traceback.
+ * whose trainer is alive (a stand-in process recorded with its argv and start time, as launch records
+ * the trainer), one whose trainer is gone after a CUDA out-of-memory traceback.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanup } from 'ink-testing-library';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTimeOf } from '../../src/processes.js';
 import { openWorkspace } from '../../src/store/index.js';
 import { saveTrainRun } from '../../src/store/train-runs.js';
 import type { LaunchRecord } from '../../src/train/launch.js';
@@ -22,10 +23,11 @@ let session: WorkspaceSession;
 const trainers: ChildProcess[] = [];
 
 /** A live stand-in in a process group of its own, its argv naming the run's resolved config, as launch starts the trainer. */
-function liveTrainer(resolved: string): number {
-  const child = spawn('python3', ['-c', 'import time; time.sleep(120)', resolved], { stdio: 'ignore', detached: true });
+function liveTrainer(resolved: string): { pid: number; command: string[] } {
+  const command = ['python3', '-c', 'import time; time.sleep(120)', resolved];
+  const child = spawn(command[0]!, command.slice(1), { stdio: 'ignore', detached: true });
   trainers.push(child);
-  return child.pid!;
+  return { pid: child.pid!, command };
 }
 
 function rollout(step: number, index: number, reward: number) {
@@ -44,21 +46,24 @@ function rollout(step: number, index: number, reward: number) {
 }
 
 /** A run directory as launch leaves it, with the log given; returns the launch record. */
-function recordRun(root: string, name: string, log: string, pid: (resolvedConfig: string) => number): LaunchRecord {
+function recordRun(root: string, name: string, log: string, start: (resolvedConfig: string) => { pid: number; command: string[] }): LaunchRecord {
   const outputDir = join(root, 'runs', name);
   mkdirSync(join(outputDir, 'traces'), { recursive: true });
   copyFileSync(fixture(log), join(outputDir, 'train.log'));
   const resolved = join(outputDir, 'config.resolved.json');
   writeFileSync(resolved, JSON.stringify({ version: 1, name, output_dir: outputDir, grpo: { max_steps: 250 } }));
   writeFileSync(join(outputDir, 'traces', 'rollouts.jsonl'), [rollout(1, 0, 0.31), rollout(2, 1, 0.36), rollout(3, 2, 0.4)].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const trainer = start(resolved);
   const record: LaunchRecord = {
     name,
     config_path: join(root, `${name}.json`),
     resolved_config_path: resolved,
-    command: ['python3', 'geolab_trainer.py', resolved],
+    command: trainer.command,
     cwd: root,
     environment: {},
-    pid: pid(resolved),
+    pid: trainer.pid,
+    // What launch records to know its process again (src/processes.ts).
+    start_time: startTimeOf(trainer.pid) ?? 0,
     env_server: null,
     log_path: join(outputDir, 'train.log'),
     started_at: new Date().toISOString(),
@@ -74,7 +79,7 @@ beforeAll(async () => {
   const running = recordRun(dir, 'r1', 'trl-run.log', liveTrainer);
   const toStop = recordRun(dir, 'r3', 'trl-run.log', liveTrainer);
   // A finished process's pid: nothing runs under it any more.
-  const crashed = recordRun(dir, 'r2', 'trl-crash.log', () => spawnSync('true').pid);
+  const crashed = recordRun(dir, 'r2', 'trl-crash.log', () => ({ pid: spawnSync('true').pid, command: ['true'] }));
   for (const [record, startedAt] of [
     [running, '2026-12-01T10:00:00Z'],
     [crashed, '2026-12-01T09:00:00Z'],

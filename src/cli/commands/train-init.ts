@@ -5,6 +5,7 @@
  */
 import { confirm, input, number, select } from '@inquirer/prompts';
 import { EXIT, GeolabError } from '../../core/errors.js';
+import { httpUrlProblem } from '../../train/config.js';
 import type { InitAnswers, SplitChoice } from '../../train/init.js';
 
 /** Which answers came with flags (and are therefore not asked). */
@@ -63,7 +64,7 @@ async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: I
       context,
     );
     if (picked === REMOTE) {
-      answers.envUrl = await input({ message: 'Environment URL (--env-url)', default: 'http://127.0.0.1:8000', validate: (v) => /^https?:\/\/\S+$/.test(v) || 'an http(s) URL' }, context);
+      answers.envUrl = await input({ message: 'Environment URL (--env-url)', default: 'http://127.0.0.1:8000', validate: (v) => httpUrlProblem(v) ?? true }, context);
       answers.split = await input({ message: 'Split it serves to train on (--split)', default: answers.split, validate: (v) => v.trim() !== '' || 'a split name' }, context);
     } else {
       answers.split = picked;

@@ -4,7 +4,7 @@
  * on a terminal and prints plain progress lines otherwise. Draws no TUI unless watch does: ink and
  * React load only there.
  */
-import { EXIT, UsageError } from '../../core/errors.js';
+import { EXIT, InputError, UsageError } from '../../core/errors.js';
 import type { Workspace } from '../../store/index.js';
 import { saveTrainRun } from '../../store/train-runs.js';
 import type { TrainConfig } from '../../train/config.js';
@@ -44,7 +44,9 @@ export async function launchCommand(configFile: string, opts: LaunchCommandOptio
     const existing = (() => {
       try {
         return resolveRun(ws.db, config.name);
-      } catch {
+      } catch (err) {
+        // No such run yet is fine; a launch.json that fails validation is not launched over unchecked.
+        if (err instanceof InputError) throw err;
         return undefined;
       }
     })();
@@ -76,6 +78,7 @@ export async function resumeCommand(ref: string, opts: ResumeCommandOptions, dep
     // The last look also records how the old process ended before a new one is launched over it.
     const state = followRun(ws.db, run).poll();
     recordState(ws.db, run, state);
+    if (!opts.json) for (const note of state.notes ?? []) warn(`geolab: ${note}`);
     if (state.status === 'running') throw new UsageError(`run "${run.launch.name}" is still running (pid ${run.launch.pid}): nothing to resume`);
     if (state.status === 'done') throw new UsageError(`run "${run.launch.name}" is done (step ${state.snapshot.step}): nothing to resume`);
     const { file: path, config } = await loadTrainConfig(run.launch.config_path);
@@ -100,13 +103,14 @@ export async function stopCommand(ref: string, opts: StopCommandOptions): Promis
   if (!(graceS >= 0)) throw new UsageError(`--grace expects seconds >= 0, got ${graceS}`);
   await withWorkspace(opts, async (ws) => {
     const run = resolveRun(ws.db, ref);
-    const { endedBy, state } = await stopTrainRun(ws.db, run, {
+    const { endedBy, state, notes } = await stopTrainRun(ws.db, run, {
       graceMs: graceS * 1000,
       onSignal: (signal) => opts.json || warn(`geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`),
     });
     const { status } = state;
-    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints });
-    if (!endedBy) printLine(`run "${run.launch.name}" was not running (${status})`);
+    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints, notes });
+    for (const note of notes) warn(`geolab: ${note}`);
+    if (!endedBy) printLine(`run "${run.launch.name}" was not running (${status})${notes.length ? '; nothing signalled' : ''}`);
     else printLine(`run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'}; last checkpoint: ${lastCheckpoint(state.snapshot)}`);
   });
 }
@@ -274,6 +278,7 @@ function describeState(state: RunState): string {
     last ? `metrics at step ${last.step}: ${KEY_METRICS.filter((k) => last.values[k] !== undefined).map((k) => `${k} ${formatMetric(last.values[k]!)}`).join(' · ')}` : 'metrics: none logged yet',
     `checkpoints: ${s.checkpoints.map((c) => c.step).join(', ') || 'none'}${s.resumed_from ? ` · resumed from ${s.resumed_from.checkpoint}` : ''}`,
     ...s.warnings.map((w) => `warning: ${w.message}`),
+    ...(state.notes ?? []),
     `log: ${state.log_path}`,
   ];
   if (s.crashed) lines.push('crashed; the last lines of the log:', ...s.crashed.last_lines.map((l) => `  ${l}`));

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
-import { derive } from '../../train/config.js';
+import { derive, httpUrlProblem } from '../../train/config.js';
 import type { InitAnswers, SplitChoice } from '../../train/init.js';
 import type { PreflightReport } from '../../train/types.js';
 import type { GlobalOptions } from '../main.js';
@@ -99,6 +99,10 @@ export async function initCommand(opts: InitOptions): Promise<void> {
     import('../tty.js'),
     import('../../train/serve.js'),
   ]);
+  if (opts.envUrl !== undefined) {
+    const problem = httpUrlProblem(opts.envUrl);
+    if (problem) throw new UsageError(`--env-url: ${problem}; the trainer talks to the environment server over HTTP`);
+  }
   const ws = await openWorkspace(opts.workspace);
   try {
     const interactive = canDrawTui() && !opts.yes;
