@@ -3,13 +3,16 @@
  * second) while it runs. The file is replaced whole, never appended to, so one that does not parse
  * is a real problem to show rather than a write caught half-way.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { isRecord } from '../core/values.js';
 import { processAlive } from '../processes.js';
 
 export const SWEEP_FILE = 'sweep.json';
+/** Shards of one sweep share its folder (docs/sharding.md): each writes a status file of its own. */
+export const shardStatusFile = (index: number): string => `sweep-shard-${index}.json`;
+const SHARD_STATUS_FILE = /^sweep-shard-(\d+)\.json$/;
 
 export const SWEEP_STATES = ['running', 'done', 'failed', 'interrupted'] as const;
 export type SweepState = (typeof SWEEP_STATES)[number];
@@ -123,9 +126,26 @@ function parseMachine(
   };
 }
 
-/** The sweep's status in its output folder; null while the sweep has not written one yet. */
+/**
+ * The sweep's status in its output folder: its sweep.json, or its shards' status files taken
+ * together; null while nothing has been written yet.
+ */
 export function readSweepStatus(dir: string): SweepStatus | null {
-  const file = join(dir, SWEEP_FILE);
+  let shards: string[];
+  try {
+    shards = readdirSync(dir)
+      .filter((name) => SHARD_STATUS_FILE.test(name))
+      .sort((a, b) => Number(SHARD_STATUS_FILE.exec(a)![1]) - Number(SHARD_STATUS_FILE.exec(b)![1]));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new InputError(`cannot read: ${(err as Error).message}`, { file: dir });
+  }
+  const statuses = [SWEEP_FILE, ...shards].map((name) => readStatusFile(join(dir, name))).filter((s): s is SweepStatus => s !== null);
+  if (statuses.length <= 1) return statuses[0] ?? null;
+  return mergeStatuses(statuses);
+}
+
+function readStatusFile(file: string): SweepStatus | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -134,6 +154,46 @@ export function readSweepStatus(dir: string): SweepStatus | null {
     throw new InputError(`cannot read: ${(err as Error).message}`, { file });
   }
   return parseSweepStatus(text, file);
+}
+
+/** Order of precedence when shards disagree: one still running makes the sweep running, and so on. */
+const MERGED_STATE: readonly SweepState[] = ['running', 'failed', 'interrupted', 'done'];
+
+/**
+ * Shards' statuses as one sweep's: counts and rates summed per model, the latest ETA, the state of
+ * highest precedence with the PID of a shard in it (so a running shard whose process is gone still
+ * reads as stopped), the earliest start and latest update. Machine figures are per process: left out.
+ */
+export function mergeStatuses(statuses: readonly SweepStatus[]): SweepStatus {
+  const state = MERGED_STATE.find((s) => statuses.some((x) => x.status === s)) ?? 'done';
+  const lead = statuses.find((x) => x.status === state)!;
+  const models = new Map<string, SweepModelProgress>();
+  for (const status of statuses) {
+    for (const m of status.models) {
+      const sum = models.get(m.name);
+      if (!sum) {
+        models.set(m.name, { ...m });
+        continue;
+      }
+      sum.done += m.done;
+      sum.failed += m.failed;
+      sum.total += m.total;
+      sum.aborted = (sum.aborted ?? 0) + (m.aborted ?? 0);
+      sum.retries = (sum.retries ?? 0) + (m.retries ?? 0);
+      sum.provider_errors = (sum.provider_errors ?? 0) + (m.provider_errors ?? 0);
+      sum.per_min = Number((sum.per_min + m.per_min).toFixed(2));
+      sum.eta_s = sum.eta_s === null || m.eta_s === null ? null : Math.max(sum.eta_s, m.eta_s);
+    }
+  }
+  const times = (key: 'started_at' | 'updated_at') => statuses.map((x) => x[key]).sort();
+  return {
+    run_id: lead.run_id,
+    pid: lead.pid,
+    status: state,
+    started_at: times('started_at')[0]!,
+    updated_at: times('updated_at').at(-1)!,
+    models: [...models.values()],
+  };
 }
 
 export function sweepPhase(status: SweepStatus, alive: (pid: number) => boolean = processAlive): SweepPhase {

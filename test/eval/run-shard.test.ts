@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSweepStatus } from '../../src/eval/sweep-status.js';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { startScriptedOpenAI, toolCall, toolSteps, type ChatRequestBody, type ScriptedReply } from '../helpers/scripted-openai.js';
@@ -115,6 +116,9 @@ describe('shards of one sweep from the scheduler', () => {
     });
     expect(layout(slurm)).toEqual(expectedLayout());
     expect(readdirSync(slurm).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    // Each shard wrote its own status; read together they are the whole sweep's.
+    expect(readdirSync(slurm).filter((f) => f.startsWith('sweep')).sort()).toEqual(['sweep-shard-0.json', 'sweep-shard-1.json', 'sweep-shard-2.json']);
+    expect(readSweepStatus(slurm)).toMatchObject({ run_id: 'slurm-4242', status: 'done', models: [{ done: TASKS * PASSES, total: TASKS * PASSES, failed: 0 }] });
     expect(report(slurm)).toEqual(expected);
 
     // Kubernetes Indexed Job: JOB_COMPLETION_INDEX, and --shards for the completions.
@@ -151,7 +155,7 @@ describe('shards of one sweep from the scheduler', () => {
     const slurm = (id: number) => ({ ...NO_SCHEDULER, SLURM_ARRAY_TASK_ID: String(id), SLURM_ARRAY_TASK_COUNT: String(SHARDS) });
     const holder = spawnGeolab(sweepArgs(models, out, ['--shard', 'auto', '--run-id', 'b-1', '--timeout', '60']), { home: HOME, env: slurm(1), timeoutMs: CHILD_TIMEOUT_MS });
     const lock = join(out, 'shard-1.lock');
-    while (!existsSync(join(out, 'sweep.json'))) await new Promise((r) => setTimeout(r, 20));
+    while (!existsSync(join(out, 'sweep-shard-1.json'))) await new Promise((r) => setTimeout(r, 20));
     expect(JSON.parse(readFileSync(lock, 'utf8'))).toMatchObject({ pid: holder.child.pid, shard: `1/${SHARDS}` });
     const before = layout(out);
 

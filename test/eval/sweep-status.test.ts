@@ -72,4 +72,33 @@ describe('sweep.json', () => {
     expect(sweepPhase({ ...status, status: 'done' })).toBe('done');
     expect(sweepPhase({ ...status, status: 'interrupted' })).toBe('interrupted');
   });
+
+  it("reads shards' status files as one sweep's: counts summed, the state of the shard still running", () => {
+    const dir = tempDir();
+    const shard = (i: number, status: string, done: number, eta: number | null) => ({
+      ...STATUS,
+      pid: 4000 + i,
+      status,
+      started_at: `2026-12-01T10:0${i}:00Z`,
+      updated_at: `2026-12-01T11:0${i}:00Z`,
+      models: [{ name: 'qwen', done, failed: i, aborted: 0, total: 50, retries: 2, provider_errors: 1, per_min: 5, eta_s: eta }],
+    });
+    writeFileSync(join(dir, 'sweep-shard-0.json'), JSON.stringify(shard(0, 'done', 50, 0)));
+    writeFileSync(join(dir, 'sweep-shard-2.json'), JSON.stringify(shard(2, 'running', 20, 360)));
+    writeFileSync(join(dir, 'sweep-shard-1.json'), JSON.stringify(shard(1, 'interrupted', 30, 240)));
+    expect(readSweepStatus(dir)).toEqual({
+      run_id: 'sweep-7',
+      pid: 4002,
+      status: 'running',
+      started_at: '2026-12-01T10:00:00Z',
+      updated_at: '2026-12-01T11:02:00Z',
+      models: [{ name: 'qwen', done: 100, failed: 3, aborted: 0, total: 150, retries: 6, provider_errors: 3, per_min: 15, eta_s: 360 }],
+    });
+    // One shard alone reads as it is; a bad shard file is named.
+    const one = tempDir();
+    writeFileSync(join(one, 'sweep-shard-3.json'), JSON.stringify(shard(3, 'done', 50, 0)));
+    expect(readSweepStatus(one)).toMatchObject({ pid: 4003, status: 'done' });
+    writeFileSync(join(dir, 'sweep-shard-4.json'), '{');
+    expect(() => readSweepStatus(dir)).toThrow(`${join(dir, 'sweep-shard-4.json')}: not valid JSON`);
+  });
 });

@@ -26,7 +26,7 @@ import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shard
 import type { SweepArm } from '../../eval/run/sweep.js';
 import { WINDOW_MS, type Throttle } from '../../eval/run/throttle.js';
 import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
-import type { SweepModelProgress, SweepState } from '../../eval/sweep-status.js';
+import { shardStatusFile, SWEEP_FILE, type SweepModelProgress, type SweepState } from '../../eval/sweep-status.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
 
@@ -160,7 +160,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
         const { Throttle } = await import('../../eval/run/throttle.js');
         // Without --concurrency, how many are in flight follows the machine (docs/sweeps.md).
         const throttle = new Throttle({ max: arms.reduce((n, a) => n + a.workers, 0), adaptive: opts.concurrency === undefined });
-        const progress = new Progress(out, runId, arms, planned, work, throttle);
+        const progress = new Progress(out, runId, arms, planned, work, throttle, shard);
         let state: SweepState = 'failed';
         let gone: string[] = [];
         const { runSweep } = await import('../../eval/run/sweep.js');
@@ -369,8 +369,10 @@ class Progress {
     planned: readonly WorkItem[],
     work: readonly WorkItem[],
     private readonly throttle: Throttle,
+    shard: Shard | undefined,
   ) {
-    this.status = new StatusWriter(out);
+    // Shards of one sweep share its folder: each keeps its own status file, read together (docs/sharding.md).
+    this.status = new StatusWriter(out, shard ? shardStatusFile(shard.index) : SWEEP_FILE);
     for (const arm of arms) {
       const total = planned.filter((i) => i.model === arm.spec.name).length;
       const left = work.filter((i) => i.model === arm.spec.name).length;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { GeolabError, InputError } from '../../core/errors.js';
 import { EPISODE_FILE, writeFileAtomic } from '../../files.js';
 import { isSettled, recordKey } from './plan.js';
-import { SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
+import { readSweepStatus, SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
 import { processAlive } from '../../processes.js';
 
 export const LOCK_FILE = 'sweep.lock';
@@ -188,11 +188,10 @@ function episodeFiles(out: string): string[] {
     .map((entry) => join(out, entry));
 }
 
-/** The run id a sweep in this folder used before, so a re-run without --run-id resumes it. */
+/** The run id a sweep in this folder used before (its own or a shard's status), so a re-run without --run-id resumes it. */
 export function previousRunId(out: string): string | null {
   try {
-    const status = JSON.parse(readFileSync(join(out, SWEEP_FILE), 'utf8')) as { run_id?: unknown };
-    return typeof status.run_id === 'string' ? status.run_id : null;
+    return readSweepStatus(out)?.run_id ?? null;
   } catch {
     return null;
   }
@@ -206,6 +205,8 @@ export class StatusWriter {
 
   constructor(
     private readonly out: string,
+    /** sweep.json, or a shard's own file (shardStatusFile). */
+    private readonly file = SWEEP_FILE,
     private readonly intervalMs = 1_000,
   ) {}
 
@@ -221,7 +222,7 @@ export class StatusWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!this.pending) return;
-    writeFileAtomic(join(this.out, SWEEP_FILE), JSON.stringify(this.pending, null, 2) + '\n');
+    writeFileAtomic(join(this.out, this.file), JSON.stringify(this.pending, null, 2) + '\n');
     this.pending = null;
     this.lastMs = performance.now();
   }
