@@ -14,6 +14,13 @@ export const MAPILLARY_GRAPH_API = 'https://graph.mapillary.com';
 /** The public environment's limit for each of the two requests. */
 export const FETCH_TIMEOUT_MS = 60_000;
 const TOKEN_VARIABLES = ['MAPILLARY_ACCESS_TOKEN', 'MAPILLARY_API_KEY'] as const;
+/**
+ * The largest panorama downloaded (docs/reliability.md, "Size caps"): a 2048 px JPEG is a few MB
+ * and an original some tens; more is cut off while streaming, and nothing reaches the cache.
+ */
+export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+/** The Graph API's answer is a line of JSON. */
+const MAX_META_BYTES = 1024 * 1024;
 
 /** The Mapillary token from the environment (read where it is used; never stored or printed). */
 export function mapillaryToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -56,15 +63,18 @@ export interface MapillaryOptions {
   /** Graph API base URL; default Mapillary's ($GEOLAB_MAPILLARY_API points `--fetch` at a test server). */
   baseUrl?: string;
   timeoutMs?: number;
+  /** The largest image downloaded (default MAX_IMAGE_BYTES). */
+  maxImageBytes?: number;
 }
 
 export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
   const base = (options.baseUrl ?? MAPILLARY_GRAPH_API).replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
+  const maxImageBytes = options.maxImageBytes ?? MAX_IMAGE_BYTES;
   return {
     async fetch({ imageId, cacheDir, orig, sha256 }) {
       const field = orig ? 'thumb_original_url' : 'thumb_2048_url';
-      const meta = await request(`${base}/${encodeURIComponent(imageId)}?fields=${field}`, imageId, 'the Graph API', timeoutMs, {
+      const meta = await request(`${base}/${encodeURIComponent(imageId)}?fields=${field}`, imageId, 'the Graph API', timeoutMs, MAX_META_BYTES, {
         Authorization: `OAuth ${options.token}`,
       });
       let signedUrl: unknown;
@@ -77,7 +87,7 @@ export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
         throw new PanoramaFetchError(`image ${imageId}: the Graph API gave no ${field} (its derivatives may have been removed)`);
       }
       // The CDN URL is signed: the token is not sent there.
-      const bytes = await request(signedUrl, imageId, 'the image CDN', timeoutMs, {});
+      const bytes = await request(signedUrl, imageId, 'the image CDN', timeoutMs, maxImageBytes, {});
       if (sha256 && !orig) {
         const actual = sha256Hex(bytes);
         if (actual !== sha256) throw new PanoramaFetchError(`image ${imageId}: downloaded bytes have sha256 ${actual}, meta.sha256 expects ${sha256}`);
@@ -93,7 +103,7 @@ export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
   };
 }
 
-async function request(url: string, imageId: string, what: string, timeoutMs: number, headers: Record<string, string>): Promise<Buffer> {
+async function request(url: string, imageId: string, what: string, timeoutMs: number, maxBytes: number, headers: Record<string, string>): Promise<Buffer> {
   let response: Response;
   try {
     response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
@@ -107,10 +117,36 @@ async function request(url: string, imageId: string, what: string, timeoutMs: nu
     const auth = response.status === 401 || response.status === 403 ? `: check ${TOKEN_VARIABLES.join(' or ')}` : '';
     throw new PanoramaFetchError(`image ${imageId}: ${what} answered HTTP ${response.status}${auth}`);
   }
+  const tooLarge = () => new PanoramaFetchError(`image ${imageId}: ${what} sent more than ${sizeText(maxBytes)} (the most downloaded): refused, nothing cached`);
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (!response.body) return Buffer.alloc(0);
+  // Streamed and counted, so a body larger than the cap costs at most the cap in memory.
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
   try {
-    return Buffer.from(await response.arrayBuffer());
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
   } catch (err) {
+    if (err instanceof PanoramaFetchError) throw err;
     const e = err as Error;
     throw new PanoramaFetchError(`image ${imageId}: ${what}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.message}`);
   }
+  return Buffer.concat(chunks, total);
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }

@@ -61,8 +61,16 @@ function encode(write: (o: Compact) => void): Buffer {
   return Buffer.from(o.bytes);
 }
 
+/** Hostile shapes for the bounds tests: the last row group's entry repeated, a chunk's compressed size declared. */
+export interface ParquetLies {
+  /** The footer lists the last row group this many times in all (each entry pointing at the same bytes). */
+  repeatLastGroup?: number;
+  /** Every column chunk declares this compressed size instead of its own. */
+  compressedSize?: number;
+}
+
 /** Writes `groups` (row groups of rows keyed by column name) with the given string columns. */
-export function writeParquet(file: string, columns: string[], groups: Record<string, string>[][]): void {
+export function writeParquet(file: string, columns: string[], groups: Record<string, string>[][], lies: ParquetLies = {}): void {
   const parts: Buffer[] = [Buffer.from('PAR1')];
   let offset = 4;
   const rowGroups: Field[][] = [];
@@ -98,7 +106,7 @@ export function writeParquet(file: string, columns: string[], groups: Record<str
             [4, i32(0)], // UNCOMPRESSED
             [5, i64(rows.length)],
             [6, i64(size)],
-            [7, i64(size)],
+            [7, i64(lies.compressedSize ?? size)],
             [9, i64(offset)],
           ]),
         ],
@@ -125,14 +133,24 @@ export function writeParquet(file: string, columns: string[], groups: Record<str
       [6, i32(0)], // UTF8
     ]),
   ];
-  const metadata = encode((o) =>
-    o.struct([
-      [1, i32(1)],
-      [2, (w) => (w.list(T.struct, schema, (s) => w.struct(s)), T.list)],
-      [3, i64(groups.reduce((n, g) => n + g.length, 0))],
-      [4, (w) => (w.list(T.struct, rowGroups, (g) => w.struct(g)), T.list)],
-    ]),
-  );
+  const repeat = Math.max(1, lies.repeatLastGroup ?? 1);
+  const last = rowGroups.length - 1;
+  // The struct is written by hand around the row groups so that a repeated one is encoded once.
+  const head = encode((o) => {
+    o.bytes.push((1 << 4) | T.i32);
+    o.int(1);
+    o.bytes.push((1 << 4) | T.list);
+    o.list(T.struct, schema, (s) => o.struct(s));
+    o.bytes.push((1 << 4) | T.i64);
+    o.int(groups.reduce((n, g) => n + g.length, 0));
+    o.bytes.push((1 << 4) | T.list);
+    const count = rowGroups.length - 1 + repeat;
+    o.bytes.push(count < 15 ? (count << 4) | T.struct : 0xf0 | T.struct);
+    if (count >= 15) o.varint(BigInt(count));
+  });
+  const encoded = rowGroups.map((g) => encode((o) => o.struct(g)));
+  const body = last < 0 ? [] : [...encoded.slice(0, last), ...Array<Buffer>(repeat).fill(encoded[last] as Buffer)];
+  const metadata = Buffer.concat([head, ...body, Buffer.from([0])]);
   const length = Buffer.alloc(4);
   length.writeUInt32LE(metadata.length);
   parts.push(metadata, length, Buffer.from('PAR1'));

@@ -1,12 +1,12 @@
 /** Cache misses filled from a loopback server that answers like Mapillary's Graph API and its CDN. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PanoramaSource } from '../../src/env/render/panorama-source.js';
-import { mapillaryFetcher } from '../../src/tasks/mapillary.js';
+import { mapillaryFetcher, MAX_IMAGE_BYTES } from '../../src/tasks/mapillary.js';
 import { MissingPanoramaError } from '../../src/tasks/panoramas.js';
 import { tempDir } from '../helpers/fixtures.js';
 
@@ -16,6 +16,24 @@ let base: string;
 let standard: Buffer;
 let original: Buffer;
 const asked: string[] = [];
+/** Bytes the endless CDN route wrote before the client hung up. */
+let endlessSent = 0;
+const MiB = 1024 * 1024;
+
+/** Writes 1 MiB chunks (no Content-Length) until the client goes away or 100 MiB are out. */
+function endless(res: import('node:http').ServerResponse): void {
+  const chunk = Buffer.alloc(MiB, 0xff);
+  res.writeHead(200, { 'content-type': 'image/jpeg' });
+  const more = () => {
+    while (!res.destroyed && endlessSent < 100 * MiB) {
+      endlessSent += chunk.length;
+      if (!res.write(chunk)) return void res.once('drain', more);
+    }
+    res.end();
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  more();
+}
 
 beforeAll(async () => {
   standard = await sharp({ create: { width: 256, height: 128, channels: 3, background: '#4080c0' } }).jpeg().toBuffer();
@@ -25,6 +43,8 @@ beforeAll(async () => {
     if (url.pathname === '/cdn/std') return void res.end(standard);
     if (url.pathname === '/cdn/orig') return void res.end(original);
     if (url.pathname === '/hang') return; // never answers
+    if (url.pathname === '/cdn/endless') return endless(res);
+    if (url.pathname === '/cdn/declared') return void res.writeHead(200, { 'content-length': String(200 * MiB) }).end(); // a lie, cut short
     if (req.headers.authorization !== `OAuth ${TOKEN}`) return void res.writeHead(403).end();
     const field = url.searchParams.get('fields') ?? '';
     asked.push(`${url.pathname.slice(1)}:${field}`);
@@ -33,6 +53,7 @@ beforeAll(async () => {
     if (field === 'thumb_2048_url') answer[field] = `${base}/cdn/std`;
     if (field === 'thumb_original_url' && id === 'withorig') answer[field] = `${base}/cdn/orig`;
     if (id === 'slow') answer[field] = `${base}/hang`;
+    if (id === 'endless' || id === 'declared') answer[field] = `${base}/cdn/${id}`;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,5 +95,24 @@ describe('fetching panoramas on a cache miss', () => {
     expect(timedOut.message).toContain('the image CDN unreachable (no answer within 0.2 s)');
     expect(existsSync(join(dir, 'slow.jpg'))).toBe(false);
     expect(existsSync(join(dir, 'img.jpg'))).toBe(false);
+  });
+
+  it('a download past the cap is cut off while streaming: an error naming the image and the cap, nothing cached', async () => {
+    const dir = tempDir();
+    const source = new PanoramaSource(dir, { fetcher: mapillaryFetcher({ token: TOKEN, baseUrl: base }) });
+    const huge = await source.resolve('endless', { orig: false }).then(() => new Error('resolved'), (e: unknown) => e as Error);
+    expect(huge).toBeInstanceOf(MissingPanoramaError);
+    expect(huge.message).toContain('image endless: the image CDN sent more than 64 MiB (the most downloaded): refused, nothing cached');
+    // The client hung up near the cap instead of reading the 100 MiB on offer.
+    expect(endlessSent).toBeGreaterThan(MAX_IMAGE_BYTES);
+    expect(endlessSent).toBeLessThan(100 * MiB);
+
+    const declared = await source.resolve('declared', { orig: false }).then(() => new Error('resolved'), (e: unknown) => e as Error);
+    expect(declared.message).toContain('image declared: the image CDN sent more than 64 MiB');
+    // A smaller cap applies the same way to a real image.
+    const small = new PanoramaSource(dir, { fetcher: mapillaryFetcher({ token: TOKEN, baseUrl: base, maxImageBytes: 100 }) });
+    const capped = await small.resolve('plain', { orig: false }).then(() => new Error('resolved'), (e: unknown) => e as Error);
+    expect(capped.message).toContain('image plain: the image CDN sent more than 100 bytes');
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { failing, jsonReport, summarize, textReport } from '../../audit/report.j
 import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
+import { checkParquetBounds } from '../../parquet-bounds.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
@@ -69,6 +70,8 @@ function baselineOf(file: string, named: boolean): Baseline {
 
 async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
   let ws: Workspace | undefined;
+  // A parquet footer is bounded before hyparquet parses it (docs/reliability.md, "Parquet metadata").
+  for (const file of opts.completions ?? []) await checkParquetBounds(file);
   const progress = new Progress();
   try {
     return await runAudit(

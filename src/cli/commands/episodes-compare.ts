@@ -14,7 +14,7 @@ import { readContainedFile } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import type { CompareSide } from '../../tui/state/navigation.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine } from '../output.js';
+import { printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 
 /** The width the plain text fits, so it reads in a narrow terminal or a pasted report. */
@@ -55,16 +55,21 @@ function single(ref: string, episodes: NamedEpisode[]): NamedEpisode {
   throw new UsageError(`${ref} holds ${episodes.length} episodes: name one as ${ref}:LINE (for example ${episodes[0]!.label})`);
 }
 
-/** The images a file's record names, read only from inside the file's folder and under the import's size cap (docs/reliability.md). */
-async function fileImages(e: NamedEpisode): Promise<ReadonlyMap<string, Buffer>> {
+/**
+ * The images a file's record names, read only from inside the file's folder and under the import's
+ * size cap (docs/reliability.md, "Size caps"): a FIFO, a device or a larger file is never read, and
+ * is said on stderr with the reason; a missing one is just not shown.
+ */
+export async function fileImages(e: NamedEpisode, say: (text: string) => void = warn): Promise<ReadonlyMap<string, Buffer>> {
   const images = new Map<string, Buffer>();
   if (e.fileDir === undefined) return images;
   const { MAX_IMAGE_BYTES } = await import('../../store/import-episodes.js');
   const root = resolve(e.fileDir);
-  for (const turn of (e.record.turns ?? []) as Turn[]) {
+  for (const [i, turn] of ((e.record.turns ?? []) as Turn[]).entries()) {
     if (!turn.image_sha256 || !turn.image_path || images.has(turn.image_sha256)) continue;
     const read = readContainedFile(resolve(root, turn.image_path), [root], MAX_IMAGE_BYTES);
     if (read.ok) images.set(turn.image_sha256, read.bytes);
+    else if (!read.missing) say(`${e.label}: turns[${i}].image_path ${JSON.stringify(turn.image_path)} skipped: it ${read.reason}`);
   }
   return images;
 }
