@@ -1,5 +1,6 @@
 /**
- * The sweep of the env.sweep_rss bench, in its own process so that its RSS is the renderer's alone:
+ * The renderer's part of a sweep, in its own process so that its RSS is the renderer's alone
+ * (test/env/render-memory.test.ts; the env.sweep_rss bench measures a whole `geolab eval run`):
  * `tsx bench/env-sweep-rss-child.ts <panoDir> <panoramas> <episodes> <viewsPerEpisode> <cacheMiB>
  * <workers> [viewPx=640] [checkpoint=episodes] [concurrency=4]`, panoramas from make-noise-panoramas.ts.
  * Renders `episodes` episodes' worth of views, episode e on panorama e mod `panoramas`,

@@ -1,8 +1,9 @@
 /**
  * Memory follows the decoded-panorama cache, not the number of panoramas seen: a renderer on
  * worker threads, shown many more distinct panoramas than its cache holds, must not keep the
- * dropped ones (shared copies its workers received, decode buffers). Run in a child process (the
- * env.sweep_rss bench's, bench/env-sweep-rss-child.ts) so that its RSS is the renderer's alone.
+ * dropped ones (shared copies its workers received, decode buffers). Run in a child process
+ * (bench/env-sweep-rss-child.ts) so that its RSS is the renderer's alone; the env.sweep_rss bench
+ * measures the same of a whole `geolab eval run`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -12,6 +12,11 @@ import type { PanoramaSource } from './panorama-source.js';
 import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } from './reproject.js';
 import { ViewPool, sharedViewBuffer, toShared } from './view-pool.js';
 
+// libvips keeps recent operations and their pixels (up to 50 MB) for reuse; a renderer decodes each
+// panorama once into its own LRU (below), so that cache only holds memory a sweep could use
+// (docs/env.md, "Memory").
+sharp.cache(false);
+
 const JPEG_QUALITY = 85;
 /** At this field of view or narrower the full-resolution original is used when there is one (docs/formats.md). */
 export const ORIG_MAX_FOV_DEG = 45;
@@ -26,7 +31,7 @@ const SPARE_VIEW_BYTES = 32 * 1024 * 1024;
  * thread collects its garbage: the most memory held beyond the cache cap by panoramas no longer
  * used, about 8 standard panoramas (see collect.ts).
  */
-const COLLECT_AFTER_BYTES = 64 * 1024 * 1024;
+const COLLECT_AFTER_BYTES = 32 * 1024 * 1024;
 
 export interface PanoramaRendererOptions {
   /** Byte cap of the decoded-panorama LRU (4 bytes a pixel); default 512 MiB. */
