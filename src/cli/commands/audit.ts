@@ -15,10 +15,11 @@ import { failing, jsonReport, summarize, textReport } from '../../audit/report.j
 import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
+import { runTreeFiles } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, warn } from '../output.js';
+import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
 export interface AuditCommandOptions extends GlobalOptions {
   episodes?: string[];
@@ -69,6 +70,15 @@ function baselineOf(file: string, named: boolean): Baseline {
 
 async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
   let ws: Workspace | undefined;
+  // What the walks of the run trees pass over, said once before the audit reads them (the audit
+  // walks them again, the same way: src/files.ts); a path that cannot be walked is the audit's to report.
+  for (const path of opts.episodes ?? []) {
+    try {
+      runTreeFiles(path, warnSkipped);
+    } catch {
+      // reported by runAudit
+    }
+  }
   const progress = new Progress();
   try {
     return await runAudit(
