@@ -1,6 +1,6 @@
 /** Small file checks and reads shared by the loaders and caches. */
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { InputError, UsageError } from './core/errors.js';
@@ -88,6 +88,21 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/** The longest line a JSONL reader takes by default (docs/reliability.md). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** "64 MiB", "1.5 KiB": a byte count as a person reads it. */
+export function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${Number.isInteger(value) ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
 /**
  * The lines of a file as bytes, numbered from 1. A line ends at "\n", "\r\n" or a lone "\r". Lines
  * are cut in the bytes (no UTF-8 sequence holds a newline byte): readline's scan of long lines (a
@@ -98,10 +113,19 @@ function isDirectory(path: string): boolean {
  * reader copies what it keeps. Reading into fresh chunks (a stream's) cost 200 ms of a 56 MB file's
  * first read in page faults and copies, against 10 ms reused. Memory stays about twice the longest
  * line (at least `chunkBytes`).
+ *
+ * A line longer than `maxLineBytes` is an InputError naming file:line and the cap, thrown as soon as
+ * the buffer holds more than the cap without a line end: the line is never held whole, so memory
+ * stays bounded by the cap (docs/reliability.md). This is the one line reader of every JSONL input.
  */
-export async function* byteLines(file: string, chunkBytes = 1 << 20): AsyncGenerator<{ line: number; bytes: Buffer }> {
+export async function* byteLines(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<{ line: number; bytes: Buffer }> {
+  yield* byteLinesSync(file, chunkBytes, maxLineBytes);
+}
+
+/** byteLines for synchronous readers (a sweep's resume reads its tree before anything else runs). */
+export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; bytes: Buffer }> {
   let line = 0;
-  let buffer = Buffer.allocUnsafe(chunkBytes);
+  let buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxLineBytes + 1));
   // The bytes not yet cut into lines are buffer[start, end).
   let start = 0;
   let end = 0;
@@ -131,7 +155,17 @@ export async function* byteLines(file: string, chunkBytes = 1 << 20): AsyncGener
         start = 0;
       }
       if (end === buffer.length) {
-        const grown = Buffer.allocUnsafe(buffer.length * 2);
+        if (end > maxLineBytes) {
+          // Lines that end at a lone "\r" (not one that may be the "\r" of a "\r\n" cut by the read) are lines of their own.
+          const cr = buffer.subarray(0, end - 1).lastIndexOf(CR);
+          if (cr !== -1) {
+            yield* pieces(buffer.subarray(0, cr + 1));
+            start = cr + 1;
+            continue;
+          }
+          throw new InputError(`line longer than the cap of ${formatBytes(maxLineBytes)} (a JSONL line holds one record)`, { file, line: line + 1 });
+        }
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxLineBytes + 1));
         buffer.copy(grown, 0, 0, end);
         buffer = grown;
       }
@@ -286,14 +320,156 @@ export function fileSha256(file: string, what: string): Promise<string> {
   });
 }
 
+/** An entry a directory walk passed over, and why (printed by the commands as `geolab: skipped <path>: <reason>`). */
+export interface SkippedEntry {
+  path: string;
+  reason: string;
+}
+
+export interface WalkResult {
+  /** The files taken, in path order; each file (device and inode) once. */
+  files: string[];
+  skipped: SkippedEntry[];
+}
+
+/**
+ * The kernel's own trees: reading them is never what a run tree means, and some of their files never
+ * end (docs/reliability.md). Known by device, so a bind mount or a link is caught as well as the path.
+ */
+const SPECIAL_ROOTS = ['/proc', '/sys', '/dev'];
+/**
+ * Known by path as well for /proc and /sys, whose mounts nest other kernel file systems. Not /dev:
+ * /dev/shm is a memory file system that holds ordinary files (a scratch run tree may live there),
+ * and what else lies under /dev is a device, which no walk reads (only regular files are taken).
+ */
+const SPECIAL_PATHS = ['/proc', '/sys'];
+let specialDevices: Map<number, string> | undefined;
+
+function specialRootOf(info: Stats, real?: string): string | undefined {
+  if (real !== undefined) {
+    const root = SPECIAL_PATHS.find((r) => real === r || real.startsWith(r + '/'));
+    if (root) return root;
+  }
+  if (!specialDevices) {
+    specialDevices = new Map();
+    for (const root of SPECIAL_ROOTS) {
+      const dev = statSync(root, { throwIfNoEntry: false })?.dev;
+      if (dev !== undefined) specialDevices.set(dev, root);
+    }
+    // Where / itself shares a device with one of them (a container's overlay does not), the device says nothing.
+    const rootDev = statSync('/', { throwIfNoEntry: false })?.dev;
+    if (rootDev !== undefined) specialDevices.delete(rootDev);
+  }
+  return specialDevices.get(info.dev);
+}
+
+/**
+ * The files under `root` that `accept` takes (by their path relative to `root`), in path order. The
+ * one directory walk of geolab (docs/reliability.md): a symlink to a directory is never followed; a
+ * directory already entered (same device and inode: a bind mount loop) is not entered again; nothing
+ * under /proc, /sys or /dev is entered or read; a file reached twice (a symlink or a hard link to a file
+ * already taken) is taken once; a symlink to a file is taken only when its target is a regular file.
+ * Every entry passed over that could have mattered comes back in `skipped`, with the reason. `root`
+ * itself, named by the user, is followed when it is a symlink.
+ */
+export function walkFiles(root: string, accept: (relative: string) => boolean): WalkResult {
+  const skipped: SkippedEntry[] = [];
+  const taken: { relative: string; path: string }[] = [];
+  const seenFiles = new Map<string, string>();
+  const seenDirs = new Set<string>();
+  const rootInfo = statSync(root);
+  const special = specialRootOf(rootInfo, realpathSync(root));
+  if (special) return { files: [], skipped: [{ path: root, reason: `lies in ${special}, which is never walked` }] };
+  const take = (path: string, relative: string, info: Stats, via: string) => {
+    const id = `${info.dev}:${info.ino}`;
+    const first = seenFiles.get(id);
+    if (first !== undefined) return skipped.push({ path, reason: `${via}the same file as ${first}, read once` });
+    seenFiles.set(id, path);
+    taken.push({ relative, path });
+  };
+  const walk = (dir: string, relative: string, info: Stats) => {
+    seenDirs.add(`${info.dev}:${info.ino}`);
+    let entries;
+    try {
+      // In name order, so which of two paths to one file is taken does not depend on the file system.
+      entries = readdirSync(dir).sort();
+    } catch (err) {
+      skipped.push({ path: dir, reason: `cannot be read (${describeError(err)})` });
+      return;
+    }
+    for (const name of entries) {
+      const path = join(dir, name);
+      const rel = relative ? `${relative}/${name}` : name;
+      let own: Stats;
+      try {
+        own = lstatSync(path);
+      } catch (err) {
+        skipped.push({ path, reason: `cannot be read (${describeError(err)})` });
+        continue;
+      }
+      if (own.isSymbolicLink()) {
+        let target: Stats;
+        try {
+          target = statSync(path);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          skipped.push({ path, reason: code === 'ENOENT' ? 'a symlink to nothing (dangling)' : code === 'ELOOP' ? 'a symlink loop' : `a symlink that cannot be followed (${describeError(err)})` });
+          continue;
+        }
+        if (target.isDirectory()) {
+          const where = specialRootOf(target, realPath(path));
+          skipped.push({ path, reason: `a symlink to a directory${where ? ` in ${where}` : ''}, not followed` });
+          continue;
+        }
+        if (!accept(rel)) continue;
+        const where = specialRootOf(target, realPath(path));
+        if (where) skipped.push({ path, reason: `a symlink into ${where}, never read` });
+        else if (!target.isFile()) skipped.push({ path, reason: `a symlink to ${kindOf(target)}, not a regular file` });
+        else take(path, rel, target, 'a symlink to ');
+      } else if (own.isDirectory()) {
+        const where = specialRootOf(own);
+        if (where) skipped.push({ path, reason: `lies in ${where}, which is never walked` });
+        else if (seenDirs.has(`${own.dev}:${own.ino}`)) skipped.push({ path, reason: 'a directory already walked (a loop)' });
+        else walk(path, rel, own);
+      } else if (accept(rel)) {
+        if (!own.isFile()) skipped.push({ path, reason: `${kindOf(own)}, not a regular file` });
+        else take(path, rel, own, '');
+      }
+    }
+  };
+  if (rootInfo.isDirectory()) walk(root, '', rootInfo);
+  taken.sort((a, b) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+  return { files: taken.map((t) => t.path), skipped };
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The episode file of a run (`<run>/episodes.jsonl`) or of a sweep's shard (`pass-<p>/shard-<i>/episodes.jsonl`). */
 export const EPISODE_FILE = 'episodes.jsonl';
 
+const isEpisodeFile = (relative: string) => relative === EPISODE_FILE || relative.endsWith(`/${EPISODE_FILE}`);
+
 /**
- * The episode files a path names: itself, or every episodes.jsonl under a run tree, in path order.
- * Here rather than in the readers' modules, so a reader loads nothing it does not use.
+ * The episode files under a run tree (walkFiles: no symlinked directory followed, each file once),
+ * and what was skipped; an empty list when `dir` does not exist.
  */
-export function runTreeFiles(path: string): string[] {
+export function runTreeEpisodeFiles(dir: string): WalkResult {
+  if (!existsSync(dir)) return { files: [], skipped: [] };
+  return walkFiles(dir, isEpisodeFile);
+}
+
+/**
+ * The episode files a path names: itself, or every episodes.jsonl under a run tree, in path order
+ * (walkFiles; each entry skipped is told to `onSkipped`). Here rather than in the readers' modules,
+ * so a reader loads nothing it does not use.
+ */
+export function runTreeFiles(path: string, onSkipped?: (entry: SkippedEntry) => void): string[] {
   let info;
   try {
     info = statSync(path);
@@ -301,10 +477,8 @@ export function runTreeFiles(path: string): string[] {
     throw new InputError(`cannot read episode file or run folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: path });
   }
   if (!info.isDirectory()) return [path];
-  const found = (readdirSync(path, { recursive: true }) as string[])
-    .filter((entry) => entry === EPISODE_FILE || entry.endsWith(`/${EPISODE_FILE}`))
-    .sort()
-    .map((entry) => join(path, entry));
-  if (found.length === 0) throw new InputError(`no ${EPISODE_FILE} under this folder: expected a run (<run>/${EPISODE_FILE}) or a sweep (pass-<p>/shard-<i>/${EPISODE_FILE})`, { file: path });
-  return found;
+  const { files, skipped } = walkFiles(path, isEpisodeFile);
+  if (onSkipped) skipped.forEach(onSkipped);
+  if (files.length === 0) throw new InputError(`no ${EPISODE_FILE} under this folder: expected a run (<run>/${EPISODE_FILE}) or a sweep (pass-<p>/shard-<i>/${EPISODE_FILE})`, { file: path });
+  return files;
 }

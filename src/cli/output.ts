@@ -16,6 +16,16 @@ export function warn(text: string): void {
   process.stderr.write(redact(text) + '\n');
 }
 
+const skippedShown = new Set<string>();
+
+/** An entry a directory walk passed over (src/files.ts walkFiles), on stderr once per path and reason. */
+export function warnSkipped(entry: { path: string; reason: string }): void {
+  const text = `geolab: skipped ${entry.path}: ${entry.reason}`;
+  if (skippedShown.has(text)) return;
+  skippedShown.add(text);
+  warn(text);
+}
+
 /** Right-pads cells into aligned columns for plain-text tables. */
 export function table(rows: (string | number)[][]): string {
   const widths: number[] = [];

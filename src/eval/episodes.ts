@@ -5,7 +5,7 @@
 import { EPISODE_SCHEMA_VERSION, isFailed, tokenCounts } from '../core/episode-fields.js';
 import type { EpisodeRecord } from '../core/episode.js';
 import { InputError } from '../core/errors.js';
-import { parseJsonLine, runTreeFiles, textLines } from '../files.js';
+import { parseJsonLine, runTreeFiles, textLines, type SkippedEntry } from '../files.js';
 import { isRecord } from '../core/values.js';
 import type { EpisodeFacts } from './report.js';
 
@@ -59,9 +59,9 @@ export function episodeFacts(record: EpisodeRecord): EpisodeFacts {
 }
 
 /** Every episode under the given files or run trees (`<run>/episodes.jsonl`, `pass-<p>/shard-<i>/...`). */
-export async function* factsFromPaths(paths: readonly string[]): AsyncGenerator<EpisodeFacts> {
+export async function* factsFromPaths(paths: readonly string[], onSkipped?: (entry: SkippedEntry) => void): AsyncGenerator<EpisodeFacts> {
   for (const path of paths) {
-    for (const file of runTreeFiles(path)) {
+    for (const file of runTreeFiles(path, onSkipped)) {
       for await (const { line, text } of textLines(file)) {
         // A test, not trim(): no copy of every line.
         if (!/\S/.test(text)) continue;

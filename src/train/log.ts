@@ -71,6 +71,10 @@ const TRACEBACK = /^Traceback \(most recent call last\):/;
 // 'name': 0.5 | 'name': np.float64(0.5) | 'name': tensor(0.5) — TRL's dict repr, value kinds it prints.
 const DICT_ENTRY = /(['"])((?:(?!\1).)+)\1\s*:\s*(?:[\w.]+\()?\s*(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?inf|nan)\b/g;
 
+/** The longest unended log line kept whole, and how much of its end is kept past that. */
+const MAX_PENDING_CHARS = 1 << 20;
+const PENDING_TAIL_CHARS = 64 * 1024;
+
 export class RunLogParser {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
@@ -97,6 +101,9 @@ export class RunLogParser {
     const text = this.pending + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
     const pieces = text.split(/\r\n|\r|\n/);
     this.pending = pieces.pop() ?? '';
+    // A line still unended past the cap is no line the parser reads (docs/reliability.md): only its
+    // end is kept, so a runaway log holds memory to the cap, not to the line.
+    if (this.pending.length > MAX_PENDING_CHARS) this.pending = this.pending.slice(-PENDING_TAIL_CHARS);
     for (const piece of pieces) this.line(piece);
     // A bar being redrawn has no terminator yet; its progress is current, and re-reading it is harmless.
     this.progress(this.pending);

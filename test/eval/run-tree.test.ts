@@ -1,6 +1,6 @@
 /** A sweep's output folder: the lock, tidying a killed sweep's files for resuming, the status file. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +123,26 @@ describe('what a folder already holds', () => {
     const file = join(out, 'episodes.jsonl');
     writeFileSync(file, '{"x": \n' + JSON.stringify(record(0, 0, { outcome: {} })) + '\n');
     expect(() => readRecorded(out)).toThrow(new RegExp(`^${file}:1: not valid JSON`));
+  });
+});
+
+describe('resume over a tree with symlinks', () => {
+  it('follows no symlinked folder, reads a linked file once and returns what it skipped', () => {
+    const out = tempDir();
+    mkdirSync(join(out, 'run-1'));
+    mkdirSync(join(out, 'run-2'));
+    const file = join(out, 'run-1', 'episodes.jsonl');
+    writeFileSync(file, JSON.stringify(record(0, 0, { outcome: { reward: 1 }, turns: [] })) + '\n');
+    symlinkSync('..', join(out, 'run-1', 'loop'));
+    symlinkSync('/proc', join(out, 'run-1', 'proc'));
+    symlinkSync('../run-1/episodes.jsonl', join(out, 'run-2', 'episodes.jsonl'));
+    const recorded = readRecorded(out);
+    expect(recorded.done.size).toBe(1);
+    expect(recorded.skipped).toEqual([
+      { path: join(out, 'run-1', 'loop'), reason: 'a symlink to a directory, not followed' },
+      { path: join(out, 'run-1', 'proc'), reason: 'a symlink to a directory in /proc, not followed' },
+      { path: join(out, 'run-2', 'episodes.jsonl'), reason: `a symlink to the same file as ${file}, read once` },
+    ]);
   });
 });
 

@@ -95,6 +95,15 @@ describe('training log parser', () => {
     expect(RunLogParser.parse('resuming from checkpoint-7\n').snapshot().resumed_from).toEqual({ step: 7, checkpoint: 'checkpoint-7' });
   });
 
+  it('keeps only the end of a line that never ends, and reads the lines after it', () => {
+    const parser = new RunLogParser({ maxSteps: 250 });
+    const chunk = 'x'.repeat(1 << 20);
+    for (let i = 0; i < 8; i++) parser.feed(chunk);
+    expect((parser as unknown as { pending: string }).pending.length).toBeLessThanOrEqual(2 << 20);
+    parser.feed('\r  1%|   | 3/250 [01:15<1:42:55, 25.0s/it]');
+    expect(parser.snapshot().step).toBe(3);
+  });
+
   it('formats durations', () => {
     expect([formatDuration(40), formatDuration(720), formatDuration(11_100)]).toEqual(['40 s', '12 min', '3 h 05 min']);
   });

@@ -16,10 +16,11 @@ import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
 import { checkParquetBounds } from '../../parquet-bounds.js';
+import { runTreeFiles } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, warn } from '../output.js';
+import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
 export interface AuditCommandOptions extends GlobalOptions {
   episodes?: string[];
@@ -72,6 +73,15 @@ async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: B
   let ws: Workspace | undefined;
   // A parquet footer is bounded before hyparquet parses it (docs/reliability.md, "Parquet metadata").
   for (const file of opts.completions ?? []) await checkParquetBounds(file);
+  // What the walks of the run trees pass over, said once before the audit reads them (the audit
+  // walks them again, the same way: src/files.ts); a path that cannot be walked is the audit's to report.
+  for (const path of opts.episodes ?? []) {
+    try {
+      runTreeFiles(path, warnSkipped);
+    } catch {
+      // reported by runAudit
+    }
+  }
   const progress = new Progress();
   try {
     return await runAudit(

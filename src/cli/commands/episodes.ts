@@ -7,7 +7,7 @@ import { runTreeFiles } from '../../files.js';
 import { importEpisodesFile, type ImportEpisodesResult } from '../../store/import-episodes.js';
 import { openWorkspace } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, table, warn } from '../output.js';
+import { printJson, printLine, table, warn, warnSkipped } from '../output.js';
 
 const DEFAULT_LIMIT = 50;
 
@@ -96,7 +96,7 @@ export interface ImportOptions extends GlobalOptions {
  */
 export async function importCommand(paths: string[], opts: ImportOptions): Promise<void> {
   const files = paths.flatMap((path) => {
-    const found = runTreeFiles(path);
+    const found = runTreeFiles(path, warnSkipped);
     const tree = found.length !== 1 || found[0] !== path;
     return found.map((file) => ({ file, runId: opts.runId ?? (tree ? runIdOf(path, file) : undefined) }));
   });

@@ -28,7 +28,7 @@ import { WINDOW_MS, type Throttle } from '../../eval/run/throttle.js';
 import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
 import { shardStatusFile, SWEEP_FILE, type SweepModelProgress, type SweepState } from '../../eval/sweep-status.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, warn } from '../output.js';
+import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
 export interface EvalRunOptions extends GlobalOptions {
   model?: string;
@@ -131,6 +131,7 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
         const indices = shardIndices(chooseIndices(environment.size, { indices: indicesAsked, limit: opts.limit }, split), shard);
         const planned = planWork({ arms: arms.map((a) => ({ model: a.spec.name, promptVersion })), split, indices, passes });
         const recorded = readRecorded(out, shard);
+        recorded.skipped.forEach(warnSkipped);
         for (const note of recorded.notes) warn(`geolab: ${note}`);
         if (recorded.superseded.length > 0) (await import('../../store/episodes.js')).detachFromRun(ws.db, recorded.superseded);
         const work = remainingWork(planned, recorded.done);

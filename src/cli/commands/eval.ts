@@ -3,7 +3,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import { factsFromPaths } from '../../eval/episodes.js';
 import { buildReport, DEFAULT_SUCCESS_KM, fixed, groupArms, interval, kmLabel, passAtKColumn, resolveBaseline, signed, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, table, warn } from '../output.js';
+import { printJson, printLine, table, warn, warnSkipped } from '../output.js';
 
 export interface ReportOptions extends GlobalOptions {
   /** Read the workspace's episodes instead of run trees. */
@@ -24,7 +24,7 @@ export async function reportCommand(roots: string[], opts: ReportOptions): Promi
   if (!opts.fromWorkspace && roots.length === 0) throw new UsageError('expected run folders or episode files (or --workspace for the workspace\'s episodes)');
   if (opts.run?.length && !opts.fromWorkspace) throw new UsageError('--run picks runs of the workspace: use it with --workspace');
 
-  const arms = groupArms(opts.fromWorkspace ? await workspaceFacts(opts) : await collect(factsFromPaths(roots)));
+  const arms = groupArms(opts.fromWorkspace ? await workspaceFacts(opts) : await collect(factsFromPaths(roots, warnSkipped)));
   if (arms.size === 0) throw new UsageError('no episodes to report on');
   let baseline: string | undefined;
   if (opts.baseline !== undefined) {

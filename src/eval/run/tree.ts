@@ -5,11 +5,11 @@
  * `shard-<i>.lock`), the status file the TUI reads (`sweep.json`), and what is already
  * recorded in it, for resuming.
  */
-import { existsSync, readFileSync, readdirSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readdirSync, readSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { GeolabError, InputError } from '../../core/errors.js';
-import { EPISODE_FILE, writeFileAtomic } from '../../files.js';
+import { byteLinesSync, EPISODE_FILE, runTreeEpisodeFiles, writeFileAtomic, type SkippedEntry } from '../../files.js';
 import { isSettled, recordKey } from './plan.js';
 import { readSweepStatus, SWEEP_FILE, type SweepStatus } from '../sweep-status.js';
 import { processAlive } from '../../processes.js';
@@ -112,6 +112,8 @@ export interface Recorded {
   notes: string[];
   /** Episode ids of the failed records set aside. */
   superseded: string[];
+  /** What the walk of the tree passed over, and why (a symlinked folder, a file reached twice). */
+  skipped: SkippedEntry[];
 }
 
 /**
@@ -128,64 +130,80 @@ export function readRecorded(out: string, shard?: { index: number }): Recorded {
   const notes: string[] = [];
   const supersededIds: string[] = [];
   const own = shard === undefined ? null : new RegExp(`(^|/)pass-\\d+/shard-${shard.index}/${EPISODE_FILE.replace('.', '\\.')}$`);
-  for (const file of episodeFiles(out)) {
-    const text = readFileSync(file, 'utf8');
+  // The one walk and the one line reader (src/files.ts): no symlinked folder followed, no line past the cap.
+  const { files, skipped } = runTreeEpisodeFiles(out);
+  for (const file of files) {
+    const torn = !endsWithNewline(file);
     if (own && !own.test(file.slice(out.length + 1))) {
-      for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
-        if (!line.trim()) continue;
+      // Only complete lines count: the last one of a torn file may still be being written.
+      let pending: string | null = null;
+      for (const { bytes } of byteLinesSync(file)) {
+        if (pending) done.add(pending);
+        pending = null;
+        const text = bytes.toString('utf8');
+        if (!text.trim()) continue;
         let record: unknown;
         try {
-          record = JSON.parse(line);
+          record = JSON.parse(text);
         } catch {
           continue;
         }
-        const key = isSettled(record) ? recordKey(record) : null;
-        if (key) done.add(key);
+        pending = isSettled(record) ? recordKey(record) : null;
       }
+      if (pending && !torn) done.add(pending);
       continue;
     }
-    const lines = text.split('\n');
-    const torn = !text.endsWith('\n') && text.length > 0;
     const kept: string[] = [];
     const superseded: string[] = [];
     let dropped = false;
-    lines.forEach((line, i) => {
-      if (!line.trim()) return;
+    // A line that is not JSON is an error unless it is the last line of a torn file: known at the next line.
+    let bad: { line: number; err: Error } | null = null;
+    for (const { line: number, bytes } of byteLinesSync(file)) {
+      if (bad) throw new InputError(`not valid JSON: ${bad.err.message}`, { file, line: bad.line });
+      const line = bytes.toString('utf8');
+      if (!line.trim()) continue;
       let record: unknown;
       try {
         record = JSON.parse(line);
       } catch (err) {
-        if (torn && i === lines.length - 1) {
-          dropped = true;
-          notes.push(`${file}:${i + 1}: dropped a line cut off when the sweep was killed`);
-          return;
-        }
-        throw new InputError(`not valid JSON: ${(err as Error).message}`, { file, line: i + 1 });
+        bad = { line: number, err: err as Error };
+        continue;
       }
       if (!isSettled(record)) {
         superseded.push(line);
         supersededIds.push(String((record as { episode_id?: unknown }).episode_id));
-        return;
+        continue;
       }
       const key = recordKey(record);
       if (key) done.add(key);
       kept.push(line);
-    });
+    }
+    if (bad) {
+      if (!torn) throw new InputError(`not valid JSON: ${bad.err.message}`, { file, line: bad.line });
+      dropped = true;
+      notes.push(`${file}:${bad.line}: dropped a line cut off when the sweep was killed`);
+    }
     if (superseded.length > 0) {
       appendFileSync(join(file, '..', SUPERSEDED_FILE), superseded.map((l) => l + '\n').join(''));
       notes.push(`${file}: ${superseded.length} failed episode${superseded.length === 1 ? '' : 's'} (aborted, or a service gone) will be played again; the records moved to ${SUPERSEDED_FILE}`);
     }
     if (superseded.length > 0 || dropped) writeFileAtomic(file, kept.map((l) => l + '\n').join(''));
   }
-  return { done, notes, superseded: supersededIds };
+  return { done, notes, superseded: supersededIds, skipped };
 }
 
-function episodeFiles(out: string): string[] {
-  if (!existsSync(out)) return [];
-  return (readdirSync(out, { recursive: true }) as string[])
-    .filter((entry) => entry === EPISODE_FILE || entry.endsWith(`/${EPISODE_FILE}`))
-    .sort()
-    .map((entry) => join(out, entry));
+/** Whether a file is empty or its last byte is a newline (a file cut off mid-line is not). */
+function endsWithNewline(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The run id a sweep in this folder used before (its own or a shard's status), so a re-run without --run-id resumes it. */
