@@ -13,6 +13,7 @@ import { checkpointSteps } from '../../train/checkpoints.js';
 import { launch, planLaunch, type LaunchRecord } from '../../train/launch.js';
 import { formatDuration, KEY_METRICS, type RunSnapshot } from '../../train/log.js';
 import { followRun, recordState, resolveRun, stopTrainRun, type ResolvedRun } from '../../train/runs.js';
+import { argumentLines, grpoArguments, loraArguments } from '../../train/recipe.js';
 import { DEFAULT_GRACE_S } from '../../train/stop.js';
 import type { PreflightReport } from '../../train/types.js';
 import { trainerRunning, type RunState } from '../../train/watch.js';
@@ -38,7 +39,7 @@ export async function launchCommand(configFile: string, opts: LaunchCommandOptio
   const options = { configPath: path, config, resume: false, script: opts.trainer, workspace: opts.workspace };
   if (opts.dryRun) {
     await gate(config, opts, deps);
-    return printPlan(planLaunch(options), opts);
+    return printPlan(planLaunch(options), config, opts);
   }
   await withWorkspace(opts, async (ws) => {
     const existing = (() => {
@@ -193,7 +194,9 @@ async function gate(config: TrainConfig, opts: { preflight?: boolean; json?: boo
   return result.ok;
 }
 
-function printPlan(plan: ReturnType<typeof planLaunch>, opts: GlobalOptions): void {
+function printPlan(plan: ReturnType<typeof planLaunch>, config: TrainConfig, opts: GlobalOptions): void {
+  const grpo = grpoArguments(config);
+  const lora = loraArguments(config);
   if (opts.json) {
     return printJson({
       dry_run: true,
@@ -201,12 +204,21 @@ function printPlan(plan: ReturnType<typeof planLaunch>, opts: GlobalOptions): vo
       trainer: plan.trainer,
       resolved_config: plan.resolvedConfigPath,
       log: plan.logPath,
+      grpo_config: grpo,
+      lora_config: lora,
     });
   }
   printLine('would run (nothing written, nothing started):');
   if (plan.envServer) printLine(`  environment server: ${shellLine(plan.envServer)}`);
   printLine(`  trainer:            ${shellLine(plan.trainer)}${plan.envServer ? '   (the config with the server\'s URL in env.url)' : ''}`);
   printLine(`  in its own process group, output to ${plan.logPath}`);
+  // Every argument the trainer hands TRL and peft (docs/training.md, "The recipe against TRL's defaults").
+  printLine('GRPOConfig(');
+  for (const line of argumentLines(grpo)) printLine(`  ${line},`);
+  printLine(')');
+  printLine('LoraConfig(');
+  for (const line of argumentLines(lora)) printLine(`  ${line},`);
+  printLine(')');
 }
 
 function report(record: LaunchRecord, opts: GlobalOptions, what: string): void {

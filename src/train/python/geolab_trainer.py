@@ -127,6 +127,17 @@ def one_of(*choices: str) -> Callable[[Any], str | None]:
     return validate
 
 
+def exactly(expected: Any, message: str) -> Callable[[Any], str | None]:
+    def validate(value: Any) -> str | None:
+        return None if type(value) is type(expected) and value == expected else message
+
+    return validate
+
+
+def mapping(value: Any) -> str | None:
+    return None if isinstance(value, dict) else f"expected an object, got {_kind(value)}"
+
+
 def boolean(value: Any) -> str | None:
     return None if isinstance(value, bool) else f"expected a boolean, got {_kind(value)}"
 
@@ -169,6 +180,12 @@ SCHEMA: dict[str, Any] = {
         "target_modules": (list_of(text(), 1), True),
     },
     "grpo": {
+        "vllm_importance_sampling_correction": (boolean, True),
+        "vllm_importance_sampling_mode": (one_of("token_truncate", "token_mask", "sequence_truncate", "sequence_mask"), True),
+        "vllm_importance_sampling_clip_min": (number(lambda v: v >= 0, "expected a number >= 0"), True),
+        "vllm_importance_sampling_clip_max": (number(lambda v: v > 0, "expected a number > 0"), True),
+        "use_vllm": (exactly(True, "expected true: the recipe generates with vLLM"), True),
+        "vllm_mode": (exactly("colocate", 'expected "colocate": vLLM shares the training GPU'), True),
         "num_generations": (positive_int, True),
         "generation_batch_size": (positive_int, True),
         "per_device_train_batch_size": (positive_int, True),
@@ -184,6 +201,13 @@ SCHEMA: dict[str, Any] = {
         "save_steps": (positive_int, True),
         "seed": (integer, True),
         "vllm_gpu_memory_utilization": (fraction(0.05, 0.95), True),
+        "chat_template_kwargs": (mapping, True),
+        "mask_truncated_completions": (boolean, True),
+        "bf16": (boolean, True),
+        "gradient_checkpointing": (boolean, True),
+        "logging_steps": (positive_int, True),
+        "log_completions": (boolean, True),
+        "num_completions_to_print": (positive_int, True),
     },
     "episode": {
         "max_turns": (positive_int, True),
@@ -255,6 +279,13 @@ def consistency(c: dict) -> list[Problem]:
         out.append(("grpo.generation_batch_size", f"expected a multiple of per_device_train_batch_size x gpus ({per_device})"))
     if g["max_completion_length"] >= g["max_model_len"]:
         out.append(("grpo.max_completion_length", f"expected less than max_model_len ({g['max_model_len']}): the prompt needs room"))
+    if g["vllm_importance_sampling_clip_min"] >= g["vllm_importance_sampling_clip_max"]:
+        out.append(
+            (
+                "grpo.vllm_importance_sampling_clip_min",
+                f"expected less than vllm_importance_sampling_clip_max ({_plain(g['vllm_importance_sampling_clip_max'])})",
+            )
+        )
     if c["env"]["mode"] == "remote" and not c["env"].get("url"):
         out.append(("env.url", "expected the server URL for a remote environment"))
     return out
@@ -327,8 +358,16 @@ def _plain(x: float) -> float | int:
 
 
 def grpo_kwargs(c: dict) -> dict:
+    """GRPOConfig's keyword arguments: every one the published run set, from the config (docs/training.md,
+    "The recipe against TRL's defaults"), so none falls to a TRL or transformers default."""
     g, episode = c["grpo"], c["episode"]
     return {
+        # First because it matters most: TRL's default (on, "sequence_mask") exponentiates a sum over the
+        # whole completion; on this task the ratio's mean was ~1e-4 and the gradient vanished.
+        "vllm_importance_sampling_correction": g["vllm_importance_sampling_correction"],
+        "vllm_importance_sampling_mode": g["vllm_importance_sampling_mode"],
+        "vllm_importance_sampling_clip_min": g["vllm_importance_sampling_clip_min"],
+        "vllm_importance_sampling_clip_max": g["vllm_importance_sampling_clip_max"],
         "output_dir": c["output_dir"],
         "run_name": c["name"],
         "seed": g["seed"],
@@ -346,26 +385,27 @@ def grpo_kwargs(c: dict) -> dict:
         "max_completion_length": g["max_completion_length"],
         # The turn limit: the same number the model is told (geolab_env counts it down).
         "max_tool_calling_iterations": episode["max_turns"],
-        "use_vllm": True,
-        "vllm_mode": "colocate",
+        "use_vllm": g["use_vllm"],
+        "vllm_mode": g["vllm_mode"],
         "vllm_gpu_memory_utilization": g["vllm_gpu_memory_utilization"],
         "vllm_max_model_length": g["max_model_len"],
         "save_strategy": "steps",
         "save_steps": g["save_steps"],
-        "logging_steps": 1,
+        "logging_steps": g["logging_steps"],
         # The recipe's GPUs (A100 and newer) all do bf16; pre-flight fails a card that does not.
-        "bf16": True,
-        "gradient_checkpointing": True,
+        "bf16": g["bf16"],
+        "gradient_checkpointing": g["gradient_checkpointing"],
         # Thinking was off in the evaluation the recipe is calibrated on, and a reasoning block per
-        # turn does not fit twelve turns of images in the completion budget.
-        "chat_template_kwargs": {"enable_thinking": False},
+        # turn does not fit twelve turns of images in the completion budget. `train serve` uses the same.
+        "chat_template_kwargs": dict(g["chat_template_kwargs"]),
         # A rollout cut off mid-call says nothing about the policy.
-        "mask_truncated_completions": True,
+        "mask_truncated_completions": g["mask_truncated_completions"],
         # Writes <output_dir>/completions/completions_*.parquet, which `geolab audit` reads.
-        "log_completions": True,
-        "num_completions_to_print": 1,
-        # Progress goes to progress.jsonl; nothing is sent anywhere.
+        "log_completions": g["log_completions"],
+        "num_completions_to_print": g["num_completions_to_print"],
+        # Progress goes to progress.jsonl; nothing is sent anywhere, nothing is pushed.
         "report_to": "none",
+        "push_to_hub": False,
     }
 
 
