@@ -389,9 +389,9 @@ export function buildProgram(): Command {
     .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).watchCommand(run, withGlobals(opts, cmd)));
   train
     .command('stop')
-    .description('SIGINT to the trainer (it saves a checkpoint), SIGTERM after the grace period; stops the environment server too')
+    .description('SIGINT to the trainer (it ends the step, saves a checkpoint and exits), SIGTERM after the grace period; stops the environment server too')
     .argument('<run>', "run name, or the run's output directory")
-    .option('--grace <s>', 'seconds between SIGINT and SIGTERM', number('--grace'), 30)
+    .option('--grace <s>', 'seconds to wait for the checkpoint before SIGTERM (default 600: a step takes minutes)', number('--grace'))
     .option('--json', 'JSON output')
     .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).stopCommand(run, withGlobals(opts, cmd)));
   train

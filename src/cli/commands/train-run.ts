@@ -104,15 +104,30 @@ export async function stopCommand(ref: string, opts: StopCommandOptions): Promis
   if (!(graceS >= 0)) throw new UsageError(`--grace expects seconds >= 0, got ${graceS}`);
   await withWorkspace(opts, async (ws) => {
     const run = resolveRun(ws.db, ref);
-    const { endedBy, state, notes } = await stopTrainRun(ws.db, run, {
+    const { endedBy, checkpoint, state, notes } = await stopTrainRun(ws.db, run, {
       graceMs: graceS * 1000,
-      onSignal: (signal) => opts.json || warn(`geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`),
+      onSignal: (signal) =>
+        opts.json ||
+        warn(
+          signal === 'SIGINT'
+            ? `geolab: SIGINT to run "${run.launch.name}" (process group ${run.launch.pid}): waiting up to ${graceS} s for the step to end and its checkpoint`
+            : `geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`,
+        ),
+      onCheckpoint: (step, path) => opts.json || warn(`geolab: checkpoint saved at step ${step}: ${path}`),
     });
     const { status } = state;
-    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints, notes });
+    if (opts.json) {
+      return printJson({ name: run.launch.name, status, ended_by: endedBy, checkpoint_saved: checkpoint, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints, notes });
+    }
     for (const note of notes) warn(`geolab: ${note}`);
     if (!endedBy) printLine(`run "${run.launch.name}" was not running (${status})${notes.length ? '; nothing signalled' : ''}`);
-    else printLine(`run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'}; last checkpoint: ${lastCheckpoint(state.snapshot)}`);
+    else if (checkpoint) printLine(`run "${run.launch.name}" stopped (${endedBy}) after saving checkpoint-${checkpoint.step} (${checkpoint.path}); \`geolab train resume ${run.launch.name}\` continues from it`);
+    else {
+      printLine(
+        `run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'} without saying it saved a checkpoint` +
+          `${endedBy === 'SIGINT' ? '' : ` within the ${graceS} s grace (--grace)`}; last checkpoint: ${lastCheckpoint(state.snapshot)}`,
+      );
+    }
   });
 }
 

@@ -16,8 +16,11 @@ src/train/types.ts) to stdout and to <output_dir>/progress.jsonl: phases, a resu
 logged optimizer step with TRL's metrics, and one per checkpoint. Rollout traces go to
 <output_dir>/traces/rollouts.jsonl (geolab_env.py writes them).
 
-Exit codes: 0 done, 1 training failed, 2 bad config or usage (or the stack is missing),
-3 environment unreachable, 130 interrupted.
+SIGINT stops the run at the end of the current step: the trainer saves checkpoint-N, prints
+"geolab: checkpoint saved at step N: PATH" and exits 0 (a second SIGINT, or SIGTERM, ends it at once).
+
+Exit codes: 0 done or stopped with a checkpoint, 1 training failed, 2 bad config or usage (or the
+stack is missing), 3 environment unreachable, 130 interrupted without a checkpoint.
 """
 
 from __future__ import annotations
@@ -500,13 +503,40 @@ class Progress:
         self.emit({"geolab": "phase", "phase": phase, "time": now(), **({"message": message} if message else {})})
 
 
+# What `geolab train stop` waits for in the log (src/train/stop.ts reads it with the same wording).
+CHECKPOINT_SAVED = "geolab: checkpoint saved at step {step}: {path}"
+
+
+class StopRequest:
+    """SIGINT asks for a stop at the end of the current step, with a checkpoint (docs/training.md, "Stop
+    means checkpoint"). The first SIGINT only sets the flag; a second one interrupts at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.saved: tuple[int, str] | None = None
+
+    def handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("geolab: stop requested: a checkpoint is saved when this step ends (interrupt again to stop now)", flush=True)
+
+
 class ProgressHooks:
     """The TrainerCallback methods, apart from transformers so they can be exercised without it."""
 
-    def __init__(self, progress: Progress, output_dir: str) -> None:
+    def __init__(self, progress: Progress, output_dir: str, stop: StopRequest | None = None) -> None:
         self.progress = progress
         self.output_dir = output_dir
         self.started = time.monotonic()
+        self.stop = stop or StopRequest()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        # The Trainer saves (on_save follows) and then leaves its loop: a stop never loses the step.
+        if self.stop.requested:
+            control.should_save = True
+            control.should_training_stop = True
+        return control
 
     def on_train_begin(self, args, state, control, **kwargs):
         self.progress.phase("training")
@@ -533,9 +563,13 @@ class ProgressHooks:
         )
 
     def on_save(self, args, state, control, **kwargs):
+        path = str(Path(self.output_dir) / f"checkpoint-{state.global_step}")
+        if self.stop.requested:
+            self.stop.saved = (int(state.global_step), path)
         if state.is_world_process_zero:
-            path = str(Path(self.output_dir) / f"checkpoint-{state.global_step}")
             self.progress.emit({"geolab": "checkpoint", "time": now(), "step": int(state.global_step), "path": path})
+            if self.stop.requested:
+                print(CHECKPOINT_SAVED.format(step=int(state.global_step), path=path), flush=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -548,7 +582,7 @@ def _trl_owns_env_reward(version: str) -> bool:
     return len(numbers) == 2 and tuple(numbers) >= (1, 10)
 
 
-def train(c: dict, resume: bool, progress: Progress) -> None:
+def train(c: dict, resume: bool, progress: Progress, stop: StopRequest | None = None) -> None:
     env, episode = c["env"], c["episode"]
     url = env.get("url")
     if not url:
@@ -601,7 +635,8 @@ def train(c: dict, resume: bool, progress: Progress) -> None:
     dataset = Dataset.from_list(
         [{"prompt": [{"role": "user", "content": [{"type": "text", "text": ""}]}], "split": env["split"], "index": i} for i in indices]
     )
-    callback = type("GeolabProgress", (ProgressHooks, TrainerCallback), {})(progress, c["output_dir"])
+    stop = stop or StopRequest()
+    callback = type("GeolabProgress", (ProgressHooks, TrainerCallback), {})(progress, c["output_dir"], stop)
     trainer = GRPOTrainer(
         model=c["model"],
         train_dataset=dataset,
@@ -619,6 +654,9 @@ def train(c: dict, resume: bool, progress: Progress) -> None:
     elif resume:
         print(f"geolab: no checkpoint in {c['output_dir']}; starting from step 0", flush=True)
     trainer.train(resume_from_checkpoint=checkpoint[0] if checkpoint else None)
+    if stop.saved:
+        # Stopped, not done: no final adapter, so `train resume` continues from this checkpoint.
+        return
     progress.phase("saving", "final adapter")
     final = Path(c["output_dir"]) / "final"
     trainer.save_model(str(final))
@@ -657,12 +695,14 @@ def main(argv: list[str] | None = None) -> int:
 
     progress = Progress(config["output_dir"], main_process=os.environ.get("RANK", "0") == "0")
 
-    def stop(signum, frame):  # a SIGTERM ends the run as a SIGINT does: with a last line
+    def terminate(signum, frame):  # SIGTERM ends the run at once, with a last line
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    stop = StopRequest()
+    signal.signal(signal.SIGINT, stop.handle)
+    signal.signal(signal.SIGTERM, terminate)
     try:
-        train(config, args.resume, progress)
+        train(config, args.resume, progress, stop)
         return 0
     except Usage as err:
         progress.phase("failed", str(err))
