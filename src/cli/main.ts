@@ -363,7 +363,7 @@ export function buildProgram(): Command {
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/train.js')).preflightCommand(file, withGlobals(opts, cmd)));
   train
     .command('serve')
-    .description("print (with --exec run) the vLLM command serving a run's adapter, and the `eval run` line that scores it")
+    .description("print (with --exec run) the vLLM command of the config's Python environment serving a run's adapter in its trained mode, and the `eval run` line scoring adapter and base alike (writes its models file)")
     .argument('<run>', 'a run folder (holding config.json), its config file, or a launched run by name')
     .option('--checkpoint <step>', 'serve checkpoint-STEP (default: the final adapter, else the last checkpoint)', integer('--checkpoint'))
     .option('--port <port>', 'port of the vLLM server', integer('--port'), 8000)
