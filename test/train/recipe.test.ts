@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TrainConfigSchema } from '../../src/train/config.js';
+import { parseTrainConfig, TrainConfigSchema } from '../../src/train/config.js';
 import * as pythonPath from '../../src/train/python-path.js';
 import { grpoArguments, loraArguments } from '../../src/train/recipe.js';
 import { geolab } from '../helpers/cli.js';
@@ -69,5 +69,25 @@ describe('the recipe: docs/training.md table = config written by init = what the
     expect(text).toContain('GRPOConfig(\n  vllm_importance_sampling_correction=False,\n  vllm_importance_sampling_mode="token_truncate",');
     for (const key of Object.keys(kwargs)) expect(text).toContain(`\n  ${key}=`);
     expect(text).toContain('chat_template_kwargs={"enable_thinking": False},');
+  });
+
+  it('both checkers refuse importance-sampling bounds that cross, and a vLLM mode other than colocate', async () => {
+    const base = JSON.parse(readFileSync(file, 'utf8')) as { grpo: Record<string, unknown> };
+    const crossed = { ...base, grpo: { ...base.grpo, vllm_importance_sampling_clip_min: 3, vllm_importance_sampling_clip_max: 3 } };
+    const server = { ...base, grpo: { ...base.grpo, vllm_mode: 'server' } };
+    const fields = (value: unknown) => {
+      const parsed = parseTrainConfig(value);
+      return 'problems' in parsed ? parsed.problems.map((p) => p.field) : [];
+    };
+    expect(fields(crossed)).toEqual(['grpo.vllm_importance_sampling_clip_min']);
+    expect(fields(server)).toEqual(['grpo.vllm_mode']);
+    const files = [crossed, server].map((config, i) => {
+      const path = join(dir, `broken-${i}.json`);
+      writeFileSync(path, JSON.stringify(config));
+      return path;
+    });
+    const r = await runPython([join(FIXTURES, 'check_configs.py'), join(pythonPath.TRAINER_SCRIPT, '..'), ...files]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ [files[0]!]: ['grpo.vllm_importance_sampling_clip_min'], [files[1]!]: ['grpo.vllm_mode'] });
   });
 });

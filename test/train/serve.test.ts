@@ -70,7 +70,6 @@ describe('geolab train serve', () => {
   });
 
   it('the venv named by the config serves: its bin/vllm is the one run, not the vllm on PATH', () => {
-    const { run, out } = runTree({ checkpoints: [50], python: venv().python });
     const env = venv();
     const tree = runTree({ checkpoints: [50], python: env.python });
     const onPath = join(tempDir(), 'path-vllm.txt');
@@ -86,9 +85,9 @@ describe('geolab train serve', () => {
     ]);
     expect(() => readFileSync(onPath)).toThrow();
     // The dry plan (--json) names the same executable.
-    const plan = JSON.parse(geolab(['train', 'serve', run, '--json'], { home: tempDir() }).stdout) as { command: string[]; adapter: string };
-    expect(plan.command.slice(0, 3)).toEqual([join(dirname(plan.command[0]!), 'vllm'), 'serve', 'Qwen/Qwen3.5-4B']);
-    expect(plan.adapter).toBe(join(out, 'checkpoint-50'));
+    const plan = JSON.parse(geolab(['train', 'serve', tree.run, '--json'], { home: tempDir() }).stdout) as { command: string[]; adapter: string };
+    expect(plan.command.slice(0, 3)).toEqual([join(dirname(env.python), 'vllm'), 'serve', 'Qwen/Qwen3.5-4B']);
+    expect(plan.adapter).toBe(join(tree.out, 'checkpoint-50'));
   });
 
   it('a config python without a vllm beside it runs the module entry point; a python that is not there is named', () => {
