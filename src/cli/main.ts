@@ -363,7 +363,7 @@ export function buildProgram(): Command {
     .action(async (file: string, opts, cmd: Command) => (await import('./commands/train.js')).preflightCommand(file, withGlobals(opts, cmd)));
   train
     .command('serve')
-    .description("print (with --exec run) the vLLM command serving a run's adapter, and the `eval run` line that scores it")
+    .description("print (with --exec run) the vLLM command of the config's Python environment serving a run's adapter in its trained mode, and the `eval run` line scoring adapter and base alike (writes its models file)")
     .argument('<run>', 'a run folder (holding config.json), its config file, or a launched run by name')
     .option('--checkpoint <step>', 'serve checkpoint-STEP (default: the final adapter, else the last checkpoint)', integer('--checkpoint'))
     .option('--port <port>', 'port of the vLLM server', integer('--port'), 8000)
@@ -389,9 +389,9 @@ export function buildProgram(): Command {
     .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).watchCommand(run, withGlobals(opts, cmd)));
   train
     .command('stop')
-    .description('SIGINT to the trainer (it saves a checkpoint), SIGTERM after the grace period; stops the environment server too')
+    .description('SIGINT to the trainer (it ends the step, saves a checkpoint and exits), SIGTERM after the grace period; stops the environment server too')
     .argument('<run>', "run name, or the run's output directory")
-    .option('--grace <s>', 'seconds between SIGINT and SIGTERM', number('--grace'), 30)
+    .option('--grace <s>', 'seconds to wait for the checkpoint before SIGTERM (default 600: a step takes minutes)', number('--grace'))
     .option('--json', 'JSON output')
     .action(async (run: string, opts, cmd: Command) => (await import('./commands/train-run.js')).stopCommand(run, withGlobals(opts, cmd)));
   train

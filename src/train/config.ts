@@ -28,6 +28,9 @@ export function httpUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** TRL's importance-sampling modes (docs/training.md). */
+export const IS_MODES = ['token_truncate', 'token_mask', 'sequence_truncate', 'sequence_mask'] as const;
+
 const positiveInt = z.number().int('expected an integer').positive('expected an integer > 0');
 const fraction = (lo: number, hi: number) => z.number().min(lo, `expected a number in [${lo}, ${hi}]`).max(hi, `expected a number in [${lo}, ${hi}]`);
 
@@ -68,6 +71,15 @@ export const TrainConfigSchema = z.strictObject({
     .prefault({}),
   grpo: z
     .strictObject({
+      // The published run's GRPOConfig arguments, each written out so none falls to a library default
+      // (docs/training.md, "The recipe against TRL's defaults"). Importance-sampling correction first:
+      // TRL turns it on by default, and on this task it scaled the gradient to about 1e-4.
+      vllm_importance_sampling_correction: z.boolean().default(false),
+      vllm_importance_sampling_mode: z.enum(IS_MODES).default('token_truncate'),
+      vllm_importance_sampling_clip_min: z.number().min(0, 'expected a number >= 0').default(0.2),
+      vllm_importance_sampling_clip_max: z.number().positive('expected a number > 0').default(3.0),
+      use_vllm: z.literal(true, { error: 'expected true: the recipe generates with vLLM' }).default(true),
+      vllm_mode: z.literal('colocate', { error: 'expected "colocate": vLLM shares the training GPU' }).default('colocate'),
       num_generations: positiveInt.default(8),
       generation_batch_size: positiveInt.default(8),
       per_device_train_batch_size: positiveInt.default(1),
@@ -83,6 +95,14 @@ export const TrainConfigSchema = z.strictObject({
       save_steps: positiveInt.default(25),
       seed: z.number().int().default(0),
       vllm_gpu_memory_utilization: fraction(0.05, 0.95).default(0.22),
+      /** Passed to the chat template in training, and by `train serve` to the served model (thinking off). */
+      chat_template_kwargs: z.record(z.string(), z.unknown()).default({ enable_thinking: false }),
+      mask_truncated_completions: z.boolean().default(true),
+      bf16: z.boolean().default(true),
+      gradient_checkpointing: z.boolean().default(true),
+      logging_steps: positiveInt.default(1),
+      log_completions: z.boolean().default(true),
+      num_completions_to_print: positiveInt.default(2),
     })
     .prefault({}),
   episode: z
@@ -167,6 +187,9 @@ function consistency(c: TrainConfig): ConfigProblem[] {
   }
   if (g.max_completion_length >= g.max_model_len) {
     out.push({ field: 'grpo.max_completion_length', message: `expected less than max_model_len (${g.max_model_len}): the prompt needs room` });
+  }
+  if (g.vllm_importance_sampling_clip_min >= g.vllm_importance_sampling_clip_max) {
+    out.push({ field: 'grpo.vllm_importance_sampling_clip_min', message: `expected less than vllm_importance_sampling_clip_max (${g.vllm_importance_sampling_clip_max})` });
   }
   if (c.env.mode === 'remote' && !c.env.url) out.push({ field: 'env.url', message: 'expected the server URL for a remote environment' });
   return out;

@@ -79,7 +79,7 @@ function lookAt(db: Db, row: TrainRunRow): RunState | undefined {
 export async function stopTrainRun(
   db: Db,
   run: ResolvedRun,
-  options: { graceMs: number; onSignal?: (signal: NodeJS.Signals) => void },
+  options: Parameters<typeof stopRun>[1],
 ): Promise<StopResult & { state: RunState }> {
   const result = await stopRun(run.launch, options);
   if (result.endedBy && run.row) updateTrainRun(db, run.row.name, { status: 'stopped' });

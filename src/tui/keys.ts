@@ -154,7 +154,7 @@ export const KEYMAP = {
   // The Train screen: a run's progress and its recent rollouts (or, without a run, the runs).
   'train.up': { keys: ['up', 'k'], description: 'previous run or rollout' },
   'train.down': { keys: ['down', 'j'], description: 'next run or rollout' },
-  'train.stop': { keys: ['S'], description: 'stop the run: SIGINT (it saves a checkpoint), SIGTERM after 30 s; asks to confirm' },
+  'train.stop': { keys: ['S'], description: 'stop the run: SIGINT (it saves a checkpoint), SIGTERM after 10 min without one; asks to confirm' },
   'train.open': { keys: ['enter'], description: "open the run; on a rollout, its turns (traces keep no images, so they are not a Player episode)" },
   'train.help': { keys: ['?'], description: 'help' },
   'train.back': { keys: ['q', 'escape'], description: 'back' },

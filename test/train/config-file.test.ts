@@ -59,7 +59,7 @@ describe('training config files', () => {
     const lines = formatProblems(read.file, read.problems);
     expect(lines).toContain(`${file}:3, field name: expected letters, digits, "_", "-", "." (at most 64)`);
     expect(lines).toContain(`${file}:7, field grpo.max_steps: expected an integer > 0`);
-    expect(lines.find((l) => l.includes('grpo.max_stepz'))).toMatch(new RegExp(`^${file}:8, field grpo.max_stepz: unknown field: expected one of num_generations, .*max_steps`));
+    expect(lines.find((l) => l.includes('grpo.max_stepz'))).toMatch(new RegExp(`^${file}:8, field grpo.max_stepz: unknown field: expected one of vllm_importance_sampling_correction, .*max_steps`));
     expect(lines.find((l) => l.includes('lora.target_modules.1'))).toMatch(new RegExp(`^${file}:11, `));
   });
 

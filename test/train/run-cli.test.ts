@@ -147,7 +147,7 @@ describe('train launch, watch, stop, resume', () => {
     const stopped = run(['train', 'stop', 'r1', '--grace', '20', '--json']);
     expect(stopped.code).toBe(0);
     const stop = JSON.parse(stopped.stdout) as { status: string; ended_by: string; step: number; checkpoints: { step: number }[] };
-    expect(stop).toMatchObject({ status: 'stopped', ended_by: 'SIGINT' });
+    expect(stop).toMatchObject({ status: 'stopped', ended_by: 'SIGINT', checkpoint_saved: { step: 5, path: join(outputDir, 'checkpoint-5') } });
     // SIGINT made the trainer save where it was (step 5 is no multiple of save_steps 3).
     expect(stop.step).toBe(5);
     expect(stop.checkpoints.map((c) => c.step)).toEqual([3, 5]);

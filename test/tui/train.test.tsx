@@ -156,7 +156,7 @@ describe('Train screen', () => {
     const app = await open({ screen: 'train', run: 'r3' });
     await app.waitFor((f) => f.includes('TRAIN · r3 · running'));
     await app.press('S');
-    expect(app.frame()).toContain('Stop r3? SIGINT, SIGTERM after 30 s. y stops · n/esc keeps it running');
+    expect(app.frame()).toContain('Stop r3? SIGINT (a checkpoint when the step ends), SIGTERM after 10 min. y stops · n/esc keeps it running');
     await app.press('n');
     expect(app.frame()).not.toContain('Stop r3?');
     await app.press('S', 'y');

@@ -13,6 +13,7 @@ import { checkpointSteps } from '../../train/checkpoints.js';
 import { launch, planLaunch, type LaunchRecord } from '../../train/launch.js';
 import { formatDuration, KEY_METRICS, type RunSnapshot } from '../../train/log.js';
 import { followRun, recordState, resolveRun, stopTrainRun, type ResolvedRun } from '../../train/runs.js';
+import { argumentLines, grpoArguments, loraArguments } from '../../train/recipe.js';
 import { DEFAULT_GRACE_S } from '../../train/stop.js';
 import type { PreflightReport } from '../../train/types.js';
 import { trainerRunning, type RunState } from '../../train/watch.js';
@@ -38,7 +39,7 @@ export async function launchCommand(configFile: string, opts: LaunchCommandOptio
   const options = { configPath: path, config, resume: false, script: opts.trainer, workspace: opts.workspace };
   if (opts.dryRun) {
     await gate(config, opts, deps);
-    return printPlan(planLaunch(options), opts);
+    return printPlan(planLaunch(options), config, opts);
   }
   await withWorkspace(opts, async (ws) => {
     const existing = (() => {
@@ -103,15 +104,30 @@ export async function stopCommand(ref: string, opts: StopCommandOptions): Promis
   if (!(graceS >= 0)) throw new UsageError(`--grace expects seconds >= 0, got ${graceS}`);
   await withWorkspace(opts, async (ws) => {
     const run = resolveRun(ws.db, ref);
-    const { endedBy, state, notes } = await stopTrainRun(ws.db, run, {
+    const { endedBy, checkpoint, state, notes } = await stopTrainRun(ws.db, run, {
       graceMs: graceS * 1000,
-      onSignal: (signal) => opts.json || warn(`geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`),
+      onSignal: (signal) =>
+        opts.json ||
+        warn(
+          signal === 'SIGINT'
+            ? `geolab: SIGINT to run "${run.launch.name}" (process group ${run.launch.pid}): waiting up to ${graceS} s for the step to end and its checkpoint`
+            : `geolab: ${signal} to run "${run.launch.name}" (process group ${run.launch.pid})`,
+        ),
+      onCheckpoint: (step, path) => opts.json || warn(`geolab: checkpoint saved at step ${step}: ${path}`),
     });
     const { status } = state;
-    if (opts.json) return printJson({ name: run.launch.name, status, ended_by: endedBy, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints, notes });
+    if (opts.json) {
+      return printJson({ name: run.launch.name, status, ended_by: endedBy, checkpoint_saved: checkpoint, step: state.snapshot.step, checkpoints: state.snapshot.checkpoints, notes });
+    }
     for (const note of notes) warn(`geolab: ${note}`);
     if (!endedBy) printLine(`run "${run.launch.name}" was not running (${status})${notes.length ? '; nothing signalled' : ''}`);
-    else printLine(`run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'}; last checkpoint: ${lastCheckpoint(state.snapshot)}`);
+    else if (checkpoint) printLine(`run "${run.launch.name}" stopped (${endedBy}) after saving checkpoint-${checkpoint.step} (${checkpoint.path}); \`geolab train resume ${run.launch.name}\` continues from it`);
+    else {
+      printLine(
+        `run "${run.launch.name}" stopped (${endedBy}) at step ${state.snapshot.step ?? '?'} without saying it saved a checkpoint` +
+          `${endedBy === 'SIGINT' ? '' : ` within the ${graceS} s grace (--grace)`}; last checkpoint: ${lastCheckpoint(state.snapshot)}`,
+      );
+    }
   });
 }
 
@@ -193,7 +209,9 @@ async function gate(config: TrainConfig, opts: { preflight?: boolean; json?: boo
   return result.ok;
 }
 
-function printPlan(plan: ReturnType<typeof planLaunch>, opts: GlobalOptions): void {
+function printPlan(plan: ReturnType<typeof planLaunch>, config: TrainConfig, opts: GlobalOptions): void {
+  const grpo = grpoArguments(config);
+  const lora = loraArguments(config);
   if (opts.json) {
     return printJson({
       dry_run: true,
@@ -201,12 +219,21 @@ function printPlan(plan: ReturnType<typeof planLaunch>, opts: GlobalOptions): vo
       trainer: plan.trainer,
       resolved_config: plan.resolvedConfigPath,
       log: plan.logPath,
+      grpo_config: grpo,
+      lora_config: lora,
     });
   }
   printLine('would run (nothing written, nothing started):');
   if (plan.envServer) printLine(`  environment server: ${shellLine(plan.envServer)}`);
   printLine(`  trainer:            ${shellLine(plan.trainer)}${plan.envServer ? '   (the config with the server\'s URL in env.url)' : ''}`);
   printLine(`  in its own process group, output to ${plan.logPath}`);
+  // Every argument the trainer hands TRL and peft (docs/training.md, "The recipe against TRL's defaults").
+  printLine('GRPOConfig(');
+  for (const line of argumentLines(grpo)) printLine(`  ${line},`);
+  printLine(')');
+  printLine('LoraConfig(');
+  for (const line of argumentLines(lora)) printLine(`  ${line},`);
+  printLine(')');
 }
 
 function report(record: LaunchRecord, opts: GlobalOptions, what: string): void {

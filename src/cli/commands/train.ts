@@ -31,14 +31,17 @@ function printReport(result: PreflightReport): void {
 }
 
 export async function serveCommand(run: string, opts: GlobalOptions & { exec?: boolean; port?: number; checkpoint?: number }): Promise<void> {
-  const { planServe, shellLine } = await import('../../train/serve.js');
+  const { planServe, shellLine, writeModelsFile } = await import('../../train/serve.js');
   const plan = await planServe(existsSync(run) ? run : await launchedConfig(run, opts), { port: opts.port, checkpoint: opts.checkpoint });
+  writeModelsFile(plan);
   const say = opts.exec ? warn : printLine;
   if (opts.json) printJson({ ...plan, command_line: shellLine(plan.command), eval_line: shellLine(plan.evalCommand) });
   else {
     say(`${plan.checkpoint === null ? 'final adapter' : `checkpoint ${plan.checkpoint}`} of ${plan.model}: ${plan.adapter}`);
     say(shellLine(plan.command));
-    say(`then score it: ${shellLine(plan.evalCommand)}`);
+    const [adapter, base] = plan.models;
+    say(`then score it against its base, both with chat_template_kwargs ${JSON.stringify(adapter?.extra_body.chat_template_kwargs)} (${adapter?.name}, ${base?.name} in ${plan.modelsFile}):`);
+    say(`  ${shellLine(plan.evalCommand)}`);
   }
   if (opts.exec) process.exitCode = await runForeground(plan.command);
 }
@@ -68,7 +71,7 @@ async function runForeground(argv: readonly string[]): Promise<number> {
   try {
     return await new Promise<number>((resolve, reject) => {
       child.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'ENOENT' ? new GeolabError(`${command} not found on PATH: install the trainer's requirements (they include vLLM) and activate that environment`, EXIT.usage) : err),
+        reject(err.code === 'ENOENT' ? new GeolabError(`${command} not found: install the trainer's requirements (they include vLLM) in the config's Python environment, and name its python in the config`, EXIT.usage) : err),
       );
       child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? EXIT.interrupted : EXIT.problemFound)));
     });

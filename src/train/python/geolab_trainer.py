@@ -16,8 +16,11 @@ src/train/types.ts) to stdout and to <output_dir>/progress.jsonl: phases, a resu
 logged optimizer step with TRL's metrics, and one per checkpoint. Rollout traces go to
 <output_dir>/traces/rollouts.jsonl (geolab_env.py writes them).
 
-Exit codes: 0 done, 1 training failed, 2 bad config or usage (or the stack is missing),
-3 environment unreachable, 130 interrupted.
+SIGINT stops the run at the end of the current step: the trainer saves checkpoint-N, prints
+"geolab: checkpoint saved at step N: PATH" and exits 0 (a second SIGINT, or SIGTERM, ends it at once).
+
+Exit codes: 0 done or stopped with a checkpoint, 1 training failed, 2 bad config or usage (or the
+stack is missing), 3 environment unreachable, 130 interrupted without a checkpoint.
 """
 
 from __future__ import annotations
@@ -127,6 +130,17 @@ def one_of(*choices: str) -> Callable[[Any], str | None]:
     return validate
 
 
+def exactly(expected: Any, message: str) -> Callable[[Any], str | None]:
+    def validate(value: Any) -> str | None:
+        return None if type(value) is type(expected) and value == expected else message
+
+    return validate
+
+
+def mapping(value: Any) -> str | None:
+    return None if isinstance(value, dict) else f"expected an object, got {_kind(value)}"
+
+
 def boolean(value: Any) -> str | None:
     return None if isinstance(value, bool) else f"expected a boolean, got {_kind(value)}"
 
@@ -169,6 +183,12 @@ SCHEMA: dict[str, Any] = {
         "target_modules": (list_of(text(), 1), True),
     },
     "grpo": {
+        "vllm_importance_sampling_correction": (boolean, True),
+        "vllm_importance_sampling_mode": (one_of("token_truncate", "token_mask", "sequence_truncate", "sequence_mask"), True),
+        "vllm_importance_sampling_clip_min": (number(lambda v: v >= 0, "expected a number >= 0"), True),
+        "vllm_importance_sampling_clip_max": (number(lambda v: v > 0, "expected a number > 0"), True),
+        "use_vllm": (exactly(True, "expected true: the recipe generates with vLLM"), True),
+        "vllm_mode": (exactly("colocate", 'expected "colocate": vLLM shares the training GPU'), True),
         "num_generations": (positive_int, True),
         "generation_batch_size": (positive_int, True),
         "per_device_train_batch_size": (positive_int, True),
@@ -184,6 +204,13 @@ SCHEMA: dict[str, Any] = {
         "save_steps": (positive_int, True),
         "seed": (integer, True),
         "vllm_gpu_memory_utilization": (fraction(0.05, 0.95), True),
+        "chat_template_kwargs": (mapping, True),
+        "mask_truncated_completions": (boolean, True),
+        "bf16": (boolean, True),
+        "gradient_checkpointing": (boolean, True),
+        "logging_steps": (positive_int, True),
+        "log_completions": (boolean, True),
+        "num_completions_to_print": (positive_int, True),
     },
     "episode": {
         "max_turns": (positive_int, True),
@@ -255,6 +282,13 @@ def consistency(c: dict) -> list[Problem]:
         out.append(("grpo.generation_batch_size", f"expected a multiple of per_device_train_batch_size x gpus ({per_device})"))
     if g["max_completion_length"] >= g["max_model_len"]:
         out.append(("grpo.max_completion_length", f"expected less than max_model_len ({g['max_model_len']}): the prompt needs room"))
+    if g["vllm_importance_sampling_clip_min"] >= g["vllm_importance_sampling_clip_max"]:
+        out.append(
+            (
+                "grpo.vllm_importance_sampling_clip_min",
+                f"expected less than vllm_importance_sampling_clip_max ({_plain(g['vllm_importance_sampling_clip_max'])})",
+            )
+        )
     if c["env"]["mode"] == "remote" and not c["env"].get("url"):
         out.append(("env.url", "expected the server URL for a remote environment"))
     return out
@@ -327,8 +361,16 @@ def _plain(x: float) -> float | int:
 
 
 def grpo_kwargs(c: dict) -> dict:
+    """GRPOConfig's keyword arguments: every one the published run set, from the config (docs/training.md,
+    "The recipe against TRL's defaults"), so none falls to a TRL or transformers default."""
     g, episode = c["grpo"], c["episode"]
     return {
+        # First because it matters most: TRL's default (on, "sequence_mask") exponentiates a sum over the
+        # whole completion; on this task the ratio's mean was ~1e-4 and the gradient vanished.
+        "vllm_importance_sampling_correction": g["vllm_importance_sampling_correction"],
+        "vllm_importance_sampling_mode": g["vllm_importance_sampling_mode"],
+        "vllm_importance_sampling_clip_min": g["vllm_importance_sampling_clip_min"],
+        "vllm_importance_sampling_clip_max": g["vllm_importance_sampling_clip_max"],
         "output_dir": c["output_dir"],
         "run_name": c["name"],
         "seed": g["seed"],
@@ -346,26 +388,27 @@ def grpo_kwargs(c: dict) -> dict:
         "max_completion_length": g["max_completion_length"],
         # The turn limit: the same number the model is told (geolab_env counts it down).
         "max_tool_calling_iterations": episode["max_turns"],
-        "use_vllm": True,
-        "vllm_mode": "colocate",
+        "use_vllm": g["use_vllm"],
+        "vllm_mode": g["vllm_mode"],
         "vllm_gpu_memory_utilization": g["vllm_gpu_memory_utilization"],
         "vllm_max_model_length": g["max_model_len"],
         "save_strategy": "steps",
         "save_steps": g["save_steps"],
-        "logging_steps": 1,
+        "logging_steps": g["logging_steps"],
         # The recipe's GPUs (A100 and newer) all do bf16; pre-flight fails a card that does not.
-        "bf16": True,
-        "gradient_checkpointing": True,
+        "bf16": g["bf16"],
+        "gradient_checkpointing": g["gradient_checkpointing"],
         # Thinking was off in the evaluation the recipe is calibrated on, and a reasoning block per
-        # turn does not fit twelve turns of images in the completion budget.
-        "chat_template_kwargs": {"enable_thinking": False},
+        # turn does not fit twelve turns of images in the completion budget. `train serve` uses the same.
+        "chat_template_kwargs": dict(g["chat_template_kwargs"]),
         # A rollout cut off mid-call says nothing about the policy.
-        "mask_truncated_completions": True,
+        "mask_truncated_completions": g["mask_truncated_completions"],
         # Writes <output_dir>/completions/completions_*.parquet, which `geolab audit` reads.
-        "log_completions": True,
-        "num_completions_to_print": 1,
-        # Progress goes to progress.jsonl; nothing is sent anywhere.
+        "log_completions": g["log_completions"],
+        "num_completions_to_print": g["num_completions_to_print"],
+        # Progress goes to progress.jsonl; nothing is sent anywhere, nothing is pushed.
         "report_to": "none",
+        "push_to_hub": False,
     }
 
 
@@ -460,13 +503,40 @@ class Progress:
         self.emit({"geolab": "phase", "phase": phase, "time": now(), **({"message": message} if message else {})})
 
 
+# What `geolab train stop` waits for in the log (src/train/stop.ts reads it with the same wording).
+CHECKPOINT_SAVED = "geolab: checkpoint saved at step {step}: {path}"
+
+
+class StopRequest:
+    """SIGINT asks for a stop at the end of the current step, with a checkpoint (docs/training.md, "Stop
+    means checkpoint"). The first SIGINT only sets the flag; a second one interrupts at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.saved: tuple[int, str] | None = None
+
+    def handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("geolab: stop requested: a checkpoint is saved when this step ends (interrupt again to stop now)", flush=True)
+
+
 class ProgressHooks:
     """The TrainerCallback methods, apart from transformers so they can be exercised without it."""
 
-    def __init__(self, progress: Progress, output_dir: str) -> None:
+    def __init__(self, progress: Progress, output_dir: str, stop: StopRequest | None = None) -> None:
         self.progress = progress
         self.output_dir = output_dir
         self.started = time.monotonic()
+        self.stop = stop or StopRequest()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        # The Trainer saves (on_save follows) and then leaves its loop: a stop never loses the step.
+        if self.stop.requested:
+            control.should_save = True
+            control.should_training_stop = True
+        return control
 
     def on_train_begin(self, args, state, control, **kwargs):
         self.progress.phase("training")
@@ -493,9 +563,13 @@ class ProgressHooks:
         )
 
     def on_save(self, args, state, control, **kwargs):
+        path = str(Path(self.output_dir) / f"checkpoint-{state.global_step}")
+        if self.stop.requested:
+            self.stop.saved = (int(state.global_step), path)
         if state.is_world_process_zero:
-            path = str(Path(self.output_dir) / f"checkpoint-{state.global_step}")
             self.progress.emit({"geolab": "checkpoint", "time": now(), "step": int(state.global_step), "path": path})
+            if self.stop.requested:
+                print(CHECKPOINT_SAVED.format(step=int(state.global_step), path=path), flush=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -508,7 +582,7 @@ def _trl_owns_env_reward(version: str) -> bool:
     return len(numbers) == 2 and tuple(numbers) >= (1, 10)
 
 
-def train(c: dict, resume: bool, progress: Progress) -> None:
+def train(c: dict, resume: bool, progress: Progress, stop: StopRequest | None = None) -> None:
     env, episode = c["env"], c["episode"]
     url = env.get("url")
     if not url:
@@ -561,7 +635,8 @@ def train(c: dict, resume: bool, progress: Progress) -> None:
     dataset = Dataset.from_list(
         [{"prompt": [{"role": "user", "content": [{"type": "text", "text": ""}]}], "split": env["split"], "index": i} for i in indices]
     )
-    callback = type("GeolabProgress", (ProgressHooks, TrainerCallback), {})(progress, c["output_dir"])
+    stop = stop or StopRequest()
+    callback = type("GeolabProgress", (ProgressHooks, TrainerCallback), {})(progress, c["output_dir"], stop)
     trainer = GRPOTrainer(
         model=c["model"],
         train_dataset=dataset,
@@ -579,6 +654,9 @@ def train(c: dict, resume: bool, progress: Progress) -> None:
     elif resume:
         print(f"geolab: no checkpoint in {c['output_dir']}; starting from step 0", flush=True)
     trainer.train(resume_from_checkpoint=checkpoint[0] if checkpoint else None)
+    if stop.saved:
+        # Stopped, not done: no final adapter, so `train resume` continues from this checkpoint.
+        return
     progress.phase("saving", "final adapter")
     final = Path(c["output_dir"]) / "final"
     trainer.save_model(str(final))
@@ -617,12 +695,14 @@ def main(argv: list[str] | None = None) -> int:
 
     progress = Progress(config["output_dir"], main_process=os.environ.get("RANK", "0") == "0")
 
-    def stop(signum, frame):  # a SIGTERM ends the run as a SIGINT does: with a last line
+    def terminate(signum, frame):  # SIGTERM ends the run at once, with a last line
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)
+    stop = StopRequest()
+    signal.signal(signal.SIGINT, stop.handle)
+    signal.signal(signal.SIGTERM, terminate)
     try:
-        train(config, args.resume, progress)
+        train(config, args.resume, progress, stop)
         return 0
     except Usage as err:
         progress.phase("failed", str(err))

@@ -197,7 +197,7 @@ function RunView({ service, name }: { service: TrainService; name: string }) {
         <Text color={theme.status.warn}>
           {stop === 'stopping'
             ? `stopping ${name}: SIGINT, the trainer saves a checkpoint…`
-            : `Stop ${name}? SIGINT, SIGTERM after 30 s. ${keyLabel('confirm.yes')} stops · ${keyLabel('confirm.no')} keeps it running`}
+            : `Stop ${name}? SIGINT (a checkpoint when the step ends), SIGTERM after 10 min. ${keyLabel('confirm.yes')} stops · ${keyLabel('confirm.no')} keeps it running`}
         </Text>
       ) : (
         <Footer notice={notice} hints={RUN_HINTS} />

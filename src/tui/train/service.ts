@@ -36,8 +36,9 @@ export function trainService(session: WorkspaceSession): TrainService {
     },
     async stop(name) {
       const [ws, { resolveRun, stopTrainRun }, { DEFAULT_GRACE_S }] = await Promise.all([session.open(), import('../../train/runs.js'), import('../../train/stop.js')]);
-      const { endedBy, state, notes } = await stopTrainRun(ws.db, resolveRun(ws.db, name), { graceMs: DEFAULT_GRACE_S * 1000 });
-      return endedBy ? `${name} stopped (${endedBy}) at step ${state.snapshot.step ?? '-'}` : `${name} was not running (${state.status})${notes.length ? `: ${notes.join('; ')}` : ''}`;
+      const { endedBy, checkpoint, state, notes } = await stopTrainRun(ws.db, resolveRun(ws.db, name), { graceMs: DEFAULT_GRACE_S * 1000 });
+      if (endedBy && checkpoint) return `${name} stopped (${endedBy}) after saving checkpoint-${checkpoint.step}`;
+      return endedBy ? `${name} stopped (${endedBy}) at step ${state.snapshot.step ?? '-'}, no checkpoint saved on stop` : `${name} was not running (${state.status})${notes.length ? `: ${notes.join('; ')}` : ''}`;
     },
   };
 }
