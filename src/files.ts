@@ -139,7 +139,7 @@ export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes 
     }
     yield { line: ++line, bytes: bytes.subarray(from, stop) };
   };
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
   try {
     for (;;) {
       // Searches stop at `end`: the buffer beyond it holds bytes of earlier reads.
@@ -174,6 +174,48 @@ export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes 
       end += read;
     }
     if (end > start) yield* pieces(buffer.subarray(start, end));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens a file for reading only if it is a regular file: opened without blocking and checked on its
+ * descriptor, so a FIFO (which would wait for a writer forever) or a device is never read, and
+ * nothing can be swapped in between the check and the read. Any failure is an InputError naming the
+ * file; with `what` it reads "cannot read <what>: <why>".
+ */
+export function openRegularFile(file: string, what?: string): number {
+  const fail = (why: string) => new InputError(what ? `cannot read ${what}: ${why}` : why, { file });
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw fail(what ? code : `cannot read: ${code}`);
+  }
+  const info = fstatSync(fd);
+  if (!info.isFile()) {
+    closeSync(fd);
+    throw fail(`${kindOf(info)}, not a regular file`);
+  }
+  return fd;
+}
+
+/** A regular file's bytes, at most `maxBytes` of them (a larger file is an InputError naming the cap), never a FIFO's or a device's. */
+export function readRegularFile(file: string, maxBytes: number, what: string): Buffer {
+  const fd = openRegularFile(file, what);
+  try {
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) throw new InputError(`cannot read ${what}: ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} read at most`, { file });
+    const bytes = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }
@@ -311,9 +353,11 @@ export function writeFilesAtomic(files: readonly { file: string; bytes: Buffer |
 
 /** The sha256 of a file's bytes, streamed; an unreadable file is an InputError naming it. */
 export function fileSha256(file: string, what: string): Promise<string> {
+  // Checked first: a FIFO would keep the stream waiting for a writer forever.
+  const fd = openRegularFile(file);
   return new Promise((resolvePromise, reject) => {
     const hash = createHash('sha256');
-    createReadStream(file)
+    createReadStream(file, { fd })
       .on('data', (chunk) => hash.update(chunk))
       .on('error', (err: NodeJS.ErrnoException) => reject(new InputError(`cannot read ${what}: ${err.code ?? err.message}`, { file })))
       .on('end', () => resolvePromise(hash.digest('hex')));

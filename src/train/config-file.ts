@@ -3,10 +3,9 @@
  * resolved against the file's own folder (a config moved with its run keeps working), and written
  * atomically with every default spelled out, so what the trainer runs is what the file says.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { EXIT, GeolabError, InputError, formatWhere } from '../core/errors.js';
-import { writeFileAtomic } from '../files.js';
+import { readRegularFile, writeFileAtomic } from '../files.js';
 import { TrainConfigSchema, parseTrainConfig, type ConfigProblem, type TrainConfig } from './config.js';
 
 /** The name `train init` gives the config inside a run folder. */
@@ -23,14 +22,19 @@ export type ConfigRead = { ok: true; config: TrainConfig; file: string } | { ok:
  * Reads and validates a config file. A file that cannot be read at all is an InputError (exit 2);
  * JSON or schema problems come back as values, so pre-flight can report them as failed checks.
  */
+const MAX_CONFIG_BYTES = 4 * 2 ** 20;
+
 export async function readTrainConfigFile(path: string): Promise<ConfigRead> {
   const file = resolve(path);
   let text: string;
   try {
-    text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+    // A config is a few KB: a FIFO, a device or a huge file is refused, never read (docs/reliability.md).
+    text = readRegularFile(path, MAX_CONFIG_BYTES, 'the training config').toString('utf8').replace(/^\uFEFF/, '');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`cannot read the training config: ${code === 'EISDIR' ? `a folder, expected a ${CONFIG_FILE} file` : (code ?? (err as Error).message)}`, { file: path });
+    if (err instanceof InputError && err.message.endsWith('a directory, not a regular file')) {
+      throw new InputError(`cannot read the training config: a folder, expected a ${CONFIG_FILE} file`, { file: path });
+    }
+    throw err;
   }
   let value: unknown;
   try {
