@@ -232,7 +232,7 @@ describe("TRL's completions parquet", () => {
     ]);
     const notParquet = join(dir, 'x.parquet');
     writeFileSync(notParquet, 'hello');
-    expect((await rejection(all(readCompletionsFile(notParquet, 'x')))).message).toContain('not a parquet file');
+    expect((await rejection(all(readCompletionsFile(notParquet, 'x')))).message).toContain('not a usable parquet file');
     const noColumns = join(dir, 'y.parquet');
     writeParquet(noColumns, ['text'], [[{ text: 'a' }]]);
     expect((await rejection(all(readCompletionsFile(noColumns, 'y')))).message).toContain('field prompt: no "prompt" column');

@@ -10,6 +10,7 @@
  */
 import { InputError } from '../../core/errors.js';
 import { assertReadableFile } from '../../files.js';
+import { checkParquetBounds } from '../../parquet-bounds.js';
 import type { AuditMessage, AuditPrompt, TaskRef } from '../types.js';
 import type { OnBytes } from './jsonl.js';
 import { answered, auditMessages, MessageError, OpenCalls, pointsInModelMessages } from './messages.js';
@@ -23,6 +24,8 @@ export async function* readCompletionsFile(file: string, source: string, onBytes
     import('hyparquet'),
     import('hyparquet-compressors'),
   ]);
+  // Absurd metadata is refused before hyparquet parses it (docs/reliability.md, "Parquet metadata").
+  await checkParquetBounds(file);
   const buffer = await asyncBufferFromFile(file);
   let metadata;
   try {

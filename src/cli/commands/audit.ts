@@ -15,7 +15,6 @@ import { failing, jsonReport, summarize, textReport } from '../../audit/report.j
 import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
-import { checkParquetBounds } from '../../parquet-bounds.js';
 import { runTreeFiles } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
@@ -71,8 +70,6 @@ function baselineOf(file: string, named: boolean): Baseline {
 
 async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
   let ws: Workspace | undefined;
-  // A parquet footer is bounded before hyparquet parses it (docs/reliability.md, "Parquet metadata").
-  for (const file of opts.completions ?? []) await checkParquetBounds(file);
   // What the walks of the run trees pass over, said once before the audit reads them (the audit
   // walks them again, the same way: src/files.ts); a path that cannot be walked is the audit's to report.
   for (const path of opts.episodes ?? []) {
