@@ -5,7 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { runTreeFiles } from '../files.js';
+import { runTreeFiles, type SkippedEntry } from '../files.js';
 import type { Workspace } from '../store/index.js';
 import type { Baseline } from './baseline.js';
 import { auditPromptAsync, findingId } from './detect.js';
@@ -38,6 +38,8 @@ export interface RunAuditOptions extends AuditSources {
   /** Skip bad lines of prompt files (each told to `onInvalid`, all counted) instead of stopping. */
   skipInvalid?: boolean;
   onInvalid?: OnInvalid;
+  /** Entries the walks of the run trees passed over, with why (links to folders, /proc, a file reached twice). */
+  onSkipped?: (entry: SkippedEntry) => void;
 }
 
 export interface AuditProgress {
@@ -76,7 +78,7 @@ export function hasFileSources(sources: AuditSources): boolean {
 
 export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditProgress): Promise<AuditResult> {
   const started = performance.now();
-  const files = fileSources(options);
+  const files = fileSources(options, options.onSkipped);
   const ws = options.readWorkspace || !options.tasks ? await options.workspace?.() : undefined;
   if (!options.tasks && !ws) throw new Error('runAudit: neither task files nor a workspace to find the tasks in');
   const tasks = options.tasks ? await tasksFromFiles(options.tasks) : await tasksFromWorkspace(ws as Workspace);
@@ -355,10 +357,10 @@ function promptKey(source: string, promptId: string): string {
   return `${source}\0${promptId}`;
 }
 
-function fileSources(sources: AuditSources): FileSource[] {
+function fileSources(sources: AuditSources, onSkipped?: (entry: SkippedEntry) => void): FileSource[] {
   const found: FileSource[] = [];
   const add = (file: string, read: Reader) => found.push({ file, source: sourceName(file), read, bytes: sizeOf(file) });
-  for (const path of sources.episodes ?? []) for (const file of runTreeFiles(path)) add(file, readEpisodeFile);
+  for (const path of sources.episodes ?? []) for (const file of runTreeFiles(path, onSkipped)) add(file, readEpisodeFile);
   for (const file of sources.prompts ?? []) add(file, readPromptFile);
   for (const file of sources.traces ?? []) add(file, readTraceFile);
   for (const file of sources.completions ?? []) add(file, readCompletionsFile);

@@ -15,7 +15,6 @@ import { failing, jsonReport, summarize, textReport } from '../../audit/report.j
 import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
-import { runTreeFiles } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
 import type { GlobalOptions } from '../main.js';
@@ -70,15 +69,6 @@ function baselineOf(file: string, named: boolean): Baseline {
 
 async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
   let ws: Workspace | undefined;
-  // What the walks of the run trees pass over, said once before the audit reads them (the audit
-  // walks them again, the same way: src/files.ts); a path that cannot be walked is the audit's to report.
-  for (const path of opts.episodes ?? []) {
-    try {
-      runTreeFiles(path, warnSkipped);
-    } catch {
-      // reported by runAudit
-    }
-  }
   const progress = new Progress();
   try {
     return await runAudit(
@@ -89,6 +79,7 @@ async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: B
         baseline,
         failOn: setup.failOn,
         ...(onInvalid ? { skipInvalid: true, onInvalid } : {}),
+        onSkipped: warnSkipped,
         workspace: async () => (ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace)),
       },
       progress.tick,
