@@ -14,7 +14,9 @@ import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
 import { panoramaFile } from '../tasks/panoramas.js';
 import { derive, type TrainConfig } from './config.js';
 import { formatProblems, type LocatedProblem } from './config-file.js';
+import { ASSUMED_TORCH_CUDA, driverAtLeast, minDriver, torchCuda } from './driver.js';
 import { TRAINER_REQUIREMENTS } from './python-path.js';
+import { meetsPin, trainerPins, type Pin } from './requirements.js';
 import type { CheckStatus, PreflightCheck, PreflightReport } from './types.js';
 
 export interface PreflightOptions {
@@ -43,14 +45,16 @@ const CHECKPOINT_BYTES_R16 = 100e6;
 /** The trace JSONL and logs of a 250-step run stay well under this. */
 const TRACE_BYTES = 2e9;
 
-const PACKAGES = ['torch', 'transformers', 'trl', 'peft', 'vllm', 'accelerate'] as const;
-
 export async function runPreflight(config: TrainConfig, options: PreflightOptions = {}): Promise<PreflightReport> {
   const env = options.env ?? process.env;
+  const python = options.python ?? config.python;
+  const nvidiaSmi = options.nvidiaSmi ?? 'nvidia-smi';
+  const probed = probePython(python, env);
   const groups = await Promise.all([
     configChecks(config),
-    gpuChecks(config, options.nvidiaSmi ?? 'nvidia-smi', env),
-    pythonChecks(config, options.python ?? config.python, env),
+    gpuChecks(config, nvidiaSmi, env),
+    probed.then((found) => pythonChecks(config, python, found)),
+    probed.then((found) => driverChecks(nvidiaSmi, env, found)),
     [diskCheck(config)],
     environmentChecks(config, options),
     secretChecks(config, env),
@@ -154,48 +158,109 @@ const mib = (n: number) => `${Math.round(n).toLocaleString('en-US')} MiB`;
 
 // --- Python --------------------------------------------------------------------------------------
 
-/** Versions through importlib.metadata: importing torch (seconds, and a CUDA init) is not needed to know it is there. */
-const VERSIONS_SCRIPT = [
-  'import json, sys',
-  'from importlib import metadata',
-  'found = {}',
-  `for name in ${JSON.stringify(PACKAGES)}:`,
-  '    try:',
-  '        found[name] = metadata.version(name)',
-  '    except metadata.PackageNotFoundError:',
-  '        found[name] = None',
-  'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "packages": found}))',
-].join('\n');
+/**
+ * Versions through importlib.metadata: importing torch (seconds, and a CUDA init) is not needed to know
+ * it is there. torch's declared requirements name the CUDA runtime it carries (for the driver check).
+ */
+function versionsScript(names: readonly string[]): string {
+  return [
+    'import json, sys',
+    'from importlib import metadata',
+    'found = {}',
+    `for name in ${JSON.stringify(names)}:`,
+    '    try:',
+    '        found[name] = metadata.version(name)',
+    '    except metadata.PackageNotFoundError:',
+    '        found[name] = None',
+    'try:',
+    '    torch_requires = metadata.requires("torch") or []',
+    'except metadata.PackageNotFoundError:',
+    '    torch_requires = []',
+    'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "packages": found, "torch_requires": torch_requires}))',
+  ].join('\n');
+}
 
-async function pythonChecks(config: TrainConfig, python: string, env: NodeJS.ProcessEnv): Promise<PreflightCheck[]> {
-  const install = `${python} -m pip install -r ${TRAINER_REQUIREMENTS}`;
-  const ran = await runProbe(python, ['-c', VERSIONS_SCRIPT], env);
-  if (ran.missing) return [check('python.version', 'fail', `${python} not found on PATH`, `install Python >= ${MIN_PYTHON.join('.')} (a venv with the trainer's requirements), and set "python" in the config to its interpreter`)];
-  let found: { python: string; packages: Record<string, string | null> };
+interface PythonFound {
+  python: string;
+  packages: Record<string, string | null>;
+  torch_requires?: string[];
+}
+
+type PythonProbe = { ok: true; found: PythonFound } | { ok: false; missing: boolean; error: string };
+
+async function probePython(python: string, env: NodeJS.ProcessEnv): Promise<PythonProbe> {
+  const ran = await runProbe(python, ['-c', versionsScript(trainerPins().map((p) => p.name))], env);
+  if (ran.missing) return { ok: false, missing: true, error: 'not found' };
   try {
     if (ran.error) throw new Error(ran.error);
-    found = JSON.parse(ran.stdout.trim().split('\n').pop() ?? '') as typeof found;
+    return { ok: true, found: JSON.parse(ran.stdout.trim().split('\n').pop() ?? '') as PythonFound };
   } catch (err) {
-    return [check('python.version', 'fail', `${python} could not report its packages: ${(err as Error).message}`, `set "python" in the config to a Python >= ${MIN_PYTHON.join('.')} interpreter`)];
+    return { ok: false, missing: false, error: (err as Error).message };
   }
+}
+
+function pythonChecks(config: TrainConfig, python: string, probe: PythonProbe): PreflightCheck[] {
+  const install = `${python} -m pip install -r ${TRAINER_REQUIREMENTS}`;
+  if (!probe.ok && probe.missing) return [check('python.version', 'fail', `${python} not found on PATH`, `install Python >= ${MIN_PYTHON.join('.')} (a venv with the trainer's requirements), and set "python" in the config to its interpreter`)];
+  if (!probe.ok) return [check('python.version', 'fail', `${python} could not report its packages: ${probe.error}`, `set "python" in the config to a Python >= ${MIN_PYTHON.join('.')} interpreter`)];
+  const found = probe.found;
   const out = [
     atLeast(found.python, MIN_PYTHON)
       ? check('python.version', 'pass', `${python}: Python ${found.python}`)
       : check('python.version', 'fail', `${python}: Python ${found.python}, the trainer needs >= ${MIN_PYTHON.join('.')}`, `create a venv with Python >= ${MIN_PYTHON.join('.')} and set "python" in the config to its interpreter`),
   ];
-  for (const name of PACKAGES) {
-    const version = found.packages[name] ?? null;
-    const id = `python.${name}`;
-    if (version === null) {
-      // TRL runs on one GPU without accelerate's launcher; more GPUs go through `accelerate launch`.
-      const status = name === 'accelerate' && config.gpus === 1 ? 'warn' : 'fail';
-      const why = name === 'accelerate' ? (config.gpus > 1 ? `: ${config.gpus} GPUs launch through \`accelerate launch\`` : ': needed for more than one GPU') : '';
-      out.push(check(id, status, `${name} not installed${why}`, install));
-    } else if (name === 'transformers' && !atLeast(version, MIN_TRANSFORMERS)) {
-      out.push(check(id, 'fail', `transformers ${version}: the trainer needs >= ${MIN_TRANSFORMERS.join('.')} (Qwen3.5, environment_factory)`, `${python} -m pip install -U "transformers>=${MIN_TRANSFORMERS.join('.')}" (or ${install})`));
-    } else out.push(check(id, 'pass', `${name} ${version}`));
-  }
+  for (const pin of trainerPins()) out.push(packageCheck(config, python, pin, found.packages[pin.name] ?? null, install));
   return out;
+}
+
+/** One package against its pin in requirements.txt: exact where pinned `==`, at least the floor where `>=`. */
+function packageCheck(config: TrainConfig, python: string, pin: Pin, version: string | null, install: string): PreflightCheck {
+  const { name } = pin;
+  const id = `python.${name}`;
+  const wanted = `${name}${pin.op}${pin.version}`;
+  if (version === null) {
+    // TRL runs on one GPU without accelerate's launcher; more GPUs go through `accelerate launch`.
+    const status = name === 'accelerate' && config.gpus === 1 ? 'warn' : 'fail';
+    const why =
+      name === 'accelerate'
+        ? config.gpus > 1
+          ? `: ${config.gpus} GPUs launch through \`accelerate launch\``
+          : ': needed for more than one GPU'
+        : name === 'jmespath'
+          ? ': TRL refuses tools (environment_factory) without it, after the model has loaded'
+          : '';
+    return check(id, status, `${name} not installed${why}`, install);
+  }
+  if (meetsPin(version, pin)) return check(id, 'pass', `${name} ${version}`);
+  const needs = pin.op === '==' ? `requirements.txt pins ${wanted}` : `requirements.txt needs ${wanted}`;
+  const extra = name === 'transformers' && !atLeast(version, MIN_TRANSFORMERS) ? ` (>= ${MIN_TRANSFORMERS.join('.')} for Qwen3.5 and environment_factory)` : '';
+  return check(id, 'fail', `${name} ${version}: ${needs}${extra}`, `${python} -m pip install "${wanted}" (or ${install})`);
+}
+
+// --- NVIDIA driver -------------------------------------------------------------------------------
+
+/** The driver nvidia-smi reports against the minimum for the CUDA the installed (else the pinned) torch carries. */
+async function driverChecks(command: string, env: NodeJS.ProcessEnv, probe: PythonProbe): Promise<PreflightCheck[]> {
+  const ran = await runProbe(command, ['--query-gpu=driver_version', '--format=csv,noheader'], env);
+  // No nvidia-smi or a broken one: gpu.present already fails with the fix.
+  if (ran.missing || ran.error) return [];
+  const driver = ran.stdout.trim().split('\n')[0]?.trim() ?? '';
+  if (!/^\d+(\.\d+)*$/.test(driver)) return [check('gpu.driver', 'warn', `${command} reports the driver version "${driver}", which pre-flight cannot read`, 'check the NVIDIA driver (`nvidia-smi --query-gpu=driver_version --format=csv,noheader`)')];
+  const found = probe.ok ? probe.found : undefined;
+  const named = torchCuda(found?.packages.torch, found?.torch_requires);
+  const cuda = named ?? ASSUMED_TORCH_CUDA;
+  const whose = named ? `the installed torch's CUDA ${cuda}` : `CUDA ${cuda} (assumed for the pinned torch)`;
+  const min = minDriver(cuda);
+  if (!min) return [check('gpu.driver', 'warn', `driver ${driver}; no minimum known for ${whose}`, "compare with the table in NVIDIA's CUDA Toolkit release notes")];
+  if (driverAtLeast(driver, min.driver)) return [check('gpu.driver', 'pass', `driver ${driver} (>= ${min.driver} for ${whose})`)];
+  return [
+    check(
+      'gpu.driver',
+      'fail',
+      `driver ${driver} is older than ${min.driver}, the minimum for ${whose} (NVIDIA's CUDA Toolkit release notes)`,
+      `upgrade the NVIDIA driver to >= ${min.driver} (e.g. the R${min.driver.split('.')[0]} branch or newer), or install a torch built for an older CUDA that this driver supports`,
+    ),
+  ];
 }
 
 /** Whether a version string ("5.2.0.dev0", "3.10.12") is at least [major, minor]. */

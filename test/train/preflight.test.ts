@@ -69,12 +69,43 @@ describe('pre-flight: the machine', () => {
 
   it('fails transformers 5.1 and a missing vllm; missing accelerate fails only with more than one GPU', async () => {
     const found = await checks(await offline(), { python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, transformers: '5.1.0', vllm: null, accelerate: null } } });
-    expect(found.get('python.transformers')).toMatchObject({ status: 'fail', message: 'transformers 5.1.0: the trainer needs >= 5.2 (Qwen3.5, environment_factory)' });
+    expect(found.get('python.transformers')).toMatchObject({
+      status: 'fail',
+      message: 'transformers 5.1.0: requirements.txt pins transformers==5.5.3 (>= 5.2 for Qwen3.5 and environment_factory)',
+      fix: expect.stringMatching(/^python3 -m pip install "transformers==5\.5\.3" \(or python3 -m pip install -r .*requirements\.txt\)$/),
+    });
     expect(found.get('python.vllm')).toMatchObject({ status: 'fail', message: 'vllm not installed' });
     expect(found.get('python.vllm')!.fix).toMatch(/^python3 -m pip install -r .*src\/train\/python\/requirements\.txt$/);
     expect(found.get('python.accelerate')?.status).toBe('warn');
     const multi = await checks(await offline({ gpus: 2, grpo: { gradient_accumulation_steps: 4 } }), { gpus: [A100, A100], python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, accelerate: null } } });
     expect(multi.get('python.accelerate')).toMatchObject({ status: 'fail', message: 'accelerate not installed: 2 GPUs launch through `accelerate launch`' });
+  });
+
+  it('checks every package of requirements.txt: exact where pinned, the floor where not, jmespath named', async () => {
+    const pass = await checks(await offline());
+    for (const name of Object.keys(GOOD_PACKAGES)) expect(pass.get(`python.${name}`)?.status).toBe('pass');
+    const found = await checks(await offline(), { python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, vllm: '0.28.0', torch: '2.13.0+cu128', datasets: '4.6.1', jmespath: null } } });
+    expect(found.get('python.vllm')).toMatchObject({ status: 'fail', message: 'vllm 0.28.0: requirements.txt pins vllm==0.27.1', fix: expect.stringMatching(/^python3 -m pip install "vllm==0\.27\.1"/) });
+    expect(found.get('python.torch')).toMatchObject({ status: 'pass', message: 'torch 2.13.0+cu128' });
+    expect(found.get('python.datasets')).toMatchObject({ status: 'fail', message: 'datasets 4.6.1: requirements.txt needs datasets>=4.7.0' });
+    expect(found.get('python.jmespath')).toMatchObject({ status: 'fail', message: expect.stringContaining('jmespath not installed: TRL refuses tools') });
+  });
+
+  it('fails a driver older than the installed torch\'s CUDA needs, naming the minimum and the fix', async () => {
+    const old = await checks(await offline(), { driver: '550.54.15' });
+    expect(old.get('gpu.driver')).toMatchObject({
+      status: 'fail',
+      message: "driver 550.54.15 is older than 570.26, the minimum for the installed torch's CUDA 12.8 (NVIDIA's CUDA Toolkit release notes)",
+      fix: expect.stringContaining('upgrade the NVIDIA driver to >= 570.26'),
+    });
+    const ok = await checks(await offline(), { driver: '570.124.06' });
+    expect(ok.get('gpu.driver')).toMatchObject({ status: 'pass', message: "driver 570.124.06 (>= 570.26 for the installed torch's CUDA 12.8)" });
+    // A CUDA 13 wheel (its local tag) needs R580; without a torch to ask, CUDA 12.8 is assumed.
+    const cu130 = await checks(await offline(), { driver: '575.57.08', python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, torch: '2.13.0+cu130' }, torchRequires: [] } });
+    expect(cu130.get('gpu.driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('older than 580.65.06') });
+    const none = await checks(await offline(), { driver: '560.35.03', python: null });
+    expect(none.get('gpu.driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('the minimum for CUDA 12.8 (assumed for the pinned torch)') });
+    expect((await checks(await offline(), { gpus: null })).has('gpu.driver')).toBe(false);
   });
 
   it('fails an old or absent python, and the config\'s own interpreter is the one asked', async () => {
