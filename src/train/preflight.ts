@@ -14,6 +14,8 @@ import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
 import { panoramaFile } from '../tasks/panoramas.js';
 import { derive, type TrainConfig } from './config.js';
 import { formatProblems, type LocatedProblem } from './config-file.js';
+import { gib, memoryBudget, QWEN35_4B } from './memory.js';
+import { locateModel, readModelFacts, type ModelFacts } from './model-files.js';
 import { ASSUMED_TORCH_CUDA, driverAtLeast, minDriver, torchCuda } from './driver.js';
 import { TRAINER_REQUIREMENTS } from './python-path.js';
 import { meetsPin, trainerPins, type Pin } from './requirements.js';
@@ -119,14 +121,16 @@ async function gpuChecks(config: TrainConfig, command: string, env: NodeJS.Proce
   ];
   const smallest = used.reduce((a, b) => (b.totalMib < a.totalMib ? b : a));
   const memory = `${smallest.name}, ${mib(smallest.totalMib)} total`;
-  if (smallest.totalMib >= RECIPE_GPU_MIB) out.push(check('gpu.memory', 'pass', memory));
+  const facts = modelFacts(config, env);
+  if (facts) out.push(memoryCheck(config, facts, smallest.totalMib * 2 ** 20, memory));
+  else if (smallest.totalMib >= RECIPE_GPU_MIB) out.push(check('gpu.memory', 'pass', `${memory} (the size of ${config.model} is unknown here: not a folder, not in the Hugging Face cache)`));
   else {
     const fix =
       `the recipe (${config.model} with vLLM colocated) needs an 80 GB card (A100/H100 80 GB); on this one try a smaller model, ` +
       `a lower grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}), grpo.max_completion_length (${config.grpo.max_completion_length}) ` +
-      `or episode.view_px (${config.episode.view_px})`;
-    // Settings moved off the recipe may fit a smaller card: then it is the user's call, not a refusal.
-    out.push(check('gpu.memory', isRecipeSized(config) ? 'fail' : 'warn', `${memory}: below the recipe's 80 GB${isRecipeSized(config) ? '' : ' (your settings are smaller than the recipe\'s, so it may fit)'}`, fix));
+      `or episode.view_px (${config.episode.view_px}); download the model first for pre-flight to weigh it`;
+    // Without the model's size there is no arithmetic to refuse on: the user's call, not a refusal.
+    out.push(check('gpu.memory', 'warn', `${memory}: below the recipe's 80 GB, and the size of ${config.model} is unknown here (not a folder, not in the Hugging Face cache)`, fix));
   }
   const oldest = used.reduce((a, b) => (b.computeCap < a.computeCap ? b : a));
   out.push(
@@ -144,14 +148,34 @@ async function gpuChecks(config: TrainConfig, command: string, env: NodeJS.Proce
   return out;
 }
 
+/** The model's size and shape: its folder or HF cache snapshot, else the built-in numbers of the recipe's model. */
+function modelFacts(config: TrainConfig, env: NodeJS.ProcessEnv): ModelFacts | undefined {
+  const dir = locateModel(config.model, env);
+  const read = dir ? readModelFacts(dir) : undefined;
+  if (read) return read;
+  return config.model === 'Qwen/Qwen3.5-4B' ? { source: 'not downloaded yet', ...QWEN35_4B } : undefined;
+}
+
+/** Weights + LoRA + optimizer + vLLM's share + activations against the card, with the arithmetic. */
+function memoryCheck(config: TrainConfig, facts: ModelFacts, cardBytes: number, memory: string): PreflightCheck {
+  const budget = memoryBudget(config, facts, cardBytes);
+  const detail = [`${config.model} (${facts.source}; shape: ${facts.shapeFrom})`, ...budget.lines];
+  if (budget.fits) return { ...check('gpu.memory', 'pass', `${memory}: the run fits (about ${gib(budget.total)} of ${gib(cardBytes)})`), detail };
+  const why = !budget.vllm.fits
+    ? `vLLM's share (${gib(budget.vllm.share)}) cannot hold the weights and one ${config.grpo.max_model_len}-token sequence (${gib(budget.vllm.needs)})`
+    : `about ${gib(budget.total)} needed`;
+  const fix =
+    `use a larger card (the recipe trains on an A100/H100 80 GB), a smaller model, or change ` +
+    (!budget.vllm.fits
+      ? `grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}; it needs >= ${(budget.vllm.needs / cardBytes).toFixed(2)} here) or grpo.max_model_len (${config.grpo.max_model_len})`
+      : `grpo.max_completion_length (${config.grpo.max_completion_length}), grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}) or episode.view_px (${config.episode.view_px})`);
+  return { ...check('gpu.memory', 'fail', `${memory}: the run does not fit: ${why}`, fix), detail };
+}
+
 function parseGpu(line: string): Gpu | undefined {
   const [name, total, free, cap] = line.split(',').map((s) => s.trim());
   const gpu = { name: name ?? '', totalMib: Number(total), freeMib: Number(free), computeCap: Number(cap) };
   return gpu.name && [gpu.totalMib, gpu.freeMib, gpu.computeCap].every(Number.isFinite) ? gpu : undefined;
-}
-
-function isRecipeSized(config: TrainConfig): boolean {
-  return config.model === 'Qwen/Qwen3.5-4B' && config.grpo.max_completion_length >= 6144 && config.episode.view_px >= 448 && config.grpo.vllm_gpu_memory_utilization >= 0.2;
 }
 
 const mib = (n: number) => `${Math.round(n).toLocaleString('en-US')} MiB`;

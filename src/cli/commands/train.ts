@@ -24,6 +24,7 @@ function printReport(result: PreflightReport): void {
   const width = Math.max(...result.checks.map((c) => c.id.length));
   for (const c of result.checks) {
     printLine(`${c.status.padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}`);
+    for (const line of c.detail ?? []) printLine(`${' '.repeat(width + 8)}${line}`);
     if (c.fix) printLine(`${' '.repeat(width + 8)}fix: ${c.fix}`);
   }
   const count = (status: string) => result.checks.filter((c) => c.status === status).length;
