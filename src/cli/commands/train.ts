@@ -92,6 +92,8 @@ export interface InitOptions extends GlobalOptions {
   maxSteps?: number;
   envUrl?: string;
   gpus?: number;
+  python?: string;
+  secrets?: string;
   yes?: boolean;
   force?: boolean;
 }
@@ -107,6 +109,9 @@ export async function initCommand(opts: InitOptions): Promise<void> {
     const problem = httpUrlProblem(opts.envUrl);
     if (problem) throw new UsageError(`--env-url: ${problem}; the trainer talks to the environment server over HTTP`);
   }
+  const secrets = opts.secrets === undefined ? undefined : init.parseSecretNames(opts.secrets);
+  const secretsProblem = secrets && init.secretNamesProblem(secrets);
+  if (secretsProblem) throw new UsageError(`--secrets: ${secretsProblem}`);
   const ws = await openWorkspace(opts.workspace);
   try {
     const interactive = canDrawTui() && !opts.yes;
@@ -122,6 +127,8 @@ export async function initCommand(opts: InitOptions): Promise<void> {
       panos: opts.panos ?? choices.find((c) => c.name === split)?.panos,
       maxSteps: opts.maxSteps ?? init.RECIPE.maxSteps,
       gpus: opts.gpus ?? init.RECIPE.gpus,
+      python: opts.python,
+      secrets,
     };
     if (interactive) {
       const { askInit } = await import('./train-init.js');
@@ -132,6 +139,8 @@ export async function initCommand(opts: InitOptions): Promise<void> {
         panos: opts.panos !== undefined,
         maxSteps: opts.maxSteps !== undefined,
         gpus: opts.gpus !== undefined,
+        python: opts.python !== undefined,
+        secrets: opts.secrets !== undefined,
       };
       answers = await askInit(answers, choices, given, opts.json);
     }
