@@ -350,6 +350,8 @@ export function buildProgram(): Command {
     .option('--max-steps <n>', 'optimizer steps (default 250: the published run plateaued by 200-250)', integer('--max-steps'))
     .option('--env-url <url>', 'train against this remote environment server instead of a local one')
     .option('--gpus <n>', 'GPUs to train on (default 1; more launch through accelerate)', integer('--gpus'))
+    .option('--python <path>', "the trainer's interpreter, a venv's python with its requirements (default python3)")
+    .option('--secrets <names>', 'names (never values) of environment variables the run needs, comma-separated, e.g. HF_TOKEN')
     .option('--yes', 'ask nothing, even on a terminal: flags and the recipe')
     .option('--force', 'overwrite an existing config.json')
     .option('--json', 'the written config and derived numbers as JSON')

@@ -54,6 +54,29 @@ export interface InitAnswers {
   envUrl?: string;
   maxSteps: number;
   gpus: number;
+  /** The trainer's interpreter: a venv's python with the pinned requirements (default python3 on PATH). */
+  python?: string;
+  /** Names (never values) of the environment variables the run needs, e.g. HF_TOKEN. */
+  secrets?: string[];
+}
+
+/** "HF_TOKEN, WANDB_API_KEY" or "HF_TOKEN WANDB_API_KEY" as names; empty: none. */
+export function parseSecretNames(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Why a list of secret names is not one, or undefined. */
+export function secretNamesProblem(names: readonly string[]): string | undefined {
+  const bad = names.find((n) => !/^[A-Z_][A-Z0-9_]*$/.test(n));
+  return bad === undefined ? undefined : `"${bad}" is not an environment variable name (A-Z, 0-9, _; the name, never the value)`;
+}
+
+/** A path to an interpreter (it has a slash) is made absolute; a bare command stays to be found on PATH. */
+export function resolvePython(python: string): string {
+  return python.includes('/') ? resolve(python) : python;
 }
 
 export const RECIPE = { model: 'Qwen/Qwen3.5-4B', maxSteps: 250, gpus: 1, split: 'train' } as const;
@@ -86,6 +109,8 @@ export function initConfig(answers: InitAnswers, outDir: string): { config: Trai
         },
     grpo: { max_steps: answers.maxSteps },
     gpus: answers.gpus,
+    ...(answers.python ? { python: resolvePython(answers.python) } : {}),
+    ...(answers.secrets ? { secrets: answers.secrets } : {}),
   });
 }
 

@@ -21,7 +21,7 @@ export interface MetricPoint {
 }
 
 export interface RunWarning {
-  id: 'clipped' | 'dead-groups' | 'stalled';
+  id: 'clipped' | 'dead-groups' | 'all-groups-equal' | 'is-collapse' | 'stalled';
   message: string;
 }
 
@@ -41,13 +41,32 @@ export interface RunSnapshot {
   crashed?: { exit_code: number | null; last_lines: string[] };
 }
 
-/** The metrics a watcher draws and the warnings read, in the order they are shown. */
-export const KEY_METRICS = ['reward', 'reward_std', 'loss', 'completions/mean_length', 'completions/clipped_ratio', 'frac_reward_zero_std', 'entropy'] as const;
+/**
+ * The metrics a watcher shows and the warnings read, in the order they are shown, named as TRL's
+ * GRPOTrainer logs them (docs/training.md, "Progress"). kl is logged only when beta is not 0; the
+ * sampling/importance_sampling_ratio/* keys only when vLLM's importance-sampling correction is on.
+ */
+export const KEY_METRICS = [
+  'reward',
+  'reward_std',
+  'loss',
+  'completions/mean_length',
+  'completions/clipped_ratio',
+  'frac_reward_zero_std',
+  'entropy',
+  'kl',
+  'tools/call_frequency',
+  'sampling/importance_sampling_ratio/mean',
+  'sampling/importance_sampling_ratio/min',
+  'sampling/importance_sampling_ratio/max',
+] as const;
 
 /** Above this share of truncated completions the reward mostly scores cut-off rollouts. */
 export const CLIPPED_RATIO_WARN = 0.1;
 /** Above this share of groups with identical rewards most of a step carries no gradient. */
 export const ZERO_STD_WARN = 0.5;
+/** Below this mean importance-sampling ratio the correction scales the gradient to almost nothing. */
+export const IS_RATIO_COLLAPSE = 0.01;
 /** Lines kept for a crash report. */
 export const LAST_LINES = 40;
 
@@ -68,8 +87,9 @@ const TQDM = /^(.*?)(?:\d+%\|[^|]*\|\s*)?(\d+)\/(\d+) \[([\d:]+)<([\d:]+|\?),\s*
 const RESUME_TEXT = /resum\w*\b.*?\s(\S*checkpoint[-_](\d+))/i;
 const SAVE_TEXT = /saving model checkpoint to (\S*checkpoint-(\d+))/i;
 const TRACEBACK = /^Traceback \(most recent call last\):/;
-// 'name': 0.5 | 'name': np.float64(0.5) | 'name': tensor(0.5) — TRL's dict repr, value kinds it prints.
-const DICT_ENTRY = /(['"])((?:(?!\1).)+)\1\s*:\s*(?:[\w.]+\()?\s*(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?inf|nan)\b/g;
+// 'name': 0.5 | 'name': np.float64(0.5) | 'name': tensor(0.5) — TRL's dict repr, value kinds it prints;
+// a value printed as a string ('0.5') is read the same.
+const DICT_ENTRY = /(['"])((?:(?!\1).)+)\1\s*:\s*(?:[\w.]+\()?\s*['"]?(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|-?inf|nan)\b/g;
 
 /** The longest unended log line kept whole, and how much of its end is kept past that. */
 const MAX_PENDING_CHARS = 1 << 20;
@@ -250,8 +270,17 @@ export class RunLogParser {
       out.push({ id: 'clipped', message: `completions clipped (${pct(clipped)}): raise max_completion_length or lower max_turns` });
     }
     const zeroStd = last('frac_reward_zero_std');
-    if (zeroStd !== undefined && zeroStd > ZERO_STD_WARN) {
+    if (zeroStd !== undefined && zeroStd >= 1) {
+      out.push({ id: 'all-groups-equal', message: "every group's rewards were equal (frac_reward_zero_std 1): the step gave no gradient; check the reward and the tasks' difficulty" });
+    } else if (zeroStd !== undefined && zeroStd > ZERO_STD_WARN) {
       out.push({ id: 'dead-groups', message: `dead groups: ${pct(zeroStd)} of groups scored alike and give no gradient` });
+    }
+    const isMean = last('sampling/importance_sampling_ratio/mean');
+    if (isMean !== undefined && isMean < IS_RATIO_COLLAPSE) {
+      out.push({
+        id: 'is-collapse',
+        message: `importance-sampling ratio collapsed (mean ${isMean.toExponential(1)}): the gradient is scaled to almost nothing; set grpo.vllm_importance_sampling_correction to false`,
+      });
     }
     const since = this.lastStepMs ?? options.lastOutputMs;
     if (options.nowMs !== undefined && since !== undefined && !options.exited && this.phase !== 'done' && this.phase !== 'failed') {

@@ -14,7 +14,11 @@ import { DEFAULT_MAX_SESSIONS } from '../env/server/defaults.js';
 import { panoramaFile } from '../tasks/panoramas.js';
 import { derive, type TrainConfig } from './config.js';
 import { formatProblems, type LocatedProblem } from './config-file.js';
+import { gib, memoryBudget, QWEN35_4B } from './memory.js';
+import { locateModel, readModelFacts, type ModelFacts } from './model-files.js';
+import { ASSUMED_TORCH_CUDA, driverAtLeast, minDriver, torchCuda } from './driver.js';
 import { TRAINER_REQUIREMENTS } from './python-path.js';
+import { meetsPin, trainerPins, type Pin } from './requirements.js';
 import type { CheckStatus, PreflightCheck, PreflightReport } from './types.js';
 
 export interface PreflightOptions {
@@ -43,14 +47,16 @@ const CHECKPOINT_BYTES_R16 = 100e6;
 /** The trace JSONL and logs of a 250-step run stay well under this. */
 const TRACE_BYTES = 2e9;
 
-const PACKAGES = ['torch', 'transformers', 'trl', 'peft', 'vllm', 'accelerate'] as const;
-
 export async function runPreflight(config: TrainConfig, options: PreflightOptions = {}): Promise<PreflightReport> {
   const env = options.env ?? process.env;
+  const python = options.python ?? config.python;
+  const nvidiaSmi = options.nvidiaSmi ?? 'nvidia-smi';
+  const probed = probePython(python, env);
   const groups = await Promise.all([
     configChecks(config),
-    gpuChecks(config, options.nvidiaSmi ?? 'nvidia-smi', env),
-    pythonChecks(config, options.python ?? config.python, env),
+    gpuChecks(config, nvidiaSmi, env),
+    probed.then((found) => pythonChecks(config, python, found)),
+    probed.then((found) => driverChecks(nvidiaSmi, env, found)),
     [diskCheck(config)],
     environmentChecks(config, options),
     secretChecks(config, env),
@@ -115,14 +121,16 @@ async function gpuChecks(config: TrainConfig, command: string, env: NodeJS.Proce
   ];
   const smallest = used.reduce((a, b) => (b.totalMib < a.totalMib ? b : a));
   const memory = `${smallest.name}, ${mib(smallest.totalMib)} total`;
-  if (smallest.totalMib >= RECIPE_GPU_MIB) out.push(check('gpu.memory', 'pass', memory));
+  const facts = modelFacts(config, env);
+  if (facts) out.push(memoryCheck(config, facts, smallest.totalMib * 2 ** 20, memory));
+  else if (smallest.totalMib >= RECIPE_GPU_MIB) out.push(check('gpu.memory', 'pass', `${memory} (the size of ${config.model} is unknown here: not a folder, not in the Hugging Face cache)`));
   else {
     const fix =
       `the recipe (${config.model} with vLLM colocated) needs an 80 GB card (A100/H100 80 GB); on this one try a smaller model, ` +
       `a lower grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}), grpo.max_completion_length (${config.grpo.max_completion_length}) ` +
-      `or episode.view_px (${config.episode.view_px})`;
-    // Settings moved off the recipe may fit a smaller card: then it is the user's call, not a refusal.
-    out.push(check('gpu.memory', isRecipeSized(config) ? 'fail' : 'warn', `${memory}: below the recipe's 80 GB${isRecipeSized(config) ? '' : ' (your settings are smaller than the recipe\'s, so it may fit)'}`, fix));
+      `or episode.view_px (${config.episode.view_px}); download the model first for pre-flight to weigh it`;
+    // Without the model's size there is no arithmetic to refuse on: the user's call, not a refusal.
+    out.push(check('gpu.memory', 'warn', `${memory}: below the recipe's 80 GB, and the size of ${config.model} is unknown here (not a folder, not in the Hugging Face cache)`, fix));
   }
   const oldest = used.reduce((a, b) => (b.computeCap < a.computeCap ? b : a));
   out.push(
@@ -140,62 +148,143 @@ async function gpuChecks(config: TrainConfig, command: string, env: NodeJS.Proce
   return out;
 }
 
+/** The model's size and shape: its folder or HF cache snapshot, else the built-in numbers of the recipe's model. */
+function modelFacts(config: TrainConfig, env: NodeJS.ProcessEnv): ModelFacts | undefined {
+  const dir = locateModel(config.model, env);
+  const read = dir ? readModelFacts(dir) : undefined;
+  if (read) return read;
+  return config.model === 'Qwen/Qwen3.5-4B' ? { source: 'not downloaded yet', ...QWEN35_4B } : undefined;
+}
+
+/** Weights + LoRA + optimizer + vLLM's share + activations against the card, with the arithmetic. */
+function memoryCheck(config: TrainConfig, facts: ModelFacts, cardBytes: number, memory: string): PreflightCheck {
+  const budget = memoryBudget(config, facts, cardBytes);
+  const detail = [`${config.model} (${facts.source}; shape: ${facts.shapeFrom})`, ...budget.lines];
+  if (budget.fits) return { ...check('gpu.memory', 'pass', `${memory}: the run fits (about ${gib(budget.total)} of ${gib(cardBytes)})`), detail };
+  const why = !budget.vllm.fits
+    ? `vLLM's share (${gib(budget.vllm.share)}) cannot hold the weights and one ${config.grpo.max_model_len}-token sequence (${gib(budget.vllm.needs)})`
+    : `about ${gib(budget.total)} needed`;
+  const fix =
+    `use a larger card (the recipe trains on an A100/H100 80 GB), a smaller model, or change ` +
+    (!budget.vllm.fits
+      ? `grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}; it needs >= ${(budget.vllm.needs / cardBytes).toFixed(2)} here) or grpo.max_model_len (${config.grpo.max_model_len})`
+      : `grpo.max_completion_length (${config.grpo.max_completion_length}), grpo.vllm_gpu_memory_utilization (${config.grpo.vllm_gpu_memory_utilization}) or episode.view_px (${config.episode.view_px})`);
+  return { ...check('gpu.memory', 'fail', `${memory}: the run does not fit: ${why}`, fix), detail };
+}
+
 function parseGpu(line: string): Gpu | undefined {
   const [name, total, free, cap] = line.split(',').map((s) => s.trim());
   const gpu = { name: name ?? '', totalMib: Number(total), freeMib: Number(free), computeCap: Number(cap) };
   return gpu.name && [gpu.totalMib, gpu.freeMib, gpu.computeCap].every(Number.isFinite) ? gpu : undefined;
 }
 
-function isRecipeSized(config: TrainConfig): boolean {
-  return config.model === 'Qwen/Qwen3.5-4B' && config.grpo.max_completion_length >= 6144 && config.episode.view_px >= 448 && config.grpo.vllm_gpu_memory_utilization >= 0.2;
-}
-
 const mib = (n: number) => `${Math.round(n).toLocaleString('en-US')} MiB`;
 
 // --- Python --------------------------------------------------------------------------------------
 
-/** Versions through importlib.metadata: importing torch (seconds, and a CUDA init) is not needed to know it is there. */
-const VERSIONS_SCRIPT = [
-  'import json, sys',
-  'from importlib import metadata',
-  'found = {}',
-  `for name in ${JSON.stringify(PACKAGES)}:`,
-  '    try:',
-  '        found[name] = metadata.version(name)',
-  '    except metadata.PackageNotFoundError:',
-  '        found[name] = None',
-  'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "packages": found}))',
-].join('\n');
+/**
+ * Versions through importlib.metadata: importing torch (seconds, and a CUDA init) is not needed to know
+ * it is there. torch's declared requirements name the CUDA runtime it carries (for the driver check).
+ */
+function versionsScript(names: readonly string[]): string {
+  return [
+    'import json, sys',
+    'from importlib import metadata',
+    'found = {}',
+    `for name in ${JSON.stringify(names)}:`,
+    '    try:',
+    '        found[name] = metadata.version(name)',
+    '    except metadata.PackageNotFoundError:',
+    '        found[name] = None',
+    'try:',
+    '    torch_requires = metadata.requires("torch") or []',
+    'except metadata.PackageNotFoundError:',
+    '    torch_requires = []',
+    'print(json.dumps({"python": "%d.%d.%d" % sys.version_info[:3], "packages": found, "torch_requires": torch_requires}))',
+  ].join('\n');
+}
 
-async function pythonChecks(config: TrainConfig, python: string, env: NodeJS.ProcessEnv): Promise<PreflightCheck[]> {
-  const install = `${python} -m pip install -r ${TRAINER_REQUIREMENTS}`;
-  const ran = await runProbe(python, ['-c', VERSIONS_SCRIPT], env);
-  if (ran.missing) return [check('python.version', 'fail', `${python} not found on PATH`, `install Python >= ${MIN_PYTHON.join('.')} (a venv with the trainer's requirements), and set "python" in the config to its interpreter`)];
-  let found: { python: string; packages: Record<string, string | null> };
+interface PythonFound {
+  python: string;
+  packages: Record<string, string | null>;
+  torch_requires?: string[];
+}
+
+type PythonProbe = { ok: true; found: PythonFound } | { ok: false; missing: boolean; error: string };
+
+async function probePython(python: string, env: NodeJS.ProcessEnv): Promise<PythonProbe> {
+  const ran = await runProbe(python, ['-c', versionsScript(trainerPins().map((p) => p.name))], env);
+  if (ran.missing) return { ok: false, missing: true, error: 'not found' };
   try {
     if (ran.error) throw new Error(ran.error);
-    found = JSON.parse(ran.stdout.trim().split('\n').pop() ?? '') as typeof found;
+    return { ok: true, found: JSON.parse(ran.stdout.trim().split('\n').pop() ?? '') as PythonFound };
   } catch (err) {
-    return [check('python.version', 'fail', `${python} could not report its packages: ${(err as Error).message}`, `set "python" in the config to a Python >= ${MIN_PYTHON.join('.')} interpreter`)];
+    return { ok: false, missing: false, error: (err as Error).message };
   }
+}
+
+function pythonChecks(config: TrainConfig, python: string, probe: PythonProbe): PreflightCheck[] {
+  const install = `${python} -m pip install -r ${TRAINER_REQUIREMENTS}`;
+  if (!probe.ok && probe.missing) return [check('python.version', 'fail', `${python} not found on PATH`, `install Python >= ${MIN_PYTHON.join('.')} (a venv with the trainer's requirements), and set "python" in the config to its interpreter`)];
+  if (!probe.ok) return [check('python.version', 'fail', `${python} could not report its packages: ${probe.error}`, `set "python" in the config to a Python >= ${MIN_PYTHON.join('.')} interpreter`)];
+  const found = probe.found;
   const out = [
     atLeast(found.python, MIN_PYTHON)
       ? check('python.version', 'pass', `${python}: Python ${found.python}`)
       : check('python.version', 'fail', `${python}: Python ${found.python}, the trainer needs >= ${MIN_PYTHON.join('.')}`, `create a venv with Python >= ${MIN_PYTHON.join('.')} and set "python" in the config to its interpreter`),
   ];
-  for (const name of PACKAGES) {
-    const version = found.packages[name] ?? null;
-    const id = `python.${name}`;
-    if (version === null) {
-      // TRL runs on one GPU without accelerate's launcher; more GPUs go through `accelerate launch`.
-      const status = name === 'accelerate' && config.gpus === 1 ? 'warn' : 'fail';
-      const why = name === 'accelerate' ? (config.gpus > 1 ? `: ${config.gpus} GPUs launch through \`accelerate launch\`` : ': needed for more than one GPU') : '';
-      out.push(check(id, status, `${name} not installed${why}`, install));
-    } else if (name === 'transformers' && !atLeast(version, MIN_TRANSFORMERS)) {
-      out.push(check(id, 'fail', `transformers ${version}: the trainer needs >= ${MIN_TRANSFORMERS.join('.')} (Qwen3.5, environment_factory)`, `${python} -m pip install -U "transformers>=${MIN_TRANSFORMERS.join('.')}" (or ${install})`));
-    } else out.push(check(id, 'pass', `${name} ${version}`));
-  }
+  for (const pin of trainerPins()) out.push(packageCheck(config, python, pin, found.packages[pin.name] ?? null, install));
   return out;
+}
+
+/** One package against its pin in requirements.txt: exact where pinned `==`, at least the floor where `>=`. */
+function packageCheck(config: TrainConfig, python: string, pin: Pin, version: string | null, install: string): PreflightCheck {
+  const { name } = pin;
+  const id = `python.${name}`;
+  const wanted = `${name}${pin.op}${pin.version}`;
+  if (version === null) {
+    // TRL runs on one GPU without accelerate's launcher; more GPUs go through `accelerate launch`.
+    const status = name === 'accelerate' && config.gpus === 1 ? 'warn' : 'fail';
+    const why =
+      name === 'accelerate'
+        ? config.gpus > 1
+          ? `: ${config.gpus} GPUs launch through \`accelerate launch\``
+          : ': needed for more than one GPU'
+        : name === 'jmespath'
+          ? ': TRL refuses tools (environment_factory) without it, after the model has loaded'
+          : '';
+    return check(id, status, `${name} not installed${why}`, install);
+  }
+  if (meetsPin(version, pin)) return check(id, 'pass', `${name} ${version}`);
+  const needs = pin.op === '==' ? `requirements.txt pins ${wanted}` : `requirements.txt needs ${wanted}`;
+  const extra = name === 'transformers' && !atLeast(version, MIN_TRANSFORMERS) ? ` (>= ${MIN_TRANSFORMERS.join('.')} for Qwen3.5 and environment_factory)` : '';
+  return check(id, 'fail', `${name} ${version}: ${needs}${extra}`, `${python} -m pip install "${wanted}" (or ${install})`);
+}
+
+// --- NVIDIA driver -------------------------------------------------------------------------------
+
+/** The driver nvidia-smi reports against the minimum for the CUDA the installed (else the pinned) torch carries. */
+async function driverChecks(command: string, env: NodeJS.ProcessEnv, probe: PythonProbe): Promise<PreflightCheck[]> {
+  const ran = await runProbe(command, ['--query-gpu=driver_version', '--format=csv,noheader'], env);
+  // No nvidia-smi or a broken one: gpu.present already fails with the fix.
+  if (ran.missing || ran.error) return [];
+  const driver = ran.stdout.trim().split('\n')[0]?.trim() ?? '';
+  if (!/^\d+(\.\d+)*$/.test(driver)) return [check('gpu.driver', 'warn', `${command} reports the driver version "${driver}", which pre-flight cannot read`, 'check the NVIDIA driver (`nvidia-smi --query-gpu=driver_version --format=csv,noheader`)')];
+  const found = probe.ok ? probe.found : undefined;
+  const named = torchCuda(found?.packages.torch, found?.torch_requires);
+  const cuda = named ?? ASSUMED_TORCH_CUDA;
+  const whose = named ? `the installed torch's CUDA ${cuda}` : `CUDA ${cuda} (assumed for the pinned torch)`;
+  const min = minDriver(cuda);
+  if (!min) return [check('gpu.driver', 'warn', `driver ${driver}; no minimum known for ${whose}`, "compare with the table in NVIDIA's CUDA Toolkit release notes")];
+  if (driverAtLeast(driver, min.driver)) return [check('gpu.driver', 'pass', `driver ${driver} (>= ${min.driver} for ${whose})`)];
+  return [
+    check(
+      'gpu.driver',
+      'fail',
+      `driver ${driver} is older than ${min.driver}, the minimum for ${whose} (NVIDIA's CUDA Toolkit release notes)`,
+      `upgrade the NVIDIA driver to >= ${min.driver} (e.g. the R${min.driver.split('.')[0]} branch or newer), or install a torch built for an older CUDA that this driver supports`,
+    ),
+  ];
 }
 
 /** Whether a version string ("5.2.0.dev0", "3.10.12") is at least [major, minor]. */

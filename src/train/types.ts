@@ -14,6 +14,8 @@ export interface PreflightCheck {
   message: string;
   /** What to change when the status is not pass. */
   fix?: string;
+  /** Lines that show the working, e.g. the memory gate's arithmetic. */
+  detail?: string[];
 }
 
 export interface PreflightReport {

@@ -11,7 +11,7 @@ const choices: SplitChoice[] = [
   { name: 'world-train', tasks: 3120, countries: 61, panos: '/data/panos', demo: false },
 ];
 const start: InitAnswers = { name: 'run1', model: 'Qwen/Qwen3.5-4B', split: 'train', panos: '/ws/panos', maxSteps: 250, gpus: 1 };
-const nothingGiven = { name: false, model: false, environment: false, panos: false, maxSteps: false, gpus: false };
+const nothingGiven = { name: false, model: false, environment: false, panos: false, maxSteps: false, gpus: false, python: false, secrets: false };
 
 describe('train init wizard', () => {
   it('is prefilled with the recipe and offers the workspace\'s task sets with task and country counts', async () => {
@@ -42,12 +42,36 @@ describe('train init wizard', () => {
     await screen.next();
     expect(screen.getScreen()).toContain('GPUs on this machine');
     screen.keypress('enter');
+    await screen.next();
+    expect(screen.getScreen()).toContain('Python environment');
+    expect(screen.getScreen()).toContain('python3');
+    screen.type('.venv/bin/python');
+    screen.keypress('enter');
+    await screen.next();
+    expect(screen.getScreen()).toContain('Secrets the run needs, by name only');
+    screen.type('hf-token');
+    screen.keypress('enter');
+    await screen.next();
+    expect(screen.getScreen()).toContain('is not an environment variable name');
+    for (let i = 0; i < 8; i++) screen.keypress('backspace');
+    screen.type('HF_TOKEN, WANDB_API_KEY');
+    screen.keypress('enter');
     const answers = await done;
-    expect(answers).toEqual({ name: 'geo-world', model: 'Qwen/Qwen3.5-4B', split: 'world-train', panos: '/data/panos', envUrl: undefined, maxSteps: 250, gpus: 1 });
+    expect(answers).toEqual({
+      name: 'geo-world',
+      model: 'Qwen/Qwen3.5-4B',
+      split: 'world-train',
+      panos: '/data/panos',
+      envUrl: undefined,
+      maxSteps: 250,
+      gpus: 1,
+      python: '.venv/bin/python',
+      secrets: ['HF_TOKEN', 'WANDB_API_KEY'],
+    });
   });
 
   it('asks a remote server\'s URL and split, and nothing a flag answered', async () => {
-    const done = askInit(start, choices, { ...nothingGiven, name: true, model: true, maxSteps: true, gpus: true });
+    const done = askInit(start, choices, { ...nothingGiven, name: true, model: true, maxSteps: true, gpus: true, python: true, secrets: true });
     expect(screen.getScreen()).toContain('Tasks to train on');
     screen.keypress('up');
     screen.keypress('enter');

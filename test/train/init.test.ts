@@ -79,6 +79,18 @@ describe('geolab train init (flags, no terminal)', () => {
     expect(existsSync(join(home, 'train', 'remote2'))).toBe(false);
   });
 
+  it('writes the Python environment (a path made absolute) and the secrets by name from flags; a bad name is refused', () => {
+    const home = tempDir();
+    const r = geolab(['train', 'init', '--name', 'py1', '--python', '/opt/venv/bin/python', '--secrets', 'HF_TOKEN,WANDB_API_KEY', '--json'], { home });
+    expect(r.code).toBe(0);
+    const written = JSON.parse(readFileSync(join(home, 'train', 'py1', 'config.json'), 'utf8')) as { python: string; secrets: string[] };
+    expect(written).toMatchObject({ python: '/opt/venv/bin/python', secrets: ['HF_TOKEN', 'WANDB_API_KEY'] });
+    const bad = geolab(['train', 'init', '--name', 'py2', '--secrets', 'hf_token=abc'], { home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--secrets: "hf_token=abc" is not an environment variable name');
+    expect(existsSync(join(home, 'train', 'py2'))).toBe(false);
+  });
+
   it('refuses what would not work, writing nothing: an unknown split, GPUs that split no batch, a bad task file, a bad name', () => {
     const home = tempDir();
     mkdirSync(join(home, 'train'), { recursive: true });

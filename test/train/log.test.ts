@@ -108,3 +108,36 @@ describe('training log parser', () => {
     expect([formatDuration(40), formatDuration(720), formatDuration(11_100)]).toEqual(['40 s', '12 min', '3 h 05 min']);
   });
 });
+
+describe("TRL's metric rows", () => {
+  it("reads the keys GRPOTrainer logs, and warns of a collapsed importance-sampling ratio and of groups all scored alike", () => {
+    const snap = RunLogParser.parse(fixture('trl-collapse.log'), { maxSteps: 250 }).snapshot();
+    expect(snap.metrics.map((p) => p.step)).toEqual([1, 2]);
+    expect(snap.metrics[0]!.values).toMatchObject({
+      reward: 0.28,
+      reward_std: 0.21,
+      frac_reward_zero_std: 0,
+      kl: 0,
+      entropy: 0.74,
+      'completions/mean_length': 1184,
+      'completions/clipped_ratio': 0,
+      'tools/call_frequency': 6.25,
+      'sampling/importance_sampling_ratio/min': 0,
+      'sampling/importance_sampling_ratio/mean': 0.03,
+      'sampling/importance_sampling_ratio/max': 1.9,
+    });
+    expect(snap.metrics[1]!.values).toMatchObject({ kl: 0.0012, frac_reward_zero_std: 1, 'sampling/importance_sampling_ratio/mean': 0.000118 });
+    expect(snap.warnings.map((w) => w.id)).toEqual(['all-groups-equal', 'is-collapse']);
+    expect(snap.warnings[1]!.message).toBe(
+      'importance-sampling ratio collapsed (mean 1.2e-4): the gradient is scaled to almost nothing; set grpo.vllm_importance_sampling_correction to false',
+    );
+    // Step 1 alone: a ratio of 0.03 and no dead group warn of nothing.
+    const first = RunLogParser.parse(fixture('trl-collapse.log').split('\n').slice(0, 4).join('\n'), { maxSteps: 250 }).snapshot();
+    expect(first.warnings).toEqual([]);
+  });
+
+  it('reads a value printed as a string like a number', () => {
+    const snap = RunLogParser.parse("{'loss': '0.0123', 'reward': '0.4', 'epoch': '0.01'}\n").snapshot();
+    expect(snap.metrics[0]!.values).toEqual({ loss: 0.0123, reward: 0.4, epoch: 0.01 });
+  });
+});

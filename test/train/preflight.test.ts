@@ -31,7 +31,7 @@ describe('pre-flight: the machine', () => {
   it('passes an A100 80GB with the pinned stack', async () => {
     const found = await checks(await offline());
     expect(found.get('gpu.present')).toEqual({ id: 'gpu.present', status: 'pass', message: '1 GPU: NVIDIA A100-SXM4-80GB' });
-    expect(found.get('gpu.memory')).toMatchObject({ status: 'pass', message: 'NVIDIA A100-SXM4-80GB, 81,920 MiB total' });
+    expect(found.get('gpu.memory')).toMatchObject({ status: 'pass', message: 'NVIDIA A100-SXM4-80GB, 81,920 MiB total: the run fits (about 40.9 GiB of 80.0 GiB)' });
     expect(found.get('gpu.bf16')).toMatchObject({ status: 'pass' });
     expect(found.get('gpu.free')).toMatchObject({ status: 'pass', message: '81,000 MiB free' });
     expect(found.get('python.version')).toMatchObject({ status: 'pass', message: 'python3: Python 3.11.7' });
@@ -39,13 +39,14 @@ describe('pre-flight: the machine', () => {
     expect(found.get('config.valid')).toMatchObject({ status: 'pass', message: 'run1: Qwen/Qwen3.5-4B, 250 steps of 1 task x 8 completions, 10 checkpoints, 1 GPU' });
   });
 
-  it('fails a 24 GB card with what to change, and only warns once the settings are smaller than the recipe', async () => {
+  it('fails a 24 GB card with what to change; a model whose size is unknown only warns once the settings are smaller than the recipe', async () => {
     const found = await checks(await offline(), { gpus: [RTX_24GB] });
     const memory = found.get('gpu.memory')!;
-    expect(memory).toMatchObject({ status: 'fail', message: "NVIDIA GeForce RTX 4090, 24,564 MiB total: below the recipe's 80 GB" });
-    for (const hint of ['smaller model', 'grpo.vllm_gpu_memory_utilization (0.22)', 'grpo.max_completion_length (6144)', 'episode.view_px (448)']) expect(memory.fix).toContain(hint);
-    const smaller = await checks(await offline({ grpo: { max_completion_length: 2048 }, episode: { view_px: 256 } }), { gpus: [RTX_24GB] });
-    expect(smaller.get('gpu.memory')?.status).toBe('warn');
+    expect(memory).toMatchObject({ status: 'fail', message: expect.stringMatching(/^NVIDIA GeForce RTX 4090, 24,564 MiB total: the run does not fit: vLLM's share \(5\.3 GiB\) cannot hold/) });
+    for (const hint of ['smaller model', 'grpo.vllm_gpu_memory_utilization (0.22; it needs >= 0.45 here)', 'grpo.max_model_len (32768)']) expect(memory.fix).toContain(hint);
+    const unknown = join(tempDir(), 'no-such-model');
+    const bigger = await checks(await offline({ model: unknown }), { gpus: [RTX_24GB] });
+    expect(bigger.get('gpu.memory')).toMatchObject({ status: 'warn', message: expect.stringContaining("below the recipe's 80 GB") });
   });
 
   it('fails without nvidia-smi, with a hint, and a GPU without bf16', async () => {
@@ -69,12 +70,43 @@ describe('pre-flight: the machine', () => {
 
   it('fails transformers 5.1 and a missing vllm; missing accelerate fails only with more than one GPU', async () => {
     const found = await checks(await offline(), { python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, transformers: '5.1.0', vllm: null, accelerate: null } } });
-    expect(found.get('python.transformers')).toMatchObject({ status: 'fail', message: 'transformers 5.1.0: the trainer needs >= 5.2 (Qwen3.5, environment_factory)' });
+    expect(found.get('python.transformers')).toMatchObject({
+      status: 'fail',
+      message: 'transformers 5.1.0: requirements.txt pins transformers==5.5.3 (>= 5.2 for Qwen3.5 and environment_factory)',
+      fix: expect.stringMatching(/^python3 -m pip install "transformers==5\.5\.3" \(or python3 -m pip install -r .*requirements\.txt\)$/),
+    });
     expect(found.get('python.vllm')).toMatchObject({ status: 'fail', message: 'vllm not installed' });
     expect(found.get('python.vllm')!.fix).toMatch(/^python3 -m pip install -r .*src\/train\/python\/requirements\.txt$/);
     expect(found.get('python.accelerate')?.status).toBe('warn');
     const multi = await checks(await offline({ gpus: 2, grpo: { gradient_accumulation_steps: 4 } }), { gpus: [A100, A100], python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, accelerate: null } } });
     expect(multi.get('python.accelerate')).toMatchObject({ status: 'fail', message: 'accelerate not installed: 2 GPUs launch through `accelerate launch`' });
+  });
+
+  it('checks every package of requirements.txt: exact where pinned, the floor where not, jmespath named', async () => {
+    const pass = await checks(await offline());
+    for (const name of Object.keys(GOOD_PACKAGES)) expect(pass.get(`python.${name}`)?.status).toBe('pass');
+    const found = await checks(await offline(), { python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, vllm: '0.28.0', torch: '2.13.0+cu128', datasets: '4.6.1', jmespath: null } } });
+    expect(found.get('python.vllm')).toMatchObject({ status: 'fail', message: 'vllm 0.28.0: requirements.txt pins vllm==0.27.1', fix: expect.stringMatching(/^python3 -m pip install "vllm==0\.27\.1"/) });
+    expect(found.get('python.torch')).toMatchObject({ status: 'pass', message: 'torch 2.13.0+cu128' });
+    expect(found.get('python.datasets')).toMatchObject({ status: 'fail', message: 'datasets 4.6.1: requirements.txt needs datasets>=4.7.0' });
+    expect(found.get('python.jmespath')).toMatchObject({ status: 'fail', message: expect.stringContaining('jmespath not installed: TRL refuses tools') });
+  });
+
+  it('fails a driver older than the installed torch\'s CUDA needs, naming the minimum and the fix', async () => {
+    const old = await checks(await offline(), { driver: '550.54.15' });
+    expect(old.get('gpu.driver')).toMatchObject({
+      status: 'fail',
+      message: "driver 550.54.15 is older than 570.26, the minimum for the installed torch's CUDA 12.8 (NVIDIA's CUDA Toolkit release notes)",
+      fix: expect.stringContaining('upgrade the NVIDIA driver to >= 570.26'),
+    });
+    const ok = await checks(await offline(), { driver: '570.124.06' });
+    expect(ok.get('gpu.driver')).toMatchObject({ status: 'pass', message: "driver 570.124.06 (>= 570.26 for the installed torch's CUDA 12.8)" });
+    // A CUDA 13 wheel (its local tag) needs R580; without a torch to ask, CUDA 12.8 is assumed.
+    const cu130 = await checks(await offline(), { driver: '575.57.08', python: { version: '3.11.7', packages: { ...GOOD_PACKAGES, torch: '2.13.0+cu130' }, torchRequires: [] } });
+    expect(cu130.get('gpu.driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('older than 580.65.06') });
+    const none = await checks(await offline(), { driver: '560.35.03', python: null });
+    expect(none.get('gpu.driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('the minimum for CUDA 12.8 (assumed for the pinned torch)') });
+    expect((await checks(await offline(), { gpus: null })).has('gpu.driver')).toBe(false);
   });
 
   it('fails an old or absent python, and the config\'s own interpreter is the one asked', async () => {
@@ -171,7 +203,7 @@ describe('geolab train preflight', () => {
     const env = { PATH: path, HF_TOKEN: secret, WANDB_API_KEY: '' };
     const text = geolab(['train', 'preflight', file], { env, home: tempDir() });
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/^pass {2}gpu\.memory +NVIDIA A100-SXM4-80GB, 81,920 MiB total$/m);
+    expect(text.stdout).toMatch(/^pass {2}gpu\.memory +NVIDIA A100-SXM4-80GB, 81,920 MiB total: the run fits .*\n +Qwen\/Qwen3\.5-4B \(.*\n +weights +7\.8 GiB/m);
     expect(text.stdout).toMatch(/^pass {2}secret\.HF_TOKEN +HF_TOKEN set$/m);
     expect(text.stdout).toMatch(/^fail {2}secret\.WANDB_API_KEY +WANDB_API_KEY missing\n +fix: export WANDB_API_KEY in the shell/m);
     expect(text.stdout).toMatch(/^fail {2}env\.reachable +cannot reach the environment/m);

@@ -312,7 +312,7 @@ describe('the shipped trainer files', () => {
     expect(files.filter((f) => f.includes('__pycache__'))).toEqual([]);
   }, 120_000);
 
-  it('pin the stack the issue names, transformers at 5.2 or later', () => {
+  it('pin the stack the issue names (jmespath for the tool path of TRL), transformers at 5.2 or later', () => {
     const pins = Object.fromEntries(
       readFileSync(pythonPath.TRAINER_REQUIREMENTS, 'utf8')
         .split('\n')
@@ -320,7 +320,7 @@ describe('the shipped trainer files', () => {
         .filter((m): m is RegExpExecArray => m !== null)
         .map((m) => [m[1], m[2]]),
     );
-    expect(Object.keys(pins).sort()).toEqual(['accelerate', 'peft', 'torch', 'transformers', 'trl', 'vllm']);
+    expect(Object.keys(pins).sort()).toEqual(['accelerate', 'jmespath', 'peft', 'torch', 'transformers', 'trl', 'vllm']);
     const [major, minor] = (pins.transformers as string).split('.').map(Number);
     expect(major! > 5 || (major === 5 && minor! >= 2)).toBe(true);
     expect(pins.trl).toMatch(/^1\.12\./);

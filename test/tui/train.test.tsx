@@ -80,10 +80,12 @@ beforeAll(async () => {
   const toStop = recordRun(dir, 'r3', 'trl-run.log', liveTrainer);
   // A finished process's pid: nothing runs under it any more.
   const crashed = recordRun(dir, 'r2', 'trl-crash.log', () => ({ pid: spawnSync('true').pid, command: ['true'] }));
+  const collapsed = recordRun(dir, 'r4', 'trl-collapse.log', () => ({ pid: spawnSync('true').pid, command: ['true'] }));
   for (const [record, startedAt] of [
     [running, '2026-12-01T10:00:00Z'],
     [crashed, '2026-12-01T09:00:00Z'],
     [toStop, '2026-12-01T08:00:00Z'],
+    [collapsed, '2026-12-01T07:00:00Z'],
   ] as const) {
     saveTrainRun(ws.db, {
       name: record.name,
@@ -140,6 +142,13 @@ describe('Train screen', () => {
     expect(frame).toContain('torch.OutOfMemoryError: CUDA out of memory');
     expect(frame).toContain('! dead groups: 88% of groups scored alike and give no gradient');
     expect(frame).not.toContain('ETA');
+  });
+
+  it("warns when the importance-sampling ratio collapses and when every group's rewards are equal", async () => {
+    const app = await open({ screen: 'train', run: 'r4' }, { columns: 200 });
+    const frame = await app.waitFor((f) => f.includes('importance-sampling ratio'));
+    expect(frame).toContain("! every group's rewards were equal (frac_reward_zero_std 1): the step gave no gradient");
+    expect(frame).toContain('! importance-sampling ratio collapsed (mean 1.2e-4): the gradient is scaled to almost nothing; set grpo.vllm_importance_sampling_correction to false');
   });
 
   it('fits a crashed run into 80x24: the tail of the traceback, the rollouts, the keys', async () => {

@@ -6,7 +6,7 @@
 import { confirm, input, number, select } from '@inquirer/prompts';
 import { EXIT, GeolabError } from '../../core/errors.js';
 import { httpUrlProblem } from '../../train/config.js';
-import type { InitAnswers, SplitChoice } from '../../train/init.js';
+import { parseSecretNames, secretNamesProblem, type InitAnswers, type SplitChoice } from '../../train/init.js';
 
 /** Which answers came with flags (and are therefore not asked). */
 export interface InitGiven {
@@ -17,6 +17,8 @@ export interface InitGiven {
   panos: boolean;
   maxSteps: boolean;
   gpus: boolean;
+  python: boolean;
+  secrets: boolean;
 }
 
 const REMOTE = '\0remote';
@@ -81,5 +83,26 @@ async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: I
     answers.maxSteps = await number({ message: 'Optimizer steps (--max-steps; the published run plateaued by 200-250)', default: answers.maxSteps, min: 1, step: 1, required: true }, context);
   }
   if (!given.gpus) answers.gpus = await number({ message: 'GPUs on this machine to train on (--gpus)', default: answers.gpus, min: 1, step: 1, required: true }, context);
+  if (!given.python) {
+    answers.python = await input(
+      {
+        message: "Python environment: the trainer's interpreter, e.g. .venv/bin/python with src/train/python/requirements.txt installed (--python)",
+        default: answers.python ?? 'python3',
+        validate: (v) => v.trim() !== '' || 'an interpreter path or command',
+      },
+      context,
+    );
+  }
+  if (!given.secrets) {
+    const names = await input(
+      {
+        message: 'Secrets the run needs, by name only, e.g. HF_TOKEN (--secrets; empty for none)',
+        default: (answers.secrets ?? []).join(','),
+        validate: (v) => secretNamesProblem(parseSecretNames(v)) ?? true,
+      },
+      context,
+    );
+    answers.secrets = parseSecretNames(names);
+  }
   return answers;
 }

@@ -24,6 +24,7 @@ function printReport(result: PreflightReport): void {
   const width = Math.max(...result.checks.map((c) => c.id.length));
   for (const c of result.checks) {
     printLine(`${c.status.padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}`);
+    for (const line of c.detail ?? []) printLine(`${' '.repeat(width + 8)}${line}`);
     if (c.fix) printLine(`${' '.repeat(width + 8)}fix: ${c.fix}`);
   }
   const count = (status: string) => result.checks.filter((c) => c.status === status).length;
@@ -91,6 +92,8 @@ export interface InitOptions extends GlobalOptions {
   maxSteps?: number;
   envUrl?: string;
   gpus?: number;
+  python?: string;
+  secrets?: string;
   yes?: boolean;
   force?: boolean;
 }
@@ -106,6 +109,9 @@ export async function initCommand(opts: InitOptions): Promise<void> {
     const problem = httpUrlProblem(opts.envUrl);
     if (problem) throw new UsageError(`--env-url: ${problem}; the trainer talks to the environment server over HTTP`);
   }
+  const secrets = opts.secrets === undefined ? undefined : init.parseSecretNames(opts.secrets);
+  const secretsProblem = secrets && init.secretNamesProblem(secrets);
+  if (secretsProblem) throw new UsageError(`--secrets: ${secretsProblem}`);
   const ws = await openWorkspace(opts.workspace);
   try {
     const interactive = canDrawTui() && !opts.yes;
@@ -121,6 +127,8 @@ export async function initCommand(opts: InitOptions): Promise<void> {
       panos: opts.panos ?? choices.find((c) => c.name === split)?.panos,
       maxSteps: opts.maxSteps ?? init.RECIPE.maxSteps,
       gpus: opts.gpus ?? init.RECIPE.gpus,
+      python: opts.python,
+      secrets,
     };
     if (interactive) {
       const { askInit } = await import('./train-init.js');
@@ -131,6 +139,8 @@ export async function initCommand(opts: InitOptions): Promise<void> {
         panos: opts.panos !== undefined,
         maxSteps: opts.maxSteps !== undefined,
         gpus: opts.gpus !== undefined,
+        python: opts.python !== undefined,
+        secrets: opts.secrets !== undefined,
       };
       answers = await askInit(answers, choices, given, opts.json);
     }
