@@ -23,7 +23,7 @@ import urllib.parse
 
 # The WebSocket client the interop tests use too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "interop"))
-from stdlib_websocket import WebSocket  # noqa: E402
+from stdlib_websocket import EnvSocket  # noqa: E402
 
 ENV_NAME = "geoguesser_env"
 MAX_TURNS = 12
@@ -181,17 +181,9 @@ SYSTEM = "You are an expert geographer playing GeoGuesser. Call exactly one tool
 
 
 # ----------------------------------------------------------------------------- the environment
-class Env:
-    def __init__(self, base_url):
-        self.base_url = base_url.rstrip("/")
-        self.ws = WebSocket(self.base_url.replace("http://", "ws://", 1) + "/ws")
-
+class Env(EnvSocket):
     def _ask(self, message):
-        self.ws.send_json(message)
-        answer = self.ws.recv_json()
-        if answer.get("type") == "error":
-            raise RuntimeError(f"{answer['data'].get('code')}: {answer['data'].get('message')}")
-        return answer["data"]
+        return self.ask(message)
 
     def reset(self, **data):
         return self._ask({"type": "reset", "data": data})

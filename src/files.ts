@@ -202,20 +202,25 @@ export function openRegularFile(file: string, what?: string): number {
   return fd;
 }
 
+/** An open file's `size` bytes from its start (fewer if it shrank meanwhile). */
+function readAll(fd: number, size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, bytes, read, size - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  return bytes.subarray(0, read);
+}
+
 /** A regular file's bytes, at most `maxBytes` of them (a larger file is an InputError naming the cap), never a FIFO's or a device's. */
 export function readRegularFile(file: string, maxBytes: number, what: string): Buffer {
   const fd = openRegularFile(file, what);
   try {
     const size = fstatSync(fd).size;
     if (size > maxBytes) throw new InputError(`cannot read ${what}: ${formatBytes(size)}, more than the ${formatBytes(maxBytes)} read at most`, { file });
-    const bytes = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, bytes, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
+    return readAll(fd, size);
   } finally {
     closeSync(fd);
   }
@@ -274,14 +279,7 @@ export function readContainedFile(path: string, roots: readonly string[], maxByt
     const info = fstatSync(fd);
     if (!info.isFile()) return { ok: false, missing: false, reason: `is ${kindOf(info)}, not a regular file` };
     if (info.size > maxBytes) return { ok: false, missing: false, reason: `has ${info.size} bytes, above the cap of ${maxBytes}` };
-    const bytes = Buffer.alloc(info.size);
-    let read = 0;
-    while (read < info.size) {
-      const n = readSync(fd, bytes, read, info.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return { ok: true, bytes: bytes.subarray(0, read) };
+    return { ok: true, bytes: readAll(fd, info.size) };
   } finally {
     closeSync(fd);
   }

@@ -23,7 +23,7 @@ import urllib.parse
 import urllib.request
 import uuid
 
-from stdlib_websocket import WebSocket
+from stdlib_websocket import EnvSocket
 
 SCHEMA_VERSION = 2
 ENV_NAME = "geoguesser_env"
@@ -48,17 +48,9 @@ class Step:
         self.metadata_beside = data.get("metadata")
 
 
-class Client:
-    def __init__(self, base_url):
-        self.base_url = base_url.rstrip("/")
-        self.ws = WebSocket(self.base_url.replace("http://", "ws://", 1) + "/ws")
-
+class Client(EnvSocket):
     def _ask(self, message):
-        self.ws.send_json(message)
-        answer = self.ws.recv_json()
-        if answer.get("type") == "error":
-            raise RuntimeError(f"{answer['data'].get('code')}: {answer['data'].get('message')}")
-        return Step(answer["data"])
+        return Step(self.ask(message))
 
     def reset(self, **data):
         return self._ask({"type": "reset", "data": data})

@@ -103,3 +103,19 @@ class WebSocket:
             self._send_frame(0x8, struct.pack("!H", 1000))
         finally:
             self.sock.close()
+
+
+class EnvSocket:
+    """One session on an environment server's /ws (docs/protocol.md): `ask` sends a message and
+    returns the answer's data, an error answer raised with its code and message."""
+
+    def __init__(self, base_url):
+        self.base_url = base_url.rstrip("/")
+        self.ws = WebSocket(self.base_url.replace("http://", "ws://", 1) + "/ws")
+
+    def ask(self, message):
+        self.ws.send_json(message)
+        answer = self.ws.recv_json()
+        if answer.get("type") == "error":
+            raise RuntimeError(f"{answer['data'].get('code')}: {answer['data'].get('message')}")
+        return answer["data"]
