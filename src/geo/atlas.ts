@@ -27,6 +27,11 @@ export interface CountryArcs {
   readonly points: Float64Array;
 }
 
+/** world-atlas's countries-<scale>.json. */
+export function atlasPath(scale: OutlineScale): string {
+  return createRequire(import.meta.url).resolve(`world-atlas/countries-${scale}.json`);
+}
+
 /**
  * Reads world-atlas countries-<scale>.json. Its top-level "arcs" (nearly all of the 3.6 MB at 10m)
  * are scanned straight into typed arrays; JSON.parse only sees the rest. That takes about a tenth of
@@ -34,7 +39,7 @@ export interface CountryArcs {
  * they derive from it, which is smaller.
  */
 export function readCountryArcs(scale: OutlineScale): CountryArcs {
-  const buf = readFileSync(createRequire(import.meta.url).resolve(`world-atlas/countries-${scale}.json`));
+  const buf = readFileSync(atlasPath(scale));
   const open = buf.lastIndexOf('"arcs":') + '"arcs":'.length;
   const deltas = new Int32Array(buf.length >> 1);
   const arcEnds: number[] = [];

@@ -13,10 +13,21 @@
  * knows which outline contains its centre, found once by walking from an Arctic Ocean cell to every
  * other cell and switching owner at every edge crossed on the way. A query only counts the edges crossed between the point and its
  * cell's centre, so the land test costs one cell, and a distance search only the cells in range.
+ *
+ * Building the 10m index costs ~0.4 s of CPU (reading the 3.6 MB of arcs, bucketing ~0.5 M edges,
+ * walking a million cells), paid by every `geolab eval run` at its first pin. `npm run build`
+ * (scripts/build.mjs) writes it once to dist/outlines-10m.bin (`encodeOutlineIndex`), and loading
+ * that is a read. The file records the world-atlas file it was made from (size and mtime) and the
+ * countries its owners index; when either differs, or without the file (sources run by tsx or
+ * vitest before a build), the index is built as before. test/geo/outline-index-file.test.ts checks
+ * that the file's index is the built one.
  */
 
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { KM_PER_DEG, normalizeLon } from '../core/geodesy.js';
-import { arcsOf, forEachPlaneEdge, readCountryArcs, type CountryArcs, type OutlineScale } from './atlas.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { arcsOf, atlasPath, forEachPlaneEdge, readCountryArcs, type CountryArcs, type OutlineScale } from './atlas.js';
 import { allCountries, countryByName, type Country } from './countries.js';
 
 /**
@@ -53,7 +64,7 @@ class Grid {
   }
 }
 
-interface Index {
+export interface OutlineIndex {
   readonly grid: Grid;
   /** Edge endpoints x1, y1, x2, y2 (lon/lat degrees), four numbers per edge. */
   readonly edges: Float32Array;
@@ -68,23 +79,114 @@ interface Index {
   readonly cellOwner: Int16Array;
 }
 
-const indexByScale = new Map<OutlineScale, Index>();
+const indexByScale = new Map<OutlineScale, OutlineIndex>();
 
 /** Loads the 10m outlines now rather than on the first query. */
 export function loadOutlines(): void {
   getIndex('10m');
 }
 
-function getIndex(scale: OutlineScale): Index {
+function getIndex(scale: OutlineScale): OutlineIndex {
   let index = indexByScale.get(scale);
   if (!index) {
-    index = buildIndex(readCountryArcs(scale), new Grid(CELL_DEG[scale]));
+    const fromFile = scale === FILE_SCALE ? readOutlineIndex(OUTLINES_FILE) : null;
+    if (scale === FILE_SCALE) indexSource = fromFile ? 'file' : 'built';
+    index = fromFile ?? buildOutlineIndex(scale);
     indexByScale.set(scale, index);
   }
   return index;
 }
 
-function buildIndex(outlines: CountryArcs, grid: Grid): Index {
+/** The index built from the atlas (what the build's file holds, for the 10m scale). */
+export function buildOutlineIndex(scale: OutlineScale): OutlineIndex {
+  return buildIndex(readCountryArcs(scale), new Grid(CELL_DEG[scale]));
+}
+
+/** The scale whose index the build writes: the one point lookups use. */
+const FILE_SCALE: OutlineScale = '10m';
+export const OUTLINES_FILE = join(PACKAGE_ROOT, 'dist', `outlines-${FILE_SCALE}.bin`);
+const MAGIC = 'GOI1';
+
+interface FileHeader {
+  /** The world-atlas file the index was built from, to tell a stale file. */
+  source: { size: number; mtimeMs: number };
+  /** allCountries()' names in order: what edgeOwner and cellOwner index. */
+  countries: string[];
+  /** Element counts of edges, cellEdges (the other arrays' follow from them and the grid). */
+  edges: number;
+  cellEdges: number;
+}
+
+/** The 10m index as dist/outlines-10m.bin holds it: magic, header length, JSON header, then the arrays, each 8-byte aligned. */
+export function encodeOutlineIndex(): Buffer {
+  const ix = buildOutlineIndex(FILE_SCALE);
+  const stat = statSync(atlasPath(FILE_SCALE));
+  const header: FileHeader = {
+    source: { size: stat.size, mtimeMs: stat.mtimeMs },
+    countries: ix.countries.map((c) => c.admin),
+    edges: ix.edges.length,
+    cellEdges: ix.cellEdges.length,
+  };
+  const json = Buffer.from(JSON.stringify(header));
+  const parts: Buffer[] = [Buffer.from(MAGIC, 'latin1'), Buffer.alloc(4), json];
+  parts[1]!.writeUInt32LE(json.length);
+  let length = 8 + json.length;
+  for (const array of [ix.edges, ix.edgeOwner, ix.cellStart, ix.cellEdges, ix.cellOwner]) {
+    const pad = (8 - (length % 8)) % 8;
+    parts.push(Buffer.alloc(pad), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
+    length += pad + array.byteLength;
+  }
+  return Buffer.concat(parts);
+}
+
+/** The index the file holds, or null when it is missing, not this format, or made from other data. */
+export function readOutlineIndex(file: string): OutlineIndex | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch {
+    return null;
+  }
+  if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) return null;
+  const headerEnd = 8 + buf.readUInt32LE(4);
+  const header = JSON.parse(buf.toString('utf8', 8, headerEnd)) as FileHeader;
+  const stat = statSync(atlasPath(FILE_SCALE));
+  if (header.source.size !== stat.size || header.source.mtimeMs !== stat.mtimeMs) return null;
+  const countries = allCountries();
+  if (header.countries.length !== countries.length || header.countries.some((name, i) => name !== countries[i]!.admin)) return null;
+  // A fresh read of a large file is its own 8-byte aligned ArrayBuffer; copy once when it is not.
+  const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
+  let at = headerEnd;
+  const take = <T>(make: (buffer: ArrayBufferLike, offset: number, length: number) => T, length: number, size: number): T => {
+    at = Math.ceil(at / 8) * 8;
+    const array = make(bytes.buffer, bytes.byteOffset + at, length);
+    at += length * size;
+    return array;
+  };
+  const grid = new Grid(CELL_DEG[FILE_SCALE]);
+  const cells = grid.cols * grid.rows;
+  try {
+    const edges = take((b, o, n) => new Float32Array(b, o, n), header.edges, 4);
+    const edgeOwner = take((b, o, n) => new Uint16Array(b, o, n), header.edges / 4, 2);
+    const cellStart = take((b, o, n) => new Int32Array(b, o, n), cells + 1, 4);
+    const cellEdges = take((b, o, n) => new Int32Array(b, o, n), header.cellEdges, 4);
+    const cellOwner = take((b, o, n) => new Int16Array(b, o, n), cells, 2);
+    if (at !== bytes.length) return null;
+    const ownerOf = new Map(countries.map((c, i) => [c, i]));
+    return { grid, edges, edgeOwner, countries, ownerOf, cellStart, cellEdges, cellOwner };
+  } catch (err) {
+    if (err instanceof RangeError) return null; // a truncated file
+    throw err;
+  }
+}
+
+/** Where the 10m index came from: 'file' (the build's), 'built' (from the atlas), or null before the first query. */
+export function outlineIndexSource(): 'file' | 'built' | null {
+  return indexSource;
+}
+let indexSource: 'file' | 'built' | null = null;
+
+function buildIndex(outlines: CountryArcs, grid: Grid): OutlineIndex {
   const countries = allCountries();
   const ownerOf = new Map(countries.map((c, i) => [c, i]));
   const { edges, edgeOwner } = collectEdges(outlines, ownerOf);
@@ -97,7 +199,7 @@ function buildIndex(outlines: CountryArcs, grid: Grid): Index {
 function collectEdges(
   outlines: CountryArcs,
   ownerOf: ReadonlyMap<Country, number>,
-): Pick<Index, 'edges' | 'edgeOwner'> {
+): Pick<OutlineIndex, 'edges' | 'edgeOwner'> {
   // Which arcs outline which country. An arc used twice by one country separates two of its own
   // polygons: not an outline edge.
   const outlined: { arc: number; owner: number }[] = [];
@@ -131,7 +233,7 @@ function collectEdges(
 }
 
 /** Buckets every edge into each cell its bounding box touches (count, then fill). */
-function bucketEdges(edges: Float32Array, grid: Grid): Pick<Index, 'cellStart' | 'cellEdges'> {
+function bucketEdges(edges: Float32Array, grid: Grid): Pick<OutlineIndex, 'cellStart' | 'cellEdges'> {
   const { cols, rows } = grid;
   const edgeCount = edges.length / 4;
   const bounds = new Int16Array(4 * edgeCount); // first and last column, first and last row
@@ -225,7 +327,7 @@ class Crossings {
   }
 }
 
-type EdgeCells = Pick<Index, 'grid' | 'edges' | 'edgeOwner' | 'cellStart' | 'cellEdges'>;
+type EdgeCells = Pick<OutlineIndex, 'grid' | 'edges' | 'edgeOwner' | 'cellStart' | 'cellEdges'>;
 
 /** Edges of one cell crossing the horizontal segment at `lat` with lon in [lonLo, lonHi). */
 function crossHorizontal(ix: EdgeCells, cell: number, lat: number, lonLo: number, lonHi: number, out: Crossings): void {
@@ -267,7 +369,7 @@ export function outlineAt(lat: number, lon: number, scale: OutlineScale = '10m')
 }
 
 /** Index in ix.countries of the outline containing the point, -1 at sea. */
-function ownerAt(ix: Index, lat: number, lon: number): number {
+function ownerAt(ix: OutlineIndex, lat: number, lon: number): number {
   const { grid } = ix;
   const c = grid.col(lon);
   const r = grid.row(lat);

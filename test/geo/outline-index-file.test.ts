@@ -1,0 +1,52 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildOutlineIndex, encodeOutlineIndex, readOutlineIndex } from '../../src/geo/outlines.js';
+import { tempDir } from '../helpers/fixtures.js';
+
+/** The build's dist/outlines-10m.bin (src/geo/outlines.ts): a read that must give the index building gives. */
+describe("the build's 10m outline index file", () => {
+  const dir = tempDir('geolab-outlines-file-');
+  const file = join(dir, 'outlines-10m.bin');
+  writeFileSync(file, encodeOutlineIndex());
+
+  it('holds exactly the index built from the atlas: every array, the grid and the countries', () => {
+    const built = buildOutlineIndex('10m');
+    const read = readOutlineIndex(file);
+    expect(read).not.toBeNull();
+    expect(read!.grid.cellDeg).toBe(built.grid.cellDeg);
+    expect(read!.countries).toEqual(built.countries);
+    for (const key of ['edges', 'edgeOwner', 'cellStart', 'cellEdges', 'cellOwner'] as const) {
+      expect(read![key].constructor).toBe(built[key].constructor);
+      expect(read![key].length, key).toBe(built[key].length);
+      expect(Buffer.from(read![key].buffer, read![key].byteOffset, read![key].byteLength).equals(Buffer.from(built[key].buffer, built[key].byteOffset, built[key].byteLength)), key).toBe(true);
+    }
+    expect(read!.ownerOf.get(built.countries[5]!)).toBe(5);
+  });
+
+  it('is refused (null, so the index is built) when missing, of another format, truncated, or made from another atlas file', () => {
+    expect(readOutlineIndex(join(dir, 'nothing-here.bin'))).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, Buffer.concat([Buffer.from('XXXX'), bytes.subarray(4)]));
+    expect(readOutlineIndex(other)).toBeNull();
+    writeFileSync(other, bytes.subarray(0, bytes.length - 1000));
+    expect(readOutlineIndex(other)).toBeNull();
+    // The header rewritten as is is read; with another atlas file's size, or another country list, it is refused.
+    const withHeader = (edit: (header: { source: { size: number }; countries: string[] }) => object): Buffer => {
+      const headerLength = bytes.readUInt32LE(4);
+      const header = JSON.parse(bytes.toString('utf8', 8, 8 + headerLength)) as { source: { size: number }; countries: string[] };
+      const json = Buffer.from(JSON.stringify(edit(header)));
+      const lengthField = Buffer.alloc(4);
+      lengthField.writeUInt32LE(json.length);
+      const pad = (8 - ((8 + json.length) % 8)) % 8; // the arrays stay 8-byte aligned
+      return Buffer.concat([bytes.subarray(0, 4), lengthField, json, Buffer.alloc(pad), bytes.subarray(Math.ceil((8 + headerLength) / 8) * 8)]);
+    };
+    writeFileSync(other, withHeader((h) => h));
+    expect(readOutlineIndex(other)).not.toBeNull();
+    writeFileSync(other, withHeader((h) => ({ ...h, source: { ...h.source, size: h.source.size + 1 } })));
+    expect(readOutlineIndex(other)).toBeNull();
+    writeFileSync(other, withHeader((h) => ({ ...h, countries: [...h.countries].reverse() })));
+    expect(readOutlineIndex(other)).toBeNull();
+  });
+});
