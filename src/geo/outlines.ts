@@ -23,10 +23,10 @@
  * that the file's index is the built one.
  */
 
-import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { KM_PER_DEG, normalizeLon } from '../core/geodesy.js';
 import { PACKAGE_ROOT } from '../paths.js';
+import { encodeBuildFile, readBuildFile, sameSource, sourceStamp, type SourceStamp } from './build-file.js';
 import { arcsOf, atlasPath, forEachPlaneEdge, readCountryArcs, type CountryArcs, type OutlineScale } from './atlas.js';
 import { allCountries, countryByName, type Country } from './countries.js';
 
@@ -108,76 +108,47 @@ export const OUTLINES_FILE = join(PACKAGE_ROOT, 'dist', `outlines-${FILE_SCALE}.
 const MAGIC = 'GOI1';
 
 interface FileHeader {
-  /** The world-atlas file the index was built from, to tell a stale file. */
-  source: { size: number; mtimeMs: number };
-  /** allCountries()' names in order: what edgeOwner and cellOwner index. */
+  /** The world-atlas file the index was built from. */
+  source: SourceStamp;
+  /** allCountries()' admin names in order: what edgeOwner and cellOwner index. */
   countries: string[];
-  /** Element counts of edges, cellEdges (the other arrays' follow from them and the grid). */
+  /** Element counts of edges and cellEdges (the other arrays' follow from them and the grid). */
   edges: number;
   cellEdges: number;
 }
 
-/** The 10m index as dist/outlines-10m.bin holds it: magic, header length, JSON header, then the arrays, each 8-byte aligned. */
+/** The 10m index as dist/outlines-10m.bin holds it (build-file.ts's layout). */
 export function encodeOutlineIndex(): Buffer {
   const ix = buildOutlineIndex(FILE_SCALE);
-  const stat = statSync(atlasPath(FILE_SCALE));
   const header: FileHeader = {
-    source: { size: stat.size, mtimeMs: stat.mtimeMs },
+    source: sourceStamp(atlasPath(FILE_SCALE)),
     countries: ix.countries.map((c) => c.admin),
     edges: ix.edges.length,
     cellEdges: ix.cellEdges.length,
   };
-  const json = Buffer.from(JSON.stringify(header));
-  const parts: Buffer[] = [Buffer.from(MAGIC, 'latin1'), Buffer.alloc(4), json];
-  parts[1]!.writeUInt32LE(json.length);
-  let length = 8 + json.length;
-  for (const array of [ix.edges, ix.edgeOwner, ix.cellStart, ix.cellEdges, ix.cellOwner]) {
-    const pad = (8 - (length % 8)) % 8;
-    parts.push(Buffer.alloc(pad), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
-    length += pad + array.byteLength;
-  }
-  return Buffer.concat(parts);
+  return encodeBuildFile(MAGIC, header, [ix.edges, ix.edgeOwner, ix.cellStart, ix.cellEdges, ix.cellOwner]);
 }
 
 /** The index the file holds, or null when it is missing, not this format, or made from other data. */
 export function readOutlineIndex(file: string): OutlineIndex | null {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file);
-  } catch {
-    return null;
-  }
-  if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) return null;
-  const headerEnd = 8 + buf.readUInt32LE(4);
-  const header = JSON.parse(buf.toString('utf8', 8, headerEnd)) as FileHeader;
-  const stat = statSync(atlasPath(FILE_SCALE));
-  if (header.source.size !== stat.size || header.source.mtimeMs !== stat.mtimeMs) return null;
+  const read = readBuildFile<FileHeader>(file, MAGIC);
+  if (!read || !sameSource(read.header.source, atlasPath(FILE_SCALE))) return null;
+  const { header } = read;
   const countries = allCountries();
   if (header.countries.length !== countries.length || header.countries.some((name, i) => name !== countries[i]!.admin)) return null;
-  // A fresh read of a large file is its own 8-byte aligned ArrayBuffer; copy once when it is not.
-  const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
-  let at = headerEnd;
-  const take = <T>(make: (buffer: ArrayBufferLike, offset: number, length: number) => T, length: number, size: number): T => {
-    at = Math.ceil(at / 8) * 8;
-    const array = make(bytes.buffer, bytes.byteOffset + at, length);
-    at += length * size;
-    return array;
-  };
   const grid = new Grid(CELL_DEG[FILE_SCALE]);
   const cells = grid.cols * grid.rows;
-  try {
-    const edges = take((b, o, n) => new Float32Array(b, o, n), header.edges, 4);
-    const edgeOwner = take((b, o, n) => new Uint16Array(b, o, n), header.edges / 4, 2);
-    const cellStart = take((b, o, n) => new Int32Array(b, o, n), cells + 1, 4);
-    const cellEdges = take((b, o, n) => new Int32Array(b, o, n), header.cellEdges, 4);
-    const cellOwner = take((b, o, n) => new Int16Array(b, o, n), cells, 2);
-    if (at !== bytes.length) return null;
-    const ownerOf = new Map(countries.map((c, i) => [c, i]));
-    return { grid, edges, edgeOwner, countries, ownerOf, cellStart, cellEdges, cellOwner };
-  } catch (err) {
-    if (err instanceof RangeError) return null; // a truncated file
-    throw err;
-  }
+  const columns = read.columns([
+    [Float32Array, header.edges],
+    [Uint16Array, header.edges / 4],
+    [Int32Array, cells + 1],
+    [Int32Array, header.cellEdges],
+    [Int16Array, cells],
+  ]);
+  if (!columns) return null;
+  const [edges, edgeOwner, cellStart, cellEdges, cellOwner] = columns as [Float32Array, Uint16Array, Int32Array, Int32Array, Int16Array];
+  const ownerOf = new Map(countries.map((c, i) => [c, i]));
+  return { grid, edges, edgeOwner, countries, ownerOf, cellStart, cellEdges, cellOwner };
 }
 
 /** Where the 10m index came from: 'file' (the build's), 'built' (from the atlas), or null before the first query. */

@@ -1,10 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodePlaceTable, encodePlaceTable, readPlaceTable } from '../../src/geo/cities.js';
 import { buildOutlineIndex, encodeOutlineIndex, readOutlineIndex } from '../../src/geo/outlines.js';
 import { tempDir } from '../helpers/fixtures.js';
 
-/** The build's dist/outlines-10m.bin (src/geo/outlines.ts): a read that must give the index building gives. */
+/**
+ * The tables `npm run build` writes to dist/ (src/geo/build-file.ts): each file must read back as
+ * exactly what building from the package's data gives, and be refused when it cannot.
+ */
 describe("the build's 10m outline index file", () => {
   const dir = tempDir('geolab-outlines-file-');
   const file = join(dir, 'outlines-10m.bin');
@@ -48,5 +52,34 @@ describe("the build's 10m outline index file", () => {
     expect(readOutlineIndex(other)).toBeNull();
     writeFileSync(other, withHeader((h) => ({ ...h, countries: [...h.countries].reverse() })));
     expect(readOutlineIndex(other)).toBeNull();
+  });
+});
+
+describe("the build's place table file", () => {
+  const dir = tempDir('geolab-places-file-');
+  const file = join(dir, 'places.bin');
+  writeFileSync(file, encodePlaceTable());
+
+  it('holds exactly the columns decoded from cities.pbf, and its strings', () => {
+    const decoded = decodePlaceTable();
+    const read = readPlaceTable(file);
+    expect(read).not.toBeNull();
+    expect(read!.count).toBe(decoded.count);
+    expect(read!.count).toBeGreaterThan(100_000);
+    expect(read!.buf.equals(decoded.buf)).toBe(true);
+    for (const key of ['lat', 'lon', 'population', 'nameStart', 'nameEnd', 'iso2Start', 'iso2End', 'adminStart', 'adminEnd', 'capital'] as const) {
+      expect(read![key].constructor, key).toBe(decoded[key].constructor);
+      expect(Array.from(read![key]), key).toEqual(Array.from(decoded[key]));
+    }
+  });
+
+  it('is refused when missing, truncated or of another format', () => {
+    expect(readPlaceTable(join(dir, 'nothing-here.bin'))).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readPlaceTable(other)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GOI1'), bytes.subarray(4)]));
+    expect(readPlaceTable(other)).toBeNull();
   });
 });
