@@ -44,6 +44,22 @@ const externalPackages = {
   },
 };
 
+/**
+ * zod's `z` re-exports all of its 60-odd message locales as `z.locales`, so bundling `z` bundles
+ * them: half of the zod chunk (~370 KB) that every command compiles at start-up. geolab sets no
+ * locale (zod's English default comes in through its own import of locales/en.js, not this
+ * index), so the index is bundled as an empty module and `z.locales` is `{}`.
+ */
+const zodWithoutLocales = {
+  name: 'zod-without-locales',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes('node_modules/zod/') ? { path: 'zod-locales', namespace: 'empty' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -57,7 +73,7 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  plugins: [externalPackages],
+  plugins: [zodWithoutLocales, externalPackages],
   banner: { js: "import { createRequire as __geolabCreateRequire } from 'node:module'; const require = __geolabCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
