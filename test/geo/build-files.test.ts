@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildOutlineLines, encodeOutlineLines, readOutlineLines } from '../../src/geo/atlas.js';
 import { decodePlaceTable, encodePlaceTable, readPlaceTable } from '../../src/geo/cities.js';
 import { buildOutlineIndex, encodeOutlineIndex, readOutlineIndex } from '../../src/geo/outlines.js';
 import { tempDir } from '../helpers/fixtures.js';
@@ -81,5 +82,25 @@ describe("the build's place table file", () => {
     expect(readPlaceTable(other)).toBeNull();
     writeFileSync(other, Buffer.concat([Buffer.from('GOI1'), bytes.subarray(4)]));
     expect(readPlaceTable(other)).toBeNull();
+  });
+});
+
+describe("the build's outline lines file", () => {
+  it('holds exactly the 110m and 50m coastlines and borders built from the atlas, and is refused when truncated', () => {
+    const dir = tempDir('geolab-lines-file-');
+    const file = join(dir, 'outline-lines.bin');
+    writeFileSync(file, encodeOutlineLines());
+    const read = readOutlineLines(file);
+    expect([...read!.keys()]).toEqual(['110m', '50m']);
+    for (const scale of ['110m', '50m'] as const) {
+      const built = buildOutlineLines(scale);
+      for (const kind of ['coast', 'borders'] as const) {
+        expect(Array.from(read!.get(scale)![kind].points), `${scale} ${kind}`).toEqual(Array.from(built[kind].points));
+        expect(Array.from(read!.get(scale)![kind].start), `${scale} ${kind}`).toEqual(Array.from(built[kind].start));
+      }
+    }
+    const bytes = readFileSync(file);
+    writeFileSync(file, bytes.subarray(0, bytes.length - 16));
+    expect(readOutlineLines(file)).toBeNull();
   });
 });
