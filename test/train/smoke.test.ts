@@ -153,6 +153,17 @@ describe('geolab train smoke', () => {
     for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
   }, 180_000);
 
+  it("the shipped trainer on the stand-in trl/transformers: TRL is handed the smoke's length and the recipe's every other argument", () => {
+    const { file, smoke: dir } = writeConfig('smk-real');
+    const r = smoke([file], { PYTHONPATH: join(FIXTURES, 'stand-in-stack') });
+    pidsOf(dir, r.stdout);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    inOrder(r.stdout, ['pre-flight ok', 'trainer loading the model', 'trainer training', /^step 1\/2 · reward /, /^step 2\/2 · reward /, `checkpoint checkpoint-2: ${join(dir, 'checkpoint-2')}`, /^served, one reply: /]);
+    const handed = JSON.parse(readFileSync(join(dir, 'standin-trainer.json'), 'utf8').trim().split('\n')[0]!) as { model: string; grpo_config: Record<string, unknown> };
+    expect(handed.model).toBe('Qwen/Qwen3.5-4B');
+    expect(handed.grpo_config).toMatchObject({ max_steps: 2, save_steps: 2, generation_batch_size: 4, logging_steps: 1, output_dir: dir, vllm_importance_sampling_correction: false, learning_rate: 3e-5 });
+  }, 180_000);
+
   it('a trainer that dies at step 2 fails the training stage: the stage, the last log lines and the log named, exit 1, nothing served', () => {
     const { file, smoke: dir } = writeConfig('smk-crash');
     const r = smoke([file, '--trainer', TRAINER, '--json'], { FAKE_CRASH_AT: '1' });
