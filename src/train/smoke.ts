@@ -101,6 +101,8 @@ export function prepareSmokeDir(config: TrainConfig): string {
     if (previous && trainerRunning(previous)) {
       throw new UsageError(`a smoke run is still running in ${dir} (pid ${previous.pid}): \`geolab train stop ${dir}\` first`);
     }
+    // A smoke that was killed outright may have left its environment server behind.
+    if (previous) stopOrphanedEnvServer(previous);
     rmSync(dir, { recursive: true, force: true });
   }
   const file = join(dir, CONFIG_FILE);

@@ -158,7 +158,7 @@ describe('geolab train smoke', () => {
     const r = smoke([file], { PYTHONPATH: join(FIXTURES, 'stand-in-stack') });
     pidsOf(dir, r.stdout);
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    inOrder(r.stdout, ['pre-flight ok', 'trainer loading the model', 'trainer training', /^step 1\/2 · reward /, /^step 2\/2 · reward /, `checkpoint checkpoint-2: ${join(dir, 'checkpoint-2')}`, /^served, one reply: /]);
+    inOrder(r.stdout, ['pre-flight ok', 'trainer training', /^step 1\/2 · reward /, /^step 2\/2 · reward /, `checkpoint checkpoint-2: ${join(dir, 'checkpoint-2')}`, /^served, one reply: /]);
     const handed = JSON.parse(readFileSync(join(dir, 'standin-trainer.json'), 'utf8').trim().split('\n')[0]!) as { model: string; grpo_config: Record<string, unknown> };
     expect(handed.model).toBe('Qwen/Qwen3.5-4B');
     expect(handed.grpo_config).toMatchObject({ max_steps: 2, save_steps: 2, generation_batch_size: 4, logging_steps: 1, output_dir: dir, vllm_importance_sampling_correction: false, learning_rate: 3e-5 });
@@ -181,15 +181,18 @@ describe('geolab train smoke', () => {
     for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
   }, 180_000);
 
-  it('a vLLM that does not load fails the serve stage, naming serve.log', () => {
+  it('--model swaps the base model; a vLLM that does not load fails the serve stage, naming serve.log', () => {
     const { file, smoke: dir } = writeConfig('smk-serve');
-    const r = smoke([file, '--trainer', TRAINER], { FAKE_VLLM_FAIL: '1' });
+    const r = smoke([file, '--trainer', TRAINER, '--model', 'Qwen/Qwen3-1.7B'], { FAKE_VLLM_FAIL: '1' });
     pidsOf(dir, r.stdout);
+    expect(r.stdout, r.stderr).toContain(`checkpoint checkpoint-2: ${join(dir, 'checkpoint-2')}`);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stdout).toContain(`checkpoint checkpoint-2: ${join(dir, 'checkpoint-2')}`);
     expect(r.stderr).toContain('geolab: smoke failed at serve: the vLLM server exited before it served smk-serve-ckpt2');
     expect(r.stderr).toContain(`log: ${join(dir, 'serve.log')}`);
     expect(readFileSync(join(dir, 'serve.log'), 'utf8')).toContain('Engine core initialization failed');
+    expect(readFileSync(join(dir, 'serve.log'), 'utf8')).toContain('serving Qwen/Qwen3-1.7B with');
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toMatchObject({ model: 'Qwen/Qwen3-1.7B' });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).not.toHaveProperty('model');
   }, 180_000);
 
   it('Ctrl-C while it trains stops the trainer and the environment server and exits 130', async () => {

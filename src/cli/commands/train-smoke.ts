@@ -30,7 +30,7 @@ export async function smokeCommand(configFile: string, opts: SmokeCommandOptions
   const config = smokeConfig(userConfig, { model: opts.model });
   const say = (text: string, event: Record<string, unknown>) => (opts.json ? printJson(event) : printLine(text));
   let log: string | undefined;
-  // Ctrl-C: the stage under way ends what it started (the trainer's group, the environment server, vLLM); exit 130.
+  // Ctrl-C (or SIGTERM): the stage under way ends what it started (the trainer's group, the environment server, vLLM); exit 130.
   const abort = new AbortController();
   const interrupt: Interrupt = { requested: false, signal: abort.signal };
   const onSigint = () => {
@@ -38,6 +38,7 @@ export async function smokeCommand(configFile: string, opts: SmokeCommandOptions
     abort.abort();
   };
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
   try {
     if (!(await gate(config, { json: opts.json, workspace: opts.workspace }, deps))) {
       throw new SmokeFailure('pre-flight', 'a check failed (above); nothing was started');
@@ -73,6 +74,7 @@ export async function smokeCommand(configFile: string, opts: SmokeCommandOptions
     process.exitCode = EXIT.problemFound;
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
   }
 
   function report(event: SmokeEvent): void {
