@@ -382,6 +382,15 @@ export function buildProgram(): Command {
     .option('--json', 'print the launch record')
     .action(async (config: string, opts, cmd: Command) => (await import('./commands/train-run.js')).launchCommand(config, withGlobals(opts, cmd)));
   train
+    .command('smoke')
+    .description('two optimizer steps of the real stack from one generation batch, a checkpoint, and one reply from the served adapter, each stage printed as it passes (about ten minutes on an A100); exit 1 naming the stage and its log')
+    .argument('<config>', "the run's config.json (never written: the smoke run's own goes to <output_dir>/smoke/)")
+    .option('--model <id>', "another base model than the config's (an id or a local folder)")
+    .option('--port <port>', 'port of the served adapter (default: a free one)', integer('--port'))
+    .option('--trainer <script>', "the trainer script (default: geolab's)")
+    .option('--json', 'one JSON object per stage')
+    .action(async (config: string, opts, cmd: Command) => (await import('./commands/train-smoke.js')).smokeCommand(config, withGlobals(opts, cmd)));
+  train
     .command('watch')
     .description('the Train screen on a terminal; otherwise a progress line per change until the run ends (exit 1 if it crashed)')
     .argument('<run>', "run name, or the run's output directory")

@@ -271,15 +271,22 @@ function describe(v: unknown): string {
 /**
  * Starts a process in its own group with stdout and stderr appended to `logPath`; resolves once it
  * runs, with its start time read at once (before this process could reap it, so it is there to read).
+ * `what` names the program for the error when it cannot start.
  */
-async function spawnDetached(argv: string[], logPath: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{ pid: number; start_time?: number }> {
+export async function spawnDetached(
+  argv: readonly string[],
+  logPath: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  what = 'the config\'s "python", or accelerate beside it',
+): Promise<{ pid: number; start_time?: number }> {
   const fd = openSync(logPath, 'a');
   try {
     const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', fd, fd], env, cwd });
     try {
       await once(child, 'spawn');
     } catch (err) {
-      throw new GeolabError(`cannot start ${argv[0]}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (the config's "python", or accelerate beside it)`);
+      throw new GeolabError(`cannot start ${argv[0]}: ${(err as NodeJS.ErrnoException).code ?? String(err)} (${what})`);
     }
     const pid = child.pid!;
     const start_time = startTimeOf(pid);

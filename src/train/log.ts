@@ -185,8 +185,9 @@ export class RunLogParser {
     if (!m) return false;
     const [, label = '', done = '', total = '', , remaining = '', rate = '', unit = ''] = m;
     const totalSteps = Number(total);
-    // The Trainer's bar has no description; once the run's length is known, it is the bar that long.
-    const training = this.maxSteps !== null ? totalSteps === this.maxSteps : label.trim() === '';
+    // The Trainer's bar has no description (and, once the run's length is known, is the bar that long):
+    // "Loading checkpoint shards: 2/2" is no step 2 of a two-step run (`train smoke`).
+    const training = label.trim() === '' && (this.maxSteps === null || totalSteps === this.maxSteps);
     if (!training) return true;
     this.maxSteps = totalSteps;
     if (Number(done) !== this.step) this.movedSinceResume = true;

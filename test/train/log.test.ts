@@ -32,6 +32,13 @@ describe('training log parser', () => {
     expect(new RunLogParser().feed(' 50%|##| 4/8 [00:02<00:02, 2.00it/s]').snapshot().s_per_it).toBe(0.5);
   });
 
+  it('a described bar as long as the run is not the training bar (a two-step smoke run loads two shards)', () => {
+    const parser = new RunLogParser({ maxSteps: 2 }).feed('Loading checkpoint shards: 100%|##########| 2/2 [00:03<00:00,  1.62s/it]\n');
+    expect(parser.snapshot()).toMatchObject({ step: null, s_per_it: null });
+    parser.feed('\r  0%|          | 0/2 [00:00<?, ?it/s]\r 50%|#####     | 1/2 [01:10<01:10, 70.0s/it]');
+    expect(parser.snapshot()).toMatchObject({ step: 1, s_per_it: 70 });
+  });
+
   it('cuts a resumed run at its last resume marker: steps logged past the checkpoint count once, as replayed', () => {
     const snap = RunLogParser.parse(fixture('trl-resumed.log')).snapshot();
     expect(snap.resumed_from).toEqual({ step: 25, checkpoint: 'runs/r1/checkpoint-25' });

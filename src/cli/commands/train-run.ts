@@ -193,7 +193,7 @@ async function follow(ws: Workspace, run: ResolvedRun, follower: ReturnType<type
 }
 
 /** Runs the pre-flight unless --no-preflight; prints what did not pass; false (exit 1) on a failure. */
-async function gate(config: TrainConfig, opts: { preflight?: boolean; json?: boolean; workspace?: string }, deps: TrainDeps): Promise<boolean> {
+export async function gate(config: TrainConfig, opts: { preflight?: boolean; json?: boolean; workspace?: string }, deps: TrainDeps): Promise<boolean> {
   if (opts.preflight === false) return true;
   const preflight = deps.preflight ?? (async (c: TrainConfig) => (await import('../../train/preflight.js')).runPreflight(c, { workspace: opts.workspace }));
   const result = await preflight(config);
@@ -318,6 +318,6 @@ function describeEnd(state: RunState): string {
   return s.crashed ? [head, 'the last lines of the log:', ...s.crashed.last_lines.map((l) => `  ${l}`)].join('\n') : head;
 }
 
-function formatMetric(value: number): string {
+export function formatMetric(value: number): string {
   return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(2) : value.toPrecision(3);
 }
