@@ -4,10 +4,13 @@
  * that never launched; a name of the latter says how to launch it (docs/training.md).
  */
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { saveTrainRun } from '../../src/store/train-runs.js';
-import { geolab } from '../helpers/cli.js';
+import { BIN, geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 describe('train watch, a run that is not launched', () => {
@@ -50,6 +53,35 @@ describe('train watch, a run that is not launched', () => {
     const initialised = geolab(['train', 'watch', 'beta', '--once'], { home });
     expect(initialised.code).toBe(2);
     expect(initialised.stderr).toContain(`training run "beta" was initialised but never launched: \`geolab train launch ${join(home, 'train', 'beta', 'config.json')}\``);
+  });
+
+  it('on a terminal (where watch opens the Train screen) refuses the same way, before any screen', async () => {
+    const home = tempDir();
+    expect(geolab(['train', 'init', '--name', 'alpha'], { home }).code).toBe(0);
+    // A private tmux server: the binary on a real terminal, then its exit status printed below it.
+    const socket = `geolab-watch-${randomUUID().slice(0, 8)}`;
+    const tmux = (args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+    let path = '';
+    try {
+      const command = `env -u CI GEOLAB_HOME='${home}' '${process.execPath}' '${BIN}' train watch nosuchrun; echo "exit status $?"; sleep 600`;
+      tmux(['new-session', '-d', '-s', 'w', '-x', '200', '-y', '20', command]);
+      path = tmux(['display-message', '-p', '#{socket_path}']).trim();
+      const deadline = Date.now() + 30_000;
+      let screen = '';
+      while (!(screen = tmux(['capture-pane', '-p', '-t', 'w'])).includes('exit status')) {
+        if (Date.now() > deadline) throw new Error(`still running:\n${screen}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(screen).toContain('exit status 2');
+      expect(screen).toContain('no training run "nosuchrun" in this workspace (runs: alpha (initialised, not launched))');
+    } finally {
+      try {
+        tmux(['kill-server']);
+      } catch {
+        // already gone
+      }
+      if (path) rmSync(path, { force: true });
+    }
   });
 
   it('in a workspace with no runs, says how to make one', () => {
