@@ -1,6 +1,7 @@
 /**
  * The React side of native images: which protocol the terminal speaks (a context, so a test can
- * choose; otherwise the environment and `--images`), and the bytes each protocol takes.
+ * choose; otherwise the environment, `--images` and, inside tmux, its allow-passthrough), and the
+ * bytes each protocol takes.
  */
 import { useStdout, type DOMElement } from 'ink';
 import { createContext, useContext, useEffect, useLayoutEffect, useState, type RefObject } from 'react';
@@ -8,10 +9,6 @@ import { imageDrawingFor, imagesSettingFromEnv, kittyPng, overlayFor, type Cells
 
 /** null draws half-blocks; undefined (no provider) detects from the environment. */
 export const ImageProtocolContext = createContext<ImageProtocol | null | undefined>(undefined);
-
-export function useImageProtocol(): ImageProtocol | null {
-  return useImageDrawing().protocol;
-}
 
 /** The protocol, whether it goes through tmux's passthrough, and the line saying why not when `native` cannot. */
 export function useImageDrawing(): ImageDrawing {
