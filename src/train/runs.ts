@@ -3,11 +3,14 @@
  * a run writes back what was derived (status, last step, when it ended) and stops an environment
  * server whose trainer is gone.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError, UsageError } from '../core/errors.js';
+import { isRecord } from '../core/values.js';
+import { readRegularFile } from '../files.js';
 import type { Db } from '../store/db.js';
 import { getTrainRun, listTrainRuns, updateTrainRun, type TrainRunRow } from '../store/train-runs.js';
+import { CONFIG_FILE } from './config-file.js';
 import { LAUNCH_FILE, readLaunchRecord, type LaunchRecord } from './launch.js';
 import { stopRun, type StopResult } from './stop.js';
 import type { RunLine } from './run-line.js';
@@ -20,17 +23,65 @@ export interface ResolvedRun {
   outputDir: string;
 }
 
-/** A run by its name in the workspace, or by its output directory (which holds launch.json). */
-export function resolveRun(db: Db, ref: string): ResolvedRun {
+/**
+ * A run by its name in the workspace, or by its output directory (which holds launch.json). A name
+ * that finds neither is refused naming every run: the launched ones with their status, and, with
+ * `trainDir` (the workspace's train folder), the ones `train init` wrote there that never launched.
+ */
+export function resolveRun(db: Db, ref: string, trainDir?: string): ResolvedRun {
   const row = getTrainRun(db, ref);
   const outputDir = row?.output_dir ?? (isRunDir(ref) ? resolve(ref) : undefined);
   if (!outputDir) {
-    const names = listTrainRuns(db).map((r) => r.name);
-    throw new UsageError(`no training run "${ref}" in this workspace (${names.length ? `runs: ${names.join(', ')}` : 'none launched yet'}); or give a run's output directory`);
+    const launched = listTrainRuns(db);
+    const initialised = trainDir ? initialisedRuns(trainDir, new Set(launched.map((r) => r.name))) : [];
+    const named = initialised.find((r) => r.name === ref);
+    if (named) throw new UsageError(`training run "${ref}" was initialised but never launched: \`geolab train launch ${named.config}\``);
+    const names = [...launched.map((r) => `${r.name} (${r.status})`), ...initialised.map((r) => `${r.name} (initialised, not launched)`)];
+    const none = trainDir ? 'none initialised or launched yet: `geolab train init`' : 'none launched yet';
+    throw new UsageError(`no training run "${ref}" in this workspace (${names.length ? `runs: ${names.join(', ')}` : none}); or give a run's output directory`);
   }
   const launch = readLaunchRecord(outputDir);
   if (!launch) throw new UsageError(`${join(outputDir, LAUNCH_FILE)} is missing: the run was never launched from there`);
   return { launch, row: row ?? getTrainRun(db, launch.name), outputDir };
+}
+
+/** A run `train init` wrote under the workspace's train folder: its name and config file. */
+export interface InitialisedRun {
+  name: string;
+  config: string;
+}
+
+/**
+ * The runs under `trainDir` (one folder each holding config.json, as `train init` makes them) that
+ * are not among `launched`, by folder name; the config's own name when it has one.
+ */
+export function initialisedRuns(trainDir: string, launched: ReadonlySet<string>): InitialisedRun[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(trainDir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const runs: InitialisedRun[] = [];
+  for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+    const config = join(trainDir, entry.name, CONFIG_FILE);
+    if (!existsSync(config)) continue;
+    const name = configName(config) ?? entry.name;
+    if (!launched.has(name) && !launched.has(entry.name)) runs.push({ name, config });
+  }
+  return runs;
+}
+
+/** The `name` a config file gives its run, or undefined when it cannot say (a config is checked where it is used). */
+function configName(file: string): string | undefined {
+  try {
+    // A regular file of a config's size only: a FIFO named config.json is not waited on.
+    const value: unknown = JSON.parse(readRegularFile(file, 2 ** 20, 'a training config').toString('utf8').replace(/^\uFEFF/, ''));
+    const name = isRecord(value) ? value.name : undefined;
+    return typeof name === 'string' && name ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isRunDir(path: string): boolean {

@@ -28,8 +28,13 @@ function callsInReply(reply: string | null | undefined): unknown[] | null {
 
 /** The model's reasoning and reply text, without tool-call JSON. */
 export function modelText(model: TurnModel | null | undefined): string {
-  const reply = callsInReply(model?.reply) ? null : model?.reply;
-  return [model?.reasoning, reply].filter((t): t is string => Boolean(t?.trim())).join('\n\n');
+  return [model?.reasoning, modelProse(model)].filter((t): t is string => Boolean(t?.trim())).join('\n\n');
+}
+
+/** The reply's own text (the prose the model wrote), or null when it is empty or only tool-call JSON. */
+export function modelProse(model: TurnModel | null | undefined): string | null {
+  const reply = model?.reply;
+  return reply?.trim() && !callsInReply(reply) ? reply : null;
 }
 
 /** The turn's tool calls by name and arguments: `look(heading_deg=90, fov_deg=30)`. */

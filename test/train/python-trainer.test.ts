@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceReward } from '../../src/core/scoring.js';
@@ -305,11 +305,25 @@ describe('the shipped trainer files', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect((JSON.parse(plan.stdout) as { trainer: string[] }).trainer[1]).toBe(pythonPath.TRAINER_SCRIPT);
     for (const file of [pythonPath.TRAINER_SCRIPT, pythonPath.TRAINER_ENV_MODULE, pythonPath.TRAINER_REQUIREMENTS]) expect(existsSync(file)).toBe(true);
-    const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
-    expect(pack.status, pack.stderr).toBe(0);
-    const files = (JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['src/train/python/geolab_trainer.py', 'src/train/python/geolab_env.py', 'src/train/python/requirements.txt']));
-    expect(files.filter((f) => f.includes('__pycache__'))).toEqual([]);
+    // Python run from a checkout writes bytecode beside the sources: with some there or not, none is
+    // packed (package.json "files") nor committed (.gitignore). A probe no module imports stands for it.
+    const cache = join(pythonPath.TRAINER_DIR, '__pycache__');
+    const made = !existsSync(cache);
+    const probe = join(cache, `geolab-pack-probe-${process.pid}.cpython-311.pyc`);
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(probe, 'not bytecode');
+    try {
+      const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+      expect(pack.status, pack.stderr).toBe(0);
+      const files = (JSON.parse(pack.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+      expect(files).toEqual(expect.arrayContaining(['src/train/python/geolab_trainer.py', 'src/train/python/geolab_env.py', 'src/train/python/requirements.txt']));
+      expect(files.filter((f) => f.includes('__pycache__'))).toEqual([]);
+      const ignored = spawnSync('git', ['check-ignore', '-q', probe], { cwd: PACKAGE_ROOT });
+      // 0: ignored; 128 is no git checkout (an unpacked package), where nothing is committed anyway.
+      expect([0, 128]).toContain(ignored.status);
+    } finally {
+      rmSync(made ? cache : probe, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('pin the stack the issue names (jmespath for the tool path of TRL), transformers at 5.2 or later', () => {

@@ -1,9 +1,15 @@
-/** `geolab episodes show ID`: the Player on a terminal, the episode as plain text elsewhere. */
+/**
+ * `geolab episodes show ID`: the Player on a terminal, the episode as plain text elsewhere: every
+ * turn's action, the model's reasoning and its reply's prose (as the Player's `r` shows them), the
+ * feedback, then the outcome.
+ */
 import { GeolabError } from '../../core/errors.js';
+import { isRecord } from '../../core/values.js';
 import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine } from '../output.js';
 import { canDrawTui } from '../tty.js';
+import { modelProse } from '../../tui/turn-text.js';
 
 export async function showCommand(id: string, opts: GlobalOptions): Promise<void> {
   if (!opts.json && canDrawTui()) {
@@ -44,7 +50,30 @@ function describeTurn(turn: Turn): string[] {
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(', ')})`;
   const status = turn.status && turn.status !== 'ok' ? ` [${turn.status}]` : '';
-  return [`${String(turn.turn).padStart(3)} ${call}${status}`, `    ${(turn.feedback ?? '').replace(/\s+/g, ' ')}`];
+  return [
+    `${String(turn.turn).padStart(3)} ${call}${status}`,
+    ...labelled('reasoning', turn.model?.reasoning),
+    ...labelled('reply', prose(turn)),
+    `    ${(turn.feedback ?? '').replace(/\s+/g, ' ')}`,
+  ];
+}
+
+/** The reply's prose; a reply that is only the action's JSON (the JSON protocol's) is the call line already. */
+function prose(turn: Turn): string | null {
+  const text = modelProse(turn.model);
+  if (!text) return null;
+  try {
+    return isRecord(JSON.parse(text)) ? null : text;
+  } catch {
+    return text;
+  }
+}
+
+/** The model's own text under a label, its line breaks kept and every line indented under the turn. */
+function labelled(label: string, text: string | null | undefined): string[] {
+  if (!text?.trim()) return [];
+  const [first, ...rest] = text.trim().split(/\r?\n/);
+  return [`    ${label}: ${first}`, ...rest.map((line) => (line.trim() ? `      ${line.trimEnd()}` : ''))];
 }
 
 function fmt(x: unknown): string {

@@ -75,7 +75,7 @@ export interface ResumeCommandOptions extends GlobalOptions {
 /** Launches the run again with --resume: the trainer continues from the newest checkpoint-N. */
 export async function resumeCommand(ref: string, opts: ResumeCommandOptions, deps: TrainDeps = {}): Promise<void> {
   await withWorkspace(opts, async (ws) => {
-    const run = resolveRun(ws.db, ref);
+    const run = resolveRun(ws.db, ref, ws.paths.train);
     // The last look also records how the old process ended before a new one is launched over it.
     const state = followRun(ws.db, run).poll();
     recordState(ws.db, run, state);
@@ -103,7 +103,7 @@ export async function stopCommand(ref: string, opts: StopCommandOptions): Promis
   const graceS = opts.grace ?? DEFAULT_GRACE_S;
   if (!(graceS >= 0)) throw new UsageError(`--grace expects seconds >= 0, got ${graceS}`);
   await withWorkspace(opts, async (ws) => {
-    const run = resolveRun(ws.db, ref);
+    const run = resolveRun(ws.db, ref, ws.paths.train);
     const { endedBy, checkpoint, state, notes } = await stopTrainRun(ws.db, run, {
       graceMs: graceS * 1000,
       onSignal: (signal) =>
@@ -146,7 +146,7 @@ export async function watchCommand(ref: string, opts: WatchCommandOptions): Prom
   const intervalMs = (opts.interval ?? 2) * 1000;
   if (!(intervalMs > 0)) throw new UsageError(`--interval expects seconds > 0, got ${opts.interval}`);
   await withWorkspace(opts, async (ws) => {
-    const run = resolveRun(ws.db, ref);
+    const run = resolveRun(ws.db, ref, ws.paths.train);
     const follower = followRun(ws.db, run);
     if (opts.once) {
       const state = follower.poll();

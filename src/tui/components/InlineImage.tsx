@@ -1,9 +1,10 @@
 import { Box, Text, type DOMElement } from 'ink';
 import { useRef } from 'react';
 import { useTheme } from '../contexts/ThemeContext.js';
+import { wrapLines } from '../format.js';
 import { useImage } from '../hooks/useImage.js';
 import type { ImageProtocol } from '../images/native.js';
-import { useImageProtocol, useNativeImage } from '../images/useNativeImage.js';
+import { useImageDrawing, useNativeImage } from '../images/useNativeImage.js';
 import { Placeholder } from './Placeholder.js';
 
 export interface InlineImageProps {
@@ -20,10 +21,20 @@ export interface InlineImageProps {
  */
 export function InlineImage({ imageKey, bytes, width, height }: InlineImageProps) {
   const theme = useTheme();
-  const protocol = useImageProtocol();
+  const { protocol, tmux, note } = useImageDrawing();
   if (!bytes) return <Placeholder width={width} height={height} text="no image this turn" />;
   if (!theme.colour) return <Placeholder width={width} height={height} text="image hidden (NO_COLOR)" />;
-  if (protocol) return <NativeImage imageKey={imageKey} bytes={bytes} width={width} height={height} protocol={protocol} />;
+  if (protocol) return <NativeImage imageKey={imageKey} bytes={bytes} width={width} height={height} protocol={protocol} tmux={tmux} />;
+  const noteLines = note ? wrapLines(note, width).slice(0, Math.max(0, height - 1)) : [];
+  if (noteLines.length) {
+    // `--images native` that cannot be: half-blocks, and under them the one sentence saying why (wrapped to the box).
+    return (
+      <Box flexDirection="column" width={width} height={height}>
+        <HalfBlockImage imageKey={imageKey} bytes={bytes} width={width} height={height - noteLines.length} />
+        <Text color={theme.muted}>{noteLines.join('\n')}</Text>
+      </Box>
+    );
+  }
   return <HalfBlockImage imageKey={imageKey} bytes={bytes} width={width} height={height} />;
 }
 
@@ -41,9 +52,9 @@ function HalfBlockImage({ imageKey, bytes, width, height }: InlineImageProps) {
 }
 
 /** A blank box Ink lays out; the image is written over it outside Ink's frame (images/native.ts). */
-function NativeImage({ imageKey, bytes, width, height, protocol }: InlineImageProps & { bytes: Buffer; protocol: ImageProtocol }) {
+function NativeImage({ imageKey, bytes, width, height, protocol, tmux }: InlineImageProps & { bytes: Buffer; protocol: ImageProtocol; tmux: boolean }) {
   const box = useRef<DOMElement>(null);
-  const image = useNativeImage(box, imageKey, bytes, { width, height }, protocol);
+  const image = useNativeImage(box, imageKey, bytes, { width, height }, protocol, tmux);
   const text = image.status === 'failed' ? `cannot draw the image: ${image.message}` : image.status === 'rendering' ? 'rendering…' : null;
   return (
     <Box ref={box} width={width} height={height}>

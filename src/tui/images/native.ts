@@ -13,7 +13,11 @@
  * image was over: kitty keeps images apart from text, so its image is deleted by id before another
  * is drawn or when the box goes; iTerm2 keeps the image in the cells, so Ink's rewrite of those
  * cells is what removes it, and the image is written again after every frame while it stays.
+ *
+ * Inside tmux the escapes reach the outer terminal only through tmux's passthrough, and only when
+ * its `allow-passthrough` is on (imageDrawingFor, tmuxWrap; docs/tui.md); otherwise half-blocks.
  */
+import { spawnSync } from 'node:child_process';
 import type { DOMElement } from 'ink';
 
 export type ImageProtocol = 'kitty' | 'iterm2';
@@ -47,12 +51,83 @@ function detectedProtocol(env: NodeJS.ProcessEnv): ImageProtocol | null {
  * The protocol to draw with, or null for half-blocks. Inside tmux or screen a protocol escape
  * reaches the outer terminal at the wrong place (or not at all), so only `native` uses one there;
  * `native` in a terminal not recognised speaks kitty's, the one most graphics terminals implement.
+ * Inside tmux, imageDrawingFor decides whether the escapes can get through at all.
  */
 export function imageProtocolFor(env: NodeJS.ProcessEnv, setting: ImagesSetting, isTTY: boolean): ImageProtocol | null {
   if (setting === 'blocks') return null;
   if (setting === 'native') return detectedProtocol(env) ?? 'kitty';
   if (!isTTY || isMultiplexer(env)) return null;
   return detectedProtocol(env);
+}
+
+/** How images are drawn: the protocol (null: half-blocks), through tmux or not, and why not natively. */
+export interface ImageDrawing {
+  protocol: ImageProtocol | null;
+  /** Each escape wrapped in tmux's passthrough, so tmux hands it to the terminal outside it. */
+  tmux: boolean;
+  /** One line saying why `--images native` draws half-blocks here, or null. */
+  note: string | null;
+}
+
+/** What tmux says of `allow-passthrough` for this pane: on, off, or why it could not be asked. */
+export type TmuxPassthrough = { allowed: true } | { allowed: false; reason: string };
+
+/** The fallback's line when tmux keeps the escapes to itself. */
+export const TMUX_PASSTHROUGH_OFF =
+  'tmux allow-passthrough is off: images drawn as half-blocks; `tmux set -g allow-passthrough on` for native images';
+
+/**
+ * imageProtocolFor, and inside tmux ($TMUX) what tmux lets through: tmux swallows a graphics escape
+ * unless `allow-passthrough` is on and the escape comes wrapped in its passthrough (tmuxWrap). With
+ * it off, `native` draws half-blocks and says why, rather than sending escapes that vanish.
+ */
+export function imageDrawingFor(
+  env: NodeJS.ProcessEnv,
+  setting: ImagesSetting,
+  isTTY: boolean,
+  passthrough: (env: NodeJS.ProcessEnv) => TmuxPassthrough = tmuxPassthrough,
+): ImageDrawing {
+  const protocol = imageProtocolFor(env, setting, isTTY);
+  if (!protocol || !env.TMUX) return { protocol, tmux: false, note: null };
+  const state = passthrough(env);
+  return state.allowed ? { protocol, tmux: true, note: null } : { protocol: null, tmux: false, note: state.reason };
+}
+
+let asked: TmuxPassthrough | undefined;
+
+/**
+ * `allow-passthrough` of the tmux this process runs in, asked once: the pane's own value, which
+ * inherits the window's and the global one (`tmux show -Apv -t $TMUX_PANE`), else the global one
+ * (`tmux show -gv`). `on` and `all` let escapes through; a tmux older than 3.3, which has no such
+ * option, always did.
+ */
+export function tmuxPassthrough(env: NodeJS.ProcessEnv): TmuxPassthrough {
+  if (asked) return asked;
+  const args = env.TMUX_PANE ? ['show-options', '-Apv', '-t', env.TMUX_PANE, 'allow-passthrough'] : ['show-options', '-gv', 'allow-passthrough'];
+  const r = spawnSync('tmux', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
+  const value = r.stdout?.trim();
+  if (r.status === 0 && value) asked = value === 'on' || value === 'all' ? { allowed: true } : { allowed: false, reason: TMUX_PASSTHROUGH_OFF };
+  else if (/invalid option|unknown option/.test(r.stderr ?? '')) asked = { allowed: true };
+  else {
+    const why = r.error ? r.error.message : (r.stderr?.trim().split('\n')[0] ?? '') || `exit ${r.status}`;
+    asked = { allowed: false, reason: `cannot ask tmux for allow-passthrough (${why}): images drawn as half-blocks` };
+  }
+  return asked;
+}
+
+/**
+ * Graphics escapes through tmux to the terminal outside it: each escape in its own passthrough
+ * (`ESC Ptmux; ... ESC \`, every ESC inside doubled), so none grows past what tmux buffers.
+ * kitty's come as a run of escapes each ended by ST; iTerm2's is one, ended by BEL.
+ */
+export function tmuxWrap(escapes: string): string {
+  const wrap = (escape: string) => `${ESC}Ptmux;${escape.replaceAll(ESC, ESC + ESC)}${ST}`;
+  if (!escapes.endsWith(ST)) return wrap(escapes);
+  return escapes
+    .split(ST)
+    .slice(0, -1)
+    .map((escape) => wrap(escape + ST))
+    .join('');
 }
 
 /** GEOLAB_IMAGES as a setting; anything else is `auto`, since the flag itself validated what it set. */
@@ -139,6 +214,8 @@ export function boxPlace(element: DOMElement): BoxPlace | undefined {
 export interface NativeImageRequest {
   key: string;
   protocol: ImageProtocol;
+  /** Inside tmux: the escapes go out wrapped in its passthrough (tmuxWrap). */
+  tmux?: boolean;
   data: Buffer;
   cells: Cells;
   box: DOMElement;
@@ -146,6 +223,7 @@ export interface NativeImageRequest {
 
 interface OnScreen {
   protocol: ImageProtocol;
+  tmux: boolean;
   /** kitty's image id; 0 for iTerm2, which has none. */
   id: number;
 }
@@ -177,7 +255,12 @@ export class ImageOverlay {
 
   /** Keeps `request` on screen; another image there is deleted first. */
   show(request: NativeImageRequest): void {
-    const same = this.wanted && this.wanted.key === request.key && this.wanted.protocol === request.protocol && sameCells(this.wanted.cells, request.cells);
+    const same =
+      this.wanted &&
+      this.wanted.key === request.key &&
+      this.wanted.protocol === request.protocol &&
+      Boolean(this.wanted.tmux) === Boolean(request.tmux) &&
+      sameCells(this.wanted.cells, request.cells);
     this.wanted = request;
     if (same) return;
     this.remove();
@@ -193,7 +276,7 @@ export class ImageOverlay {
 
   private remove(): void {
     // iTerm2's image lives in the cells: the frame Ink writes for the change overwrites it.
-    if (this.shown?.protocol === 'kitty') this.write(kittyDelete(this.shown.id));
+    if (this.shown?.protocol === 'kitty') this.write(this.shown.tmux ? tmuxWrap(kittyDelete(this.shown.id)) : kittyDelete(this.shown.id));
     this.shown = undefined;
   }
 
@@ -219,8 +302,9 @@ export class ImageOverlay {
     if (request.protocol === 'iterm2') text = iterm2Image(request.data, request.cells);
     else if (shown) text = kittyPlacement(shown.id, request.cells);
     else text = kittyImage(request.data, request.cells, (id = this.nextId++));
-    this.write(atBox(place, rows, text));
-    this.shown = { protocol: request.protocol, id };
+    // Inside tmux only the image goes through to the outer terminal; tmux itself moves the cursor.
+    this.write(atBox(place, rows, request.tmux ? tmuxWrap(text) : text));
+    this.shown = { protocol: request.protocol, tmux: Boolean(request.tmux), id };
   }
 }
 

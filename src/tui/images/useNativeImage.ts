@@ -1,19 +1,21 @@
 /**
  * The React side of native images: which protocol the terminal speaks (a context, so a test can
- * choose; otherwise the environment and `--images`), and the bytes each protocol takes.
+ * choose; otherwise the environment, `--images` and, inside tmux, its allow-passthrough), and the
+ * bytes each protocol takes.
  */
 import { useStdout, type DOMElement } from 'ink';
 import { createContext, useContext, useEffect, useLayoutEffect, useState, type RefObject } from 'react';
-import { imageProtocolFor, imagesSettingFromEnv, kittyPng, overlayFor, type Cells, type ImageProtocol } from './native.js';
+import { imageDrawingFor, imagesSettingFromEnv, kittyPng, overlayFor, type Cells, type ImageDrawing, type ImageProtocol } from './native.js';
 
 /** null draws half-blocks; undefined (no provider) detects from the environment. */
 export const ImageProtocolContext = createContext<ImageProtocol | null | undefined>(undefined);
 
-export function useImageProtocol(): ImageProtocol | null {
+/** The protocol, whether it goes through tmux's passthrough, and the line saying why not when `native` cannot. */
+export function useImageDrawing(): ImageDrawing {
   const chosen = useContext(ImageProtocolContext);
   const { stdout } = useStdout();
-  if (chosen !== undefined) return chosen;
-  return imageProtocolFor(process.env, imagesSettingFromEnv(process.env), Boolean(stdout.isTTY));
+  if (chosen !== undefined) return { protocol: chosen, tmux: false, note: null };
+  return imageDrawingFor(process.env, imagesSettingFromEnv(process.env), Boolean(stdout.isTTY));
 }
 
 /** PNGs made for kitty, by image key: a handful of views, so stepping back does not convert again. */
@@ -54,7 +56,7 @@ export type NativeImageState = { status: 'drawn' } | { status: 'rendering' } | {
  * Keeps the image over the box `box` while the component is mounted. A layout effect, so the
  * overlay learns of a change before the microtask that follows the frame's write.
  */
-export function useNativeImage(box: RefObject<DOMElement | null>, key: string, bytes: Buffer, cells: Cells, protocol: ImageProtocol): NativeImageState {
+export function useNativeImage(box: RefObject<DOMElement | null>, key: string, bytes: Buffer, cells: Cells, protocol: ImageProtocol, tmux = false): NativeImageState {
   const { stdout } = useStdout();
   const prepared = useProtocolBytes(key, bytes, protocol);
   const data = prepared.status === 'ready' ? prepared.data : undefined;
@@ -62,8 +64,8 @@ export function useNativeImage(box: RefObject<DOMElement | null>, key: string, b
   useLayoutEffect(() => {
     if (!data || !box.current) return;
     const overlay = overlayFor(stdout);
-    overlay.show({ key, protocol, data, cells: { width, height }, box: box.current });
+    overlay.show({ key, protocol, tmux, data, cells: { width, height }, box: box.current });
     return () => overlay.hide(key);
-  }, [box, stdout, key, protocol, data, width, height]);
+  }, [box, stdout, key, protocol, tmux, data, width, height]);
   return prepared.status === 'ready' ? { status: 'drawn' } : prepared;
 }

@@ -8,7 +8,7 @@ export async function watchTrainRun(run: string, workspace: string | undefined):
   try {
     // The run must exist before the screen opens: a wrong name is a usage error, not an empty screen.
     const [ws, { resolveRun }] = await Promise.all([session.open(), import('../../train/runs.js')]);
-    resolveRun(ws.db, run);
+    resolveRun(ws.db, run, ws.paths.train);
     await runApp('geolab train watch', {
       initialRoute: { screen: 'train', run },
       services: { openWorkspace: session.view, runEpisode: runTracker().run, train: trainService(session) },
