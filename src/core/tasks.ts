@@ -61,7 +61,7 @@ export interface TaskError {
   message: string;
 }
 
-export type TaskWarningKind = 'missing_country' | 'repeated_sequence' | 'country_mismatch' | 'missing_attribution';
+export type TaskWarningKind = 'missing_country' | 'repeated_sequence' | 'country_mismatch' | 'missing_attribution' | 'task_index';
 
 export interface TaskWarning {
   line: number;
@@ -130,8 +130,17 @@ export class TaskSetValidator {
   private readonly lineOfId = new Map<string, number>();
   private readonly lineOfSequence = new Map<string, number>();
   private readonly lineOfIndex = new Map<number, number>();
+  private readonly idAtLine = new Map<number, string>();
 
-  constructor(private readonly labelCheck?: LabelCheck) {}
+  /**
+   * `taskIndex: 'warning'`: a repeated or non-contiguous task_index is a warning, not an error. For
+   * reading files only to inspect them (`splits check`: an eval row appended to train as it is keeps
+   * its index, and is contamination to report, not a file to refuse).
+   */
+  constructor(
+    private readonly labelCheck?: LabelCheck,
+    private readonly options: { taskIndex?: 'error' | 'warning' } = {},
+  ) {}
 
   addErrors(errors: TaskError[]): void {
     this.errors.push(...errors);
@@ -140,6 +149,7 @@ export class TaskSetValidator {
   /** Checks one parsed task against the ones before it; returns false when it is unusable. */
   add(task: Task, line: number): boolean {
     let ok = true;
+    if (this.options.taskIndex === 'warning') this.idAtLine.set(line, task.task_id);
     const firstId = this.lineOfId.get(task.task_id);
     if (firstId !== undefined) {
       this.errors.push({ line, field: 'task_id', message: `duplicated task_id "${task.task_id}" (first on line ${firstId})` });
@@ -149,12 +159,13 @@ export class TaskSetValidator {
     }
     const firstIndex = this.lineOfIndex.get(task.task_index);
     if (firstIndex !== undefined) {
-      this.errors.push({
-        line,
-        field: 'task_index',
-        message: `duplicated task_index ${task.task_index} (first on line ${firstIndex})`,
-      });
-      ok = false;
+      const message = `duplicated task_index ${task.task_index} (first on line ${firstIndex})`;
+      if (this.options.taskIndex === 'warning') {
+        this.warnings.push({ line, task_id: task.task_id, kind: 'task_index', message });
+      } else {
+        this.errors.push({ line, field: 'task_index', message });
+        ok = false;
+      }
     } else {
       this.lineOfIndex.set(task.task_index, line);
     }
@@ -180,11 +191,10 @@ export class TaskSetValidator {
     let expected = 0;
     for (const index of indices) {
       if (index !== expected) {
-        this.errors.push({
-          line: this.lineOfIndex.get(index) as number,
-          field: 'task_index',
-          message: `task_index is not contiguous: expected ${expected}, found ${index}`,
-        });
+        const line = this.lineOfIndex.get(index) as number;
+        const message = `task_index is not contiguous: expected ${expected}, found ${index}`;
+        if (this.options.taskIndex === 'warning') this.warnings.push({ line, task_id: this.idAtLine.get(line) ?? '', kind: 'task_index', message });
+        else this.errors.push({ line, field: 'task_index', message });
         break;
       }
       expected++;

@@ -449,16 +449,38 @@ export function countryByName(name: string): Country | null {
 }
 
 /**
- * The names (ADMIN, other and former names) that countries named by `text` may be stored under: a
- * country is named by one of its codes exactly, or by the start of one of its names or demonyms,
- * ignoring case and accents. So `serbia`, `RS` and `serbian` all give "Republic of Serbia".
+ * The countries a user names by `text`: by one of its codes exactly, or by one of its names (ADMIN,
+ * other and former names) or demonyms, ignoring case and accents: whole (`exact`, for a list of
+ * countries to keep) or by its start (`prefix`, for a filter). So `serbia`, `RS` and `serbian` all
+ * give "Republic of Serbia". More than one only where a spelling is shared ("Congolese", "Dominican")
+ * or, by prefix, where several start alike. The one resolver of typed country names: the episode
+ * filters and `splits build --countries` both use it.
  */
-export function countryNamesFor(text: string): string[] {
+export function countriesNamed(text: string, match: 'exact' | 'prefix' = 'exact'): Country[] {
   const key = nameKey(text);
   if (key === '') return [];
   const byCode = countryByIso(text.trim());
-  const named = allCountries().filter((c) => c === byCode || [c.admin, ...c.names, ...c.demonyms].some((name) => nameKey(name).startsWith(key)));
-  return [...new Set(named.flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'name').map((a) => a.text)))];
+  const matches = match === 'exact' ? (name: string) => nameKey(name) === key : (name: string) => nameKey(name).startsWith(key);
+  return allCountries().filter((c) => c === byCode || spellingsOf(c).some(matches));
+}
+
+/** Every name and demonym of a row, former ADMIN names included (codes apart). */
+function spellingsOf(c: Country): string[] {
+  const formerAdmins = Object.keys(FORMER_ADMIN).filter((f) => FORMER_ADMIN[f] === c.admin);
+  return [c.admin, ...c.names, ...formerAdmins, ...c.demonyms];
+}
+
+/** Every spelling `countriesNamed` knows, with its country's ADMIN name: the candidates of a "did you mean". */
+export function countrySpellings(): { spelling: string; admin: string }[] {
+  return allCountries().flatMap((c) => spellingsOf(c).map((spelling) => ({ spelling, admin: c.admin })));
+}
+
+/**
+ * The names (ADMIN, other and former names) that countries named by `text` may be stored under: a
+ * country is named by one of its codes exactly, or by the start of one of its names or demonyms.
+ */
+export function countryNamesFor(text: string): string[] {
+  return [...new Set(countriesNamed(text, 'prefix').flatMap((c) => (aliasesOf(c.admin) ?? []).filter((a) => a.kind === 'name').map((a) => a.text)))];
 }
 
 /** Every way a prompt could name the country: names, codes and demonyms. Null for an unknown ADMIN. */

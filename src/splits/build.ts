@@ -6,7 +6,7 @@ import { hashString, seededRandom } from '../demo/random.js';
 import type { Task } from '../core/tasks.js';
 import { checkSplits, latLon, type SplitCheck } from './check.js';
 import { canonicalCountry } from './countries.js';
-import { contributorOf } from './leak.js';
+import { contributorIdentity } from './contributors.js';
 import { nearestInsideBuffer, unitVectors } from './spatial.js';
 
 export interface SplitOptions {
@@ -52,7 +52,13 @@ export interface SplitResult {
   check: SplitCheck;
   /** Why the result must not be written (empty: it may). */
   problems: string[];
+  /** What the user should know before writing it: a small train split, a placeholder contributor id. */
+  warnings: string[];
 }
+
+/** Train under this share of the pool (after the country filter), or under this many tasks, is worth a warning. */
+export const SMALL_TRAIN_SHARE = 0.1;
+export const SMALL_TRAIN_TASKS = 50;
 
 export function isOfflineReady(task: Task): boolean {
   return task.meta?.offline_ready === true;
@@ -106,13 +112,9 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
   const evalPositions = kept.filter((p) => evalSet.has(p));
 
   const sequences = new Set(evalPositions.map((p) => pool[p]!.sequence_id).filter((s): s is string => Boolean(s)));
-  const names = new Set<string>();
-  const ids = new Set<string>();
-  for (const p of evalPositions) {
-    const who = contributorOf(pool[p]!);
-    if (who.username !== undefined) names.add(who.username);
-    if (who.id !== undefined) ids.add(who.id);
-  }
+  // Contributors are told apart as over the whole pool, in the drop and in the self-check alike.
+  const identity = contributorIdentity(pool);
+  const evalContributors = new Set(evalPositions.map((p) => identity.keyOf(pool[p]!)).filter((k): k is string => k !== undefined));
   const others = kept.filter((p) => !evalSet.has(p));
   const inside = nearestInsideBuffer(
     unitVectors(...latLon(others.map((p) => pool[p]!))),
@@ -124,7 +126,7 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
     const t = pool[p]!;
     if (t.sequence_id && sequences.has(t.sequence_id)) dropped.shared_sequence++;
     else if (inside.index[i]! >= 0) dropped.buffer++;
-    else if (options.contributorExclusive && sharesContributor(t, names, ids)) dropped.contributor++;
+    else if (options.contributorExclusive && evalContributors.has(identity.keyOf(t) ?? '')) dropped.contributor++;
     else survivors.add(p);
   });
 
@@ -148,7 +150,7 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
 
   const evalTasks = evalPositions.map((p, i) => renumber(pool[p]!, i, 'eval'));
   const train = trainPositions.map((p, i) => renumber(pool[p]!, i, 'train'));
-  const check = checkSplits(train, evalTasks, { bufferKm: options.bufferKm, contributorExclusive: options.contributorExclusive });
+  const check = checkSplits(train, evalTasks, { bufferKm: options.bufferKm, contributorExclusive: options.contributorExclusive, identity });
   const perCountry: SplitResult['perCountry'] = {};
   for (const p of kept) {
     const c = country[p] as string;
@@ -163,13 +165,32 @@ export function buildSplits(pool: readonly Task[], options: SplitOptions): Split
     perCountry,
     closestCrossKm: check.closest_cross_km,
     check,
-    problems: selfCheckProblems(check, evalTasks, options),
+    problems: selfCheckProblems(check, evalTasks, options, dropped),
+    warnings: [...identity.warnings, ...smallTrainWarnings(train.length, kept.length, evalTasks.length)],
   };
 }
 
-function sharesContributor(task: Task, names: Set<string>, ids: Set<string>): boolean {
-  const who = contributorOf(task);
-  return (who.username !== undefined && names.has(who.username)) || (who.id !== undefined && ids.has(who.id));
+/** A train split much smaller than the pool is seldom meant (`--eval 200` on a 230-task pool). */
+function smallTrainWarnings(train: number, pool: number, evalSize: number): string[] {
+  if (train === 0) return []; // an empty train is a self-check problem, not a warning
+  if (train >= SMALL_TRAIN_TASKS && train >= SMALL_TRAIN_SHARE * pool) return [];
+  const pct = ((train / pool) * 100).toFixed(1);
+  const under = [train < SMALL_TRAIN_SHARE * pool ? `under ${SMALL_TRAIN_SHARE * 100}% of the pool` : '', train < SMALL_TRAIN_TASKS ? `under ${SMALL_TRAIN_TASKS} tasks` : ''];
+  return [
+    `train gets only ${train} of the ${pool} pool tasks (${pct}%, ${under.filter(Boolean).join(' and ')}; eval takes ${evalSize}): lower --eval or --eval-per-country, or narrow --buffer-km, for a larger train split`,
+  ];
+}
+
+/** The non-zero dropped counts in words ("170 shared contributor, 3 inside the buffer"), or "none". */
+export function droppedReasons(d: Dropped): string {
+  const parts: [number, string][] = [
+    [d.shared_sequence, 'shared sequence'],
+    [d.buffer, 'inside the buffer'],
+    [d.contributor, 'shared contributor'],
+    [d.country_filter, 'country filter'],
+    [d.cap, 'over the train cap'],
+  ];
+  return parts.filter(([n]) => n > 0).map(([n, why]) => `${n} ${why}`).join(', ') || 'none';
 }
 
 /** A pool task under its split's id and index; where it came from stays in meta.pool_task_id. */
@@ -183,18 +204,25 @@ function renumber(task: Task, index: number, split: 'eval' | 'train'): Task {
 }
 
 /** What the self-check refuses, in words a user can act on. */
-export function selfCheckProblems(check: SplitCheck, evalTasks: readonly Task[], options: SplitOptions): string[] {
+export function selfCheckProblems(check: SplitCheck, evalTasks: readonly Task[], options: SplitOptions, dropped: Dropped): string[] {
   const problems: string[] = [];
   // An empty side is no split, and a task file needs at least one task.
   if (evalTasks.length === 0) problems.push('the eval split would be empty: no pool task is left after the country filter and caps');
-  if (check.train_tasks === 0) problems.push('the train split would be empty: every other pool task was dropped (see the dropped counts)');
+  if (check.train_tasks === 0) {
+    const afterEval = droppedReasons({ ...dropped, country_filter: 0 });
+    problems.push(
+      afterEval === 'none'
+        ? `the train split would be empty: eval takes every pool task${dropped.country_filter ? ' the country filter leaves' : ''} (lower --eval or --eval-per-country)`
+        : `the train split would be empty: every pool task eval did not take was dropped (${afterEval})`,
+    );
+  }
   if (check.shared_sequences.count > 0) problems.push(`${check.shared_sequences.count} sequence(s) in both splits (${check.shared_sequences.listed.slice(0, 3).join(', ')})`);
   if (check.buffer_pairs.count > 0) {
     const p = check.buffer_pairs.closest[0]!;
     problems.push(`${check.buffer_pairs.count} train task(s) within ${options.bufferKm} km of an eval task (closest ${p.train_id} / ${p.eval_id}, ${p.km} km)`);
   }
   if (options.contributorExclusive && check.shared_contributors.count > 0) problems.push(`${check.shared_contributors.count} contributor(s) in both splits`);
-  if (check.duplicated_ids.count > 0) problems.push(`${check.duplicated_ids.count} task id(s) in both splits`);
+  if (check.rows_in_both.count > 0) problems.push(`${check.rows_in_both.count} task(s) in both splits`);
   if (options.requireOfflineReady) {
     const notReady = evalTasks.filter((t) => !isOfflineReady(t)).length;
     if (notReady > 0) problems.push(`${notReady} eval task(s) not offline-ready (meta.offline_ready) although --require-offline-ready was given: the pool has too few offline-ready tasks for --eval ${options.evalSize}`);

@@ -5,7 +5,8 @@
  */
 import { truthOf, type Task } from '../core/tasks.js';
 import { canonicalCountry } from './countries.js';
-import { contributorOf, leakPotential, type LeakPotential } from './leak.js';
+import { contributorIdentity, type ContributorIdentity } from './contributors.js';
+import { leakPotential, type LeakPotential } from './leak.js';
 import { closestPair, nearestInsideBuffer, unitVectors } from './spatial.js';
 
 /** Pairs listed by name; the count covers them all. */
@@ -16,6 +17,15 @@ const LISTED_NAMES = 20;
 export interface CheckOptions {
   bufferKm: number;
   contributorExclusive: boolean;
+  /** How contributors are told apart: the builder passes its pool's; omitted, decided over both splits. */
+  identity?: ContributorIdentity;
+}
+
+/** A row of train found in eval: the same task_id, or the same start frame (its image_id) under another id. */
+export interface RowInBoth {
+  train_id: string;
+  eval_id: string;
+  by: 'task_id' | 'start_frame';
 }
 
 export interface CrossPair {
@@ -32,8 +42,11 @@ export interface SplitCheck {
   shared_sequences: { count: number; listed: string[] };
   /** Train tasks closer than the buffer to an eval task, with the closest pairs listed. */
   buffer_pairs: { count: number; closest: CrossPair[] };
+  /** Distinct contributors per side, and what told them apart (docs/splits.md, "Contributors"). */
+  contributors: { by: 'id' | 'username'; train: number; eval: number; warnings: string[] };
   shared_contributors: { count: number; listed: string[]; checked: boolean };
-  duplicated_ids: { count: number; listed: string[] };
+  /** Train rows that are eval rows: contamination whatever their task_index. */
+  rows_in_both: { count: number; listed: RowInBoth[] };
   /** Start points held by more than one task (within or across the splits). */
   repeated_start_points: { count: number; listed: string[] };
   closest_cross_km: number | null;
@@ -56,28 +69,30 @@ export function checkSplits(train: readonly Task[], evalTasks: readonly Task[], 
   pairs.sort((a, b) => a.km - b.km || a.train_id.localeCompare(b.train_id));
   const closest = closestPair(trainXyz, evalXyz, options.bufferKm);
 
-  const evalNames = new Set<string>();
-  const evalIds = new Set<string>();
-  for (const t of evalTasks) {
-    const who = contributorOf(t);
-    if (who.username !== undefined) evalNames.add(who.username);
-    if (who.id !== undefined) evalIds.add(who.id);
+  const identity = options.identity ?? contributorIdentity(train, evalTasks);
+  const evalContributors = new Set(evalTasks.map((t) => identity.keyOf(t)).filter((k): k is string => k !== undefined));
+  const trainContributors = new Set<string>();
+  const sharedLabels = new Map<string, string>();
+  for (const t of train) {
+    const key = identity.keyOf(t);
+    if (key === undefined) continue;
+    trainContributors.add(key);
+    if (evalContributors.has(key) && !sharedLabels.has(key)) sharedLabels.set(key, identity.labelOf(t) ?? key);
   }
-  const shared = unique(
-    train.flatMap((t) => {
-      const who = contributorOf(t);
-      if (who.username !== undefined && evalNames.has(who.username)) return [who.username];
-      if (who.id !== undefined && evalIds.has(who.id)) return [`id ${who.id}`];
-      return [];
-    }),
-  );
+  const shared = [...sharedLabels.values()];
 
-  const seenIds = new Set<string>();
-  const duplicated: string[] = [];
+  const evalById = new Map(evalTasks.map((t) => [t.task_id, t]));
+  const evalByStart = new Map(evalTasks.map((t) => [startImage(t), t]));
+  const inBoth: RowInBoth[] = [];
+  for (const t of train) {
+    const byId = evalById.get(t.task_id);
+    const byStart = byId ? undefined : evalByStart.get(startImage(t));
+    if (byId) inBoth.push({ train_id: t.task_id, eval_id: byId.task_id, by: 'task_id' });
+    else if (byStart) inBoth.push({ train_id: t.task_id, eval_id: byStart.task_id, by: 'start_frame' });
+  }
+
   const atPoint = new Map<string, number>();
   for (const t of [...evalTasks, ...train]) {
-    if (seenIds.has(t.task_id)) duplicated.push(t.task_id);
-    seenIds.add(t.task_id);
     const { lat, lon } = truthOf(t);
     const key = `${lat},${lon}`;
     atPoint.set(key, (atPoint.get(key) ?? 0) + 1);
@@ -96,21 +111,27 @@ export function checkSplits(train: readonly Task[], evalTasks: readonly Task[], 
 
   const contributorContamination = options.contributorExclusive && shared.length > 0;
   return {
-    clean: sharedSequences.length === 0 && pairs.length === 0 && !contributorContamination && duplicated.length === 0,
+    clean: sharedSequences.length === 0 && pairs.length === 0 && !contributorContamination && inBoth.length === 0,
     train_tasks: train.length,
     eval_tasks: evalTasks.length,
     buffer_km: options.bufferKm,
     shared_sequences: listed(sharedSequences),
     buffer_pairs: { count: pairs.length, closest: pairs.slice(0, LISTED_PAIRS) },
+    contributors: { by: identity.by, train: trainContributors.size, eval: evalContributors.size, warnings: identity.warnings },
     shared_contributors: { ...listed(shared), checked: options.contributorExclusive },
-    duplicated_ids: listed(unique(duplicated)),
+    rows_in_both: { count: inBoth.length, listed: inBoth.slice(0, LISTED_PAIRS) },
     repeated_start_points: listed(repeated),
     closest_cross_km: closest ? roundKm(closest.km) : null,
     per_country: Object.fromEntries(
       [...perCountry].sort((a, b) => b[1].eval - a[1].eval || b[1].train - a[1].train || a[0].localeCompare(b[0])),
     ),
-    leak_potential: { train: leakPotential(train, options.bufferKm), eval: leakPotential(evalTasks, options.bufferKm) },
+    leak_potential: { train: leakPotential(train, options.bufferKm, identity), eval: leakPotential(evalTasks, options.bufferKm, identity) },
   };
+}
+
+/** A task's start frame by its image: the same picture under two task ids is the same task. */
+function startImage(task: Task): string {
+  return task.frames[task.start_frame]!.image_id;
 }
 
 export function latLon(tasks: readonly Task[]): [Float64Array, Float64Array] {

@@ -4,6 +4,7 @@
  * siblings a few hundred metres away lets a split put the same street on both sides.
  */
 import { truthOf, type Task } from '../core/tasks.js';
+import { ContributorTally, type Attributed, type ContributorIdentity } from './contributors.js';
 import { canonicalCountry, UNLABELLED } from './countries.js';
 import { chordOfKm, UnitGrid, unitVectors } from './spatial.js';
 
@@ -18,46 +19,46 @@ export interface LeakPotential {
   contributors_per_country: Record<string, number>;
 }
 
-/** Who captured a task: username and id, either may be missing. */
-export function contributorOf(task: Task): { username?: string; id?: string } {
-  return { username: task.attribution?.creator_username || undefined, id: task.attribution?.creator_id || undefined };
-}
-
-/** One key per contributor: the username when there is one, else the id. */
-export function contributorKey(task: Task): string | undefined {
-  const { username, id } = contributorOf(task);
-  return username !== undefined ? `u:${username}` : id !== undefined ? `i:${id}` : undefined;
-}
-
 /** Folds tasks one at a time; keeps only what the figures need per task. */
 export class LeakPotentialCollector {
   private readonly lat: number[] = [];
   private readonly lon: number[] = [];
   private readonly sequences: (string | undefined)[] = [];
-  private readonly contributors: (string | undefined)[] = [];
-  private readonly countriesOf = new Map<string, Set<string>>();
+  private readonly attributed: Attributed[] = [];
+  private readonly countries: string[] = [];
+  private readonly tally = new ContributorTally();
 
   add(task: Task): void {
     const { lat, lon } = truthOf(task);
     this.lat.push(lat);
     this.lon.push(lon);
     this.sequences.push(task.sequence_id || undefined);
-    const who = contributorKey(task);
-    this.contributors.push(who);
-    const country = canonicalCountry(task.country);
-    if (who !== undefined && country !== UNLABELLED) {
-      let set = this.countriesOf.get(who);
-      if (!set) this.countriesOf.set(who, (set = new Set()));
-      set.add(country);
-    }
+    this.attributed.push({ attribution: task.attribution });
+    this.countries.push(canonicalCountry(task.country));
+    this.tally.add(task);
   }
 
-  result(bufferKm: number): LeakPotential {
+  /** The contributor identity of the tasks folded so far (docs/splits.md, "Contributors"). */
+  identity(): ContributorIdentity {
+    return this.tally.identity();
+  }
+
+  /** `identity`: the one of a larger set these tasks belong to (a split's pool); omitted, their own. */
+  result(bufferKm: number, identity: ContributorIdentity = this.identity()): LeakPotential {
     const n = this.lat.length;
+    const contributors = this.attributed.map((t) => identity.keyOf(t));
+    const countriesOf = new Map<string, Set<string>>();
+    contributors.forEach((who, i) => {
+      const country = this.countries[i]!;
+      if (who === undefined || country === UNLABELLED) return;
+      let set = countriesOf.get(who);
+      if (!set) countriesOf.set(who, (set = new Set()));
+      set.add(country);
+    });
     let single = 0;
     const perCountry = new Map<string, number>();
-    for (const countries of this.countriesOf.values()) for (const c of countries) perCountry.set(c, (perCountry.get(c) ?? 0) + 1);
-    for (const who of this.contributors) if (who !== undefined && this.countriesOf.get(who)?.size === 1) single++;
+    for (const countries of countriesOf.values()) for (const c of countries) perCountry.set(c, (perCountry.get(c) ?? 0) + 1);
+    for (const who of contributors) if (who !== undefined && countriesOf.get(who)?.size === 1) single++;
     return {
       tasks: n,
       buffer_km: bufferKm,
@@ -86,10 +87,10 @@ export class LeakPotentialCollector {
   }
 }
 
-export function leakPotential(tasks: Iterable<Task>, bufferKm: number): LeakPotential {
+export function leakPotential(tasks: Iterable<Task>, bufferKm: number, identity?: ContributorIdentity): LeakPotential {
   const collector = new LeakPotentialCollector();
   for (const task of tasks) collector.add(task);
-  return collector.result(bufferKm);
+  return collector.result(bufferKm, identity);
 }
 
 function share(k: number, n: number): number {

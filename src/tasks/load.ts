@@ -9,6 +9,8 @@ import { parseTaskLine, TaskSetValidator, type LabelCheck, type Task, type TaskE
 export interface LoadOptions {
   /** Checks country labels against the start point (see src/geo); omitted, no such warnings. */
   labelCheck?: LabelCheck;
+  /** A repeated or non-contiguous task_index as a warning instead of an error (see TaskSetValidator). */
+  taskIndex?: 'error' | 'warning';
   /** Called with each usable task in file order; when given, tasks are not kept in the result. */
   onTask?: (task: Task, line: number) => void;
 }
@@ -27,7 +29,7 @@ export interface LoadResult {
 /** Reads a task file. Unreadable files throw InputError; problems inside the file are returned. */
 export async function loadTaskFile(file: string, options: LoadOptions = {}): Promise<LoadResult> {
   await assertReadableFile(file, 'task file');
-  const validator = new TaskSetValidator(options.labelCheck);
+  const validator = new TaskSetValidator(options.labelCheck, { taskIndex: options.taskIndex });
   const tasks: Task[] = [];
   let count = 0;
   let lineNo = 0;

@@ -7,7 +7,9 @@ export interface TaskStats {
   tasks: number;
   frames: number;
   countries: Record<string, number>;
+  /** Distinct contributors, told apart as `contributor_identity.by` says (docs/splits.md, "Contributors"). */
   contributors: number;
+  contributor_identity: { by: 'id' | 'username'; warnings: string[] };
   months: Record<string, number>;
   leak_potential: LeakPotential;
 }
@@ -20,7 +22,6 @@ export class TaskStatsCollector {
   private tasks = 0;
   private frames = 0;
   private readonly countries = new Map<string, number>();
-  private readonly contributors = new Set<string>();
   private readonly months = new Map<string, number>();
   private readonly leak = new LeakPotentialCollector();
 
@@ -28,21 +29,21 @@ export class TaskStatsCollector {
     this.tasks++;
     this.frames += task.frames.length;
     bump(this.countries, task.country || '(unlabelled)');
-    const who = task.attribution?.creator_username ?? task.attribution?.creator_id;
-    if (who) this.contributors.add(who);
     const month = task.frames[task.start_frame]?.captured_at || '(unknown)';
     bump(this.months, month);
     this.leak.add(task);
   }
 
   result(): TaskStats {
+    const identity = this.leak.identity();
     return {
       tasks: this.tasks,
       frames: this.frames,
       countries: Object.fromEntries([...this.countries].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))),
-      contributors: this.contributors.size,
+      contributors: identity.contributors,
+      contributor_identity: { by: identity.by, warnings: identity.warnings },
       months: Object.fromEntries([...this.months].sort((a, b) => a[0].localeCompare(b[0]))),
-      leak_potential: this.leak.result(DEFAULT_SPLIT_OPTIONS.bufferKm),
+      leak_potential: this.leak.result(DEFAULT_SPLIT_OPTIONS.bufferKm, identity),
     };
   }
 }

@@ -82,17 +82,19 @@ describe('geolab tasks stats', () => {
       tasks: 4,
       frames: 8,
       countries: { Italy: 3, France: 1 },
-      contributors: 3,
+      // The fixture's ids vary (1000 + index), so they tell contributors apart, not the usernames (docs/splits.md, "Contributors").
+      contributors: 4,
+      contributor_identity: { by: 'id', warnings: [] },
       months: { '2024-05': 4 },
       leak_potential: {
         tasks: 4,
         buffer_km: 1,
         single_country_contributor_share: 1,
         sequence_siblings_share: 0,
-        contributors_per_country: { Italy: 2, France: 1 },
+        contributors_per_country: { Italy: 3, France: 1 },
       },
     });
-    expect(geolab(['tasks', 'stats', file]).stdout).toContain('4 tasks, 8 frames, 2 countries, 3 contributors');
+    expect(geolab(['tasks', 'stats', file]).stdout).toContain('4 tasks, 8 frames, 2 countries, 4 contributors (by id)');
   });
 
   it('refuses a file with errors', () => {

@@ -87,6 +87,43 @@ describe('splits build --interactive', () => {
     expect(stderr.join('')).toContain('preview: eval');
   });
 
+  it('when the self-check fails, asks again only the question that made it fail, keeping the other answers', async () => {
+    // One contributor for every task: exclusivity leaves train nothing.
+    const solo = asTasks(spreadPool(['France', 'Germany', 'Japan'], 3).map((t) => ({ ...t, username: 'solo' })));
+    const printed = capturePrinted();
+    const done = curateSplits(solo, DEFAULT_SPLIT_OPTIONS, noFlags);
+    screen.keypress('enter');
+    await screen.next();
+    screen.type('3');
+    screen.keypress('enter');
+    await screen.next();
+    screen.type('1');
+    screen.keypress('enter');
+    await screen.next();
+    screen.type('2');
+    screen.keypress('enter');
+    await screen.next();
+    expect(screen.getScreen()).toContain('No contributor in both splits (--contributor-exclusive)? (y/N)');
+    screen.type('y');
+    screen.keypress('enter');
+    await screen.next();
+    // Straight back to exclusivity, the answer given now the default; eval size, cap and buffer not asked again.
+    expect(screen.getScreen()).toContain('No contributor in both splits (--contributor-exclusive)? (Y/n)');
+    expect(screen.getScreen()).not.toContain('Eval tasks');
+    screen.type('n');
+    screen.keypress('enter');
+    await screen.next();
+    expect(screen.getScreen()).toContain('Write eval.jsonl, train.jsonl and manifest.json?');
+    const preview = printed();
+    expect(preview).toContain('self-check: the train split would be empty: every pool task eval did not take was dropped (6 shared contributor)');
+    expect(preview).toContain('Change that answer (the others are kept):');
+    expect(preview).toContain('preview: eval 3 tasks, train 6 tasks');
+    screen.keypress('enter');
+    const chosen = await done;
+    expect(chosen!.options).toMatchObject({ countries: undefined, evalSize: 3, evalPerCountry: 1, bufferKm: 2, contributorExclusive: false });
+    expect(chosen!.result.problems).toEqual([]);
+  });
+
   it('turns Ctrl-C into an interruption (exit 130)', async () => {
     const done = curateSplits(pool, DEFAULT_SPLIT_OPTIONS, noFlags);
     screen.keypress({ name: 'c', ctrl: true });

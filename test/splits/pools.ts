@@ -1,4 +1,6 @@
 /** Generated pools for the split tests: places, sequences and contributors chosen per test. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { destinationPoint } from '../../src/core/geodesy.js';
 import type { Task } from '../../src/core/tasks.js';
 
@@ -57,4 +59,11 @@ export function spreadPool(countries: string[], n: number): PoolTask[] {
 /** A point `km` from (lat, lon) due north. */
 export function northOf(lat: number, lon: number, km: number): { lat: number; lon: number } {
   return destinationPoint(lat, lon, 0, km);
+}
+
+/** Writes `records` (pool records or any task records) as a JSONL file `name` in `dir`. */
+export function writeJsonlFile(dir: string, name: string, records: readonly unknown[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
 }

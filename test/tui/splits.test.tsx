@@ -72,6 +72,7 @@ describe('the Splits screen', () => {
     for (const country of ['France', 'Germany', 'Japan']) expect(row(frame, country)).toEqual([6, 4, 2, 4]);
     expect(frame).toContain('preview: eval 12 tasks in 3 countries · train 6 tasks in 3 countries');
     expect(frame).toContain('dropped: 0 shared sequence · 0 buffer · 0 contributor · 0 cap · 0 left out');
+    expect(frame).toContain('warning: train gets only 6 of the 18 pool tasks (33.3%, under 50 tasks');
   });
 
   it('leaves a country out with space and recomputes the counts', async () => {

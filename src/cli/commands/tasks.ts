@@ -8,7 +8,7 @@ import { loadTaskFile, loadTasksStrict } from '../../tasks/load.js';
 import { panoramaProblems } from '../../tasks/panoramas.js';
 import { TaskStatsCollector } from '../../tasks/stats.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, table } from '../output.js';
+import { printJson, printLine, table, warn } from '../output.js';
 
 export async function validateCommand(file: string, opts: GlobalOptions & { panos?: string }): Promise<void> {
   const panoErrors: TaskError[] = [];
@@ -31,8 +31,9 @@ export async function statsCommand(file: string, opts: GlobalOptions): Promise<v
   const stats = new TaskStatsCollector();
   await loadTasksStrict(file, { onTask: (task) => stats.add(task) });
   const s = stats.result();
+  for (const w of s.contributor_identity.warnings) warn(`geolab: warning: ${file}: ${w}`);
   if (opts.json) return printJson(s);
-  printLine(`${file}: ${s.tasks} tasks, ${s.frames} frames, ${Object.keys(s.countries).length} countries, ${s.contributors} contributors`);
+  printLine(`${file}: ${s.tasks} tasks, ${s.frames} frames, ${Object.keys(s.countries).length} countries, ${s.contributors} contributors (by ${s.contributor_identity.by})`);
   printLine('\ncountries');
   printLine(table(Object.entries(s.countries).map(([c, n]) => ['  ' + c, n])));
   printLine('\ncapture months');

@@ -299,6 +299,10 @@ function Preview({ result, stale }: { result: SplitResult; stale: boolean }) {
         <Text wrap="truncate-end" color={theme.status.error}>
           {`self-check: ${result.problems[0]}`}
         </Text>
+      ) : result.warnings.length > 0 ? (
+        <Text wrap="truncate-end" color={theme.status.warn}>
+          {`warning: ${result.warnings[0]}`}
+        </Text>
       ) : null}
     </Box>
   );
