@@ -54,3 +54,17 @@ export function formatWhere(where: { file?: string; line?: number; field?: strin
   const parts = [place, where.field ? `field ${where.field}` : ''].filter(Boolean);
   return parts.length ? parts.join(', ') + ': ' : '';
 }
+
+/** Levenshtein distance, one row at a time: how far a mistyped name is from a known one, for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length] as number;
+}

@@ -2,7 +2,7 @@
  * Country names as users type them (aliases, ISO codes, demonyms, former ADMIN names) resolved to the Natural
  * Earth ADMIN names task files carry; an unknown name is an error that suggests the closest one.
  */
-import { UsageError } from '../core/errors.js';
+import { editDistance, UsageError } from '../core/errors.js';
 import { countriesNamed, countryByAdmin, countrySpellings } from '../geo/countries.js';
 
 /** The label tasks are grouped under when they carry no country. */
@@ -72,18 +72,4 @@ function didYouMean(name: string, pool: Set<string>): string {
   if (listed.length === 0) return 'no country has a name, alias, ISO code or demonym close to it';
   const shown = listed.slice(0, LISTED_POOL_COUNTRIES).join(', ');
   return `nothing close; did you mean one of the pool's countries: ${shown}${listed.length > LISTED_POOL_COUNTRIES ? `, … (${listed.length} in all; geolab tasks stats lists them)` : ''}?`;
-}
-
-/** Levenshtein distance, one row at a time. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] as number;
 }

@@ -7,7 +7,7 @@
  * SQLite only when the workspace is read.
  */
 import { existsSync } from 'node:fs';
-import { EXIT, UsageError } from '../../core/errors.js';
+import { editDistance, EXIT, UsageError } from '../../core/errors.js';
 import { acceptedBy, acceptedEntry, acceptInBaseline, DEFAULT_BASELINE, isFindingId, readBaseline, writeBaseline, type Baseline } from '../../audit/baseline.js';
 import { LEAK_RADIUS_KM } from '../../audit/detect.js';
 import { lastAuditOf, writeLastAudit } from '../../audit/last-run.js';
@@ -208,17 +208,6 @@ function sharedPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
-}
-
-/** Levenshtein distance over two short strings (ids are 16 characters). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length] as number;
 }
 
 /** Count, rate and ETA on stderr, only on a terminal, at most five times a second. */
