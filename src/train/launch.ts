@@ -110,7 +110,7 @@ export interface LaunchOptions {
   configPath: string;
   config: TrainConfig;
   resume: boolean;
-  /** The trainer script (default: geolab's). */
+  /** The trainer script (default: geolab's); a relative path is from the current directory, as typed. */
   script?: string;
   /** The workspace the local environment server serves. */
   workspace?: string;
@@ -136,7 +136,8 @@ export function planLaunch(options: LaunchOptions): LaunchPlan {
     resolvedConfigPath,
     outputDir,
     logPath: join(outputDir, LOG_FILE),
-    trainer: trainerCommand(config, options.script ?? TRAINER_SCRIPT, resolvedConfigPath, options.resume),
+    // The trainer runs in the config's folder: the script's path is made absolute here, where it was typed.
+    trainer: trainerCommand(config, resolve(options.script ?? TRAINER_SCRIPT), resolvedConfigPath, options.resume),
     envServer: config.env.mode === 'local' ? envServerCommand(config, options.workspace) : null,
   };
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { launchCommand } from '../../src/cli/commands/train-run.js';
 import { parseTrainConfig, type TrainConfig } from '../../src/train/config.js';
 import { checkpointSteps } from '../../src/train/checkpoints.js';
-import { envServerCommand, recordedEnvironment, trainerCommand } from '../../src/train/launch.js';
+import { envServerCommand, planLaunch, recordedEnvironment, trainerCommand } from '../../src/train/launch.js';
 import type { PreflightReport } from '../../src/train/types.js';
 import { tempDir } from '../helpers/fixtures.js';
 
@@ -25,6 +25,11 @@ describe('launch commands', () => {
     expect(trainerCommand(config(), '/g/trainer.py', '/c.json', true)).toEqual(['python3', '/g/trainer.py', '/c.json', '--resume']);
     const four = config({ gpus: 4, python: '/venv/bin/python', grpo: { gradient_accumulation_steps: 2 } });
     expect(trainerCommand(four, '/g/trainer.py', '/c.json', false)).toEqual(['/venv/bin/accelerate', 'launch', '--num_processes', '4', '/g/trainer.py', '/c.json']);
+  });
+
+  it('takes a relative --trainer from the current directory, not from the run folder the trainer starts in', () => {
+    const plan = planLaunch({ configPath: '/runs/r/config.json', config: config(), resume: false, script: 'test/fixtures/fake-trainer.py' });
+    expect(plan.trainer[1]).toBe(join(process.cwd(), 'test/fixtures/fake-trainer.py'));
   });
 
   it('serves the environment on loopback, a free port, with a session for every rollout at once', () => {
