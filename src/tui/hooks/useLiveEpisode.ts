@@ -53,6 +53,9 @@ export function useLiveEpisode(
     if (source) dispatch({ type: 'reset', driver: source.driver });
   }
   const running = useRef<Running | undefined>(undefined);
+  // A pause pressed before the run's gate exists (a key can be taken before the effect that makes
+  // it runs): the gate starts paused instead of the key being lost.
+  const pausedEarly = useRef(false);
   // Actions read the latest state without being re-created on every event; set as each render
   // commits, before any key of the next is handed over.
   const latest = useRef(state);
@@ -69,6 +72,8 @@ export function useLiveEpisode(
     });
     const current: Running = { abort, gate, human: undefined };
     running.current = current;
+    if (pausedEarly.current) gate.pause();
+    pausedEarly.current = false;
 
     const run = async () => {
       const options = await source.prepare();
@@ -121,7 +126,11 @@ export function useLiveEpisode(
       },
       togglePause: () => {
         const gate = running.current?.gate;
-        if (!gate) return;
+        if (!gate) {
+          pausedEarly.current = !pausedEarly.current;
+          dispatch({ type: 'setPaused', paused: pausedEarly.current });
+          return;
+        }
         if (gate.isPaused) gate.resume();
         else gate.pause();
         dispatch({ type: 'setPaused', paused: gate.isPaused });
