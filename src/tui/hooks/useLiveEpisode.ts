@@ -30,6 +30,8 @@ export interface LiveActions {
   switchPane(): void;
   /** After the end: read an earlier (-1) or later (+1) turn again. */
   review(delta: number): void;
+  /** The reasoning of the turn shown in place of the pane, or the pane again. */
+  toggleReasoning(): void;
 }
 
 interface Running {
@@ -149,6 +151,7 @@ export function useLiveEpisode(
       cancelQuit: () => dispatch({ type: 'cancelQuit' }),
       switchPane: () => dispatch({ type: 'switchPane' }),
       review: (delta) => dispatch({ type: 'review', delta }),
+      toggleReasoning: () => dispatch({ type: 'toggleReasoning' }),
     };
   }, [notify]);
 
