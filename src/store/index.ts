@@ -3,6 +3,7 @@ import { DEMO_EPISODES_FILE, DEMO_TASKS_FILE } from '../paths.js';
 import { connect, migrateAndSeed, type Db } from './db.js';
 import { runKinds, type RunKinds } from './eval-runs.js';
 import { MIGRATIONS } from './migrations.js';
+import { savedSplits } from './saved-splits.js';
 import { importTaskFile, listTaskSets } from './task-sets.js';
 import { workspaceDir, workspaceError, workspacePaths } from './workspace.js';
 
@@ -48,6 +49,7 @@ export interface WorkspaceSummary {
   schema_version: number;
   task_sets: { name: string; tasks: number; frames: number }[];
   tasks: number;
+  /** Splits saved in the workspace: names with both task sets NAME-eval and NAME-train (saved-splits.ts). */
   splits: number;
   episodes: number;
   /** Runs by kind; training runs and audit findings join the summary when those screens exist. */
@@ -62,7 +64,7 @@ export function summarize(ws: Workspace): WorkspaceSummary {
     schema_version: ws.db.pragma('user_version', { simple: true }) as number,
     task_sets: sets.map((s) => ({ name: s.name, tasks: s.n_tasks, frames: s.n_frames })),
     tasks: sets.reduce((sum, s) => sum + s.n_tasks, 0),
-    splits: count('SELECT COUNT(*) AS n FROM splits'),
+    splits: savedSplits(ws.db).length,
     episodes: count('SELECT COUNT(*) AS n FROM episodes'),
     runs: runKinds(ws.db, ws.paths.runs),
   };

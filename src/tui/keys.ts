@@ -67,6 +67,7 @@ export const KEYMAP = {
   'live.help': { keys: ['?'], description: 'help' },
   'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },
   'live.pane': { keys: ['m'], description: 'view ↔ map (no step; after the guess, the reveal)' },
+  'live.reasoning': { keys: ['r'], description: "the turn's reasoning and reply in full, in place of the view (again: back)" },
 
   'person.panLeft': { keys: ['left'], description: 'pan 45° left' },
   'person.panRight': { keys: ['right'], description: 'pan 45° right' },

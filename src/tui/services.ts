@@ -10,6 +10,7 @@ import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
 import type { SplitOptions, SplitResult } from '../splits/build.js';
 import type { SplitPool, WrittenSplits } from '../splits/write.js';
 import type { EpisodeSort } from '../store/episode-sort.js';
+import type { SavedSplit } from '../store/saved-splits.js';
 import type { TraceRollout } from '../train/rollouts.js';
 import type { RunLine } from '../train/run-line.js';
 import type { RunState } from '../train/watch.js';
@@ -40,7 +41,8 @@ export interface EpisodeRow {
 export interface HomeSummary {
   dir: string;
   taskSets: { name: string; tasks: number }[];
-  splits: number;
+  /** The splits saved in the workspace (`splits build`, the Splits screen), by name. */
+  splits: SavedSplit[];
   episodes: number;
   lastEpisode: EpisodeRow | null;
   /** Runs by what made them. */

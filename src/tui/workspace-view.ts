@@ -3,6 +3,7 @@ import { countEpisodes, listEpisodes, loadEpisode, type EpisodeQuery, type Episo
 import { readLastAudit } from '../audit/last-run.js';
 import { readImage } from '../store/images.js';
 import { summarize, type Workspace } from '../store/index.js';
+import { savedSplits } from '../store/saved-splits.js';
 import { workspacePaths } from '../store/workspace.js';
 import { runLines } from '../train/runs.js';
 import type { EpisodeRow, WorkspaceView } from './services.js';
@@ -16,7 +17,7 @@ export function workspaceView(ws: Workspace): WorkspaceView {
       return {
         dir: summary.dir,
         taskSets: summary.task_sets.map((s) => ({ name: s.name, tasks: s.tasks })),
-        splits: summary.splits,
+        splits: savedSplits(ws.db),
         episodes: summary.episodes,
         lastEpisode: last ? rowOf(last) : null,
         runs: summary.runs,

@@ -7,8 +7,8 @@ import { dirname } from 'node:path';
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompletedEpisode } from '../../src/core/episode.js';
-import { auditWorkspace, serbiaEpisode, type AuditWorkspace } from './audit-workspace.js';
-import { renderApp } from './render.js';
+import { auditWorkspace, pinnedEpisode, serbiaEpisode, type AuditWorkspace } from './audit-workspace.js';
+import { KEY, renderApp } from './render.js';
 
 let workspace: AuditWorkspace | undefined;
 
@@ -17,21 +17,6 @@ afterEach(async () => {
   await workspace?.close();
   workspace = undefined;
 });
-
-/** An episode whose agent pinned Belgrade: the pin's feedback names Serbia, the true country. */
-function pinnedEpisode(id: string): CompletedEpisode {
-  const record = serbiaEpisode(id, false);
-  const pin = { id: 'c1', type: 'function', function: { name: 'pin', arguments: '{"lat": 44.8176, "lon": 20.4569}' } };
-  const history = [
-    { role: 'system', content: 'You play GeoGuesser.' },
-    { role: 'user', content: 'Start.' },
-    { role: 'assistant', content: null, tool_calls: [pin] },
-    { role: 'tool', content: 'Pin 1 is in Serbia.' },
-  ];
-  record.turns![2]!.messages = history;
-  record.turns![3]!.messages = [...history, { role: 'user', content: 'Guess now.' }];
-  return record;
-}
 
 async function open(episodes: CompletedEpisode[]) {
   workspace = await auditWorkspace(episodes);
@@ -46,11 +31,25 @@ describe('Audit screen: explained mentions', () => {
     expect(app.frame()).toContain('no findings');
     expect(app.frame()).toContain("1 mention in 1 prompt explained by the agent's own pins · e: list them");
     await app.press('e');
-    await app.waitFor((f) => f.includes('e: back to the findings'));
+    await app.waitFor((f) => f.includes('e or esc: back to the findings'));
     expect(app.frame()).toContain('ep-pin turn 2 "Serbia"');
     expect(app.frame()).toContain("the agent's point 44.8176, 20.4569 is in Republic of Serbia: explained");
     await app.press('e');
     await app.waitFor((f) => f.includes('e: list them'));
+  });
+
+  it('esc and q in the explained list go back to the findings, as its hint says; on the findings esc leaves', async () => {
+    const app = await open([serbiaEpisode('ep-leak', true), pinnedEpisode('ep-pin')]);
+    for (const back of [KEY.escape, 'q']) {
+      await app.press('e');
+      await app.waitFor((f) => f.includes('e or esc: back to the findings'));
+      expect(app.frame()).not.toContain('ep-leak turn 2');
+      await app.press(back);
+      await app.waitFor((f) => f.includes('e: list them') && f.includes('ep-leak turn 2'));
+      expect(app.frame()).toContain('AUDIT ·');
+    }
+    await app.press(KEY.escape);
+    await app.waitFor((f) => !f.includes('AUDIT ·'));
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditSummary } from '../../src/audit/report.js';
 import type { Finding } from '../../src/audit/types.js';
-import { auditReducer, INITIAL_AUDIT, spanInContext, type AuditState } from '../../src/tui/state/audit.js';
+import { auditBack, auditReducer, INITIAL_AUDIT, spanInContext, type AuditState } from '../../src/tui/state/audit.js';
 
 function finding(over: Partial<Finding>): Finding {
   return {
@@ -81,5 +81,24 @@ describe('the audit triage', () => {
     ]);
     // An image's tag has no span in a text: the context (the image's ref) is shown whole.
     expect(spanInContext(finding({ text: '', context: 'data:image/jpeg;base64,/9j/4AAQ' }))).toEqual(['data:image/jpeg;base64,/9j/4AAQ', '', '']);
+  });
+
+  it('a back key closes the explained list before the screen, and esc clears a kept search before leaving', () => {
+    const state = done([finding({ id: 'a1', text: 'Niš' }), finding({ id: 'b1', text: 'Belgrade' })]);
+    expect(auditBack(INITIAL_AUDIT, true)).toBeNull();
+    expect(auditBack(state, true)).toBeNull();
+    const explained = auditReducer(state, { type: 'toggleExplained' });
+    for (const escape of [true, false]) {
+      const back = auditBack(explained, escape);
+      expect(back).toEqual({ type: 'toggleExplained' });
+      expect(auditReducer(explained, back!)).toMatchObject({ explained: false, selected: 0 });
+    }
+    const searched = [{ type: 'openSearch' }, { type: 'typeSearch', text: 'belgrade' }, { type: 'keepSearch' }] as const;
+    const kept = searched.reduce<AuditState>(auditReducer, state);
+    expect(auditBack(kept, false)).toBeNull();
+    expect(auditReducer(kept, auditBack(kept, true)!)).toMatchObject({ search: null, findings: state.findings });
+    // Explained over a kept search: the list closes first, the search stays.
+    const both = auditReducer(kept, { type: 'toggleExplained' });
+    expect(auditReducer(both, auditBack(both, true)!)).toMatchObject({ explained: false, search: { text: 'belgrade' } });
   });
 });

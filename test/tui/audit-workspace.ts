@@ -45,6 +45,21 @@ export function serbiaEpisode(id: string, leak: boolean): CompletedEpisode {
   return record;
 }
 
+/** An episode whose agent pinned Belgrade: the pin's feedback names Serbia, the true country. */
+export function pinnedEpisode(id: string): CompletedEpisode {
+  const record = serbiaEpisode(id, false);
+  const pin = { id: 'c1', type: 'function', function: { name: 'pin', arguments: '{"lat": 44.8176, "lon": 20.4569}' } };
+  const history = [
+    { role: 'system', content: 'You play GeoGuesser.' },
+    { role: 'user', content: 'Start.' },
+    { role: 'assistant', content: null, tool_calls: [pin] },
+    { role: 'tool', content: 'Pin 1 is in Serbia.' },
+  ];
+  record.turns![2]!.messages = history;
+  record.turns![3]!.messages = [...history, { role: 'user', content: 'Guess now.' }];
+  return record;
+}
+
 export interface AuditWorkspace {
   home: string;
   services: Partial<TuiServices>;

@@ -144,7 +144,7 @@ export function memoryWorkspace(episodes: readonly (CompletedEpisode | FailedEpi
   const summary: HomeSummary = {
     dir: '/tmp/geolab-test',
     taskSets: [{ name: 'demo', tasks: 32 }],
-    splits: 2,
+    splits: [{ name: 'world', eval: 200, train: 1234 }],
     episodes: episodes.length,
     lastEpisode: rows[0] ?? null,
     runs: { agent: 3, sweep: 0, play: 1, imported: 1 },

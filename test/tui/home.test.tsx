@@ -31,7 +31,7 @@ describe('Home', () => {
     expect(app.frame()).toContain('workspace /tmp/geolab-test');
     expect(app.frame()).toContain('Tasks      32 in 1 set (demo 32)');
     expect(app.frame()).toContain('last: qwen-test on eval/17');
-    expect(app.frame()).toContain('Splits     2');
+    expect(app.frame()).toContain('Splits     1 saved: world (eval 200, train 1,234)');
   });
 
   it('shows only what exists: runs by kind, no audit findings while Audit is not there', async () => {

@@ -226,7 +226,7 @@ describe('Live, a model playing', () => {
     await app.press(' ');
     start();
     await app.waitFor((f) => f.includes('paused before turn 1'));
-    expect(app.frame()).toContain('space resume · n next · a abort · ? help · q quit');
+    expect(app.frame()).toContain('space resume · n next · a abort · r reasoning · ? help · q quit');
     expect(client.steps).toEqual([]);
     await app.press('n');
     await app.waitFor((f) => f.includes('paused before turn 2'));

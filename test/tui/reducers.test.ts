@@ -193,6 +193,26 @@ describe('liveReducer', () => {
     expect(live(asked, { type: 'cancelQuit' }).confirmQuit).toBe(false);
   });
 
+  it('r shows the reasoning of the turn shown in place of the pane, once there is a turn; m brings a pane back', () => {
+    expect(live(started, { type: 'toggleReasoning' }).reasoning).toBe(false);
+    const turns = [1, 2].map((turn) => runner({ type: 'turn', turn: { turn }, image: null, observation: observation({ image_base64: null }) }));
+    const playing = live(started, ...turns);
+    const open = live(playing, { type: 'toggleReasoning' });
+    expect(open).toMatchObject({ reasoning: true, pane: 'view' });
+    expect(live(open, { type: 'toggleReasoning' }).reasoning).toBe(false);
+    // With no map yet, m closes the reasoning on the view under it.
+    expect(live(open, { type: 'switchPane' })).toMatchObject({ reasoning: false, pane: 'view' });
+    // A turn arriving keeps it open: it follows the last turn.
+    const third = live(open, runner({ type: 'turn', turn: { turn: 3 }, image: Buffer.from('png'), observation: observation({ image_kind: 'map' }) }));
+    expect(third).toMatchObject({ reasoning: true, pane: 'map' });
+    expect(live(third, { type: 'switchPane' })).toMatchObject({ reasoning: false, pane: 'view' });
+    // After the end, reading the turns again keeps it open on the turn read.
+    const record: CompletedEpisode = { schema_version: 2, episode_id: 'ep', task: { split: 'eval', index: 2 }, turns: [], outcome: { reward: 0 } };
+    const over = live(third, runner({ type: 'finished', record }));
+    expect(live(over, { type: 'review', delta: -1 })).toMatchObject({ reasoning: true, reviewed: 1 });
+    expect(live(over, { type: 'reset', driver: 'model' }).reasoning).toBe(false);
+  });
+
   it('reset starts over for another driver', () => {
     expect(live(started, { type: 'reset', driver: 'person' })).toEqual(initialLiveState('person'));
   });

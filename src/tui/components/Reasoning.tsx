@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { Turn } from '../../core/episode.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { keyLabel } from '../keys.js';
+import { keyLabel, type Command } from '../keys.js';
 import { truncate, wrapWords } from '../format.js';
 import { modelText, toolCallTexts } from '../turn-text.js';
 
@@ -11,17 +11,19 @@ export interface ReasoningProps {
   turn: number;
   expanded: boolean;
   width: number;
+  /** The command that expands it, named in the label: the Player's unless given. */
+  command?: Command;
 }
 
 /**
  * The model's reasoning and reply for a turn, and apart from them its tool calls by name and
  * arguments: one line each, or (with `r`) the whole text, clipped by the parent.
  */
-export function Reasoning({ model, turn, expanded, width }: ReasoningProps) {
+export function Reasoning({ model, turn, expanded, width, command = 'player.reasoning' }: ReasoningProps) {
   const theme = useTheme();
   const text = modelText(model);
   const calls = toolCallTexts(model, turn);
-  const label = `reasoning (${keyLabel('player.reasoning')}): `;
+  const label = `reasoning (${keyLabel(command)}): `;
   const callsLabel = 'tool calls: ';
   const callsLine = calls.length ? (
     <Text>

@@ -30,6 +30,8 @@ export interface LiveActions {
   switchPane(): void;
   /** After the end: read an earlier (-1) or later (+1) turn again. */
   review(delta: number): void;
+  /** The reasoning of the turn shown in place of the pane, or the pane again. */
+  toggleReasoning(): void;
 }
 
 interface Running {
@@ -53,6 +55,9 @@ export function useLiveEpisode(
     if (source) dispatch({ type: 'reset', driver: source.driver });
   }
   const running = useRef<Running | undefined>(undefined);
+  // A pause pressed before the run's gate exists (a key can be taken before the effect that makes
+  // it runs): the gate starts paused instead of the key being lost.
+  const pausedEarly = useRef(false);
   // Actions read the latest state without being re-created on every event; set as each render
   // commits, before any key of the next is handed over.
   const latest = useRef(state);
@@ -69,6 +74,8 @@ export function useLiveEpisode(
     });
     const current: Running = { abort, gate, human: undefined };
     running.current = current;
+    if (pausedEarly.current) gate.pause();
+    pausedEarly.current = false;
 
     const run = async () => {
       const options = await source.prepare();
@@ -121,7 +128,11 @@ export function useLiveEpisode(
       },
       togglePause: () => {
         const gate = running.current?.gate;
-        if (!gate) return;
+        if (!gate) {
+          pausedEarly.current = !pausedEarly.current;
+          dispatch({ type: 'setPaused', paused: pausedEarly.current });
+          return;
+        }
         if (gate.isPaused) gate.resume();
         else gate.pause();
         dispatch({ type: 'setPaused', paused: gate.isPaused });
@@ -140,6 +151,7 @@ export function useLiveEpisode(
       cancelQuit: () => dispatch({ type: 'cancelQuit' }),
       switchPane: () => dispatch({ type: 'switchPane' }),
       review: (delta) => dispatch({ type: 'review', delta }),
+      toggleReasoning: () => dispatch({ type: 'toggleReasoning' }),
     };
   }, [notify]);
 

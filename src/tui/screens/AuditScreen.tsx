@@ -15,7 +15,7 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { keyLabel, matches, type HintItem } from '../keys.js';
 import type { AuditService } from '../services.js';
-import { auditReducer, INITIAL_AUDIT, type AcceptPrompt, type AuditAction, type AuditState } from '../state/audit.js';
+import { auditBack, auditReducer, INITIAL_AUDIT, type AcceptPrompt, type AuditAction, type AuditState } from '../state/audit.js';
 import { findingRequest, type FindingRequest } from '../audit/request.js';
 import { RequestView } from '../components/RequestView.js';
 import { useWorkspaceState } from '../contexts/WorkspaceContext.js';
@@ -168,7 +168,7 @@ function explainedLine(state: Extract<AuditState, { status: 'done' }>): string {
   const { mentions, prompts, notes } = state.summary.explained;
   const listed = notes.length < mentions ? ` (the first ${notes.length} listed)` : '';
   const what = `${mentions} mention${mentions === 1 ? '' : 's'} in ${prompts} prompt${prompts === 1 ? '' : 's'} explained by the agent's own pins${listed}`;
-  return state.explained ? `${what} · e: back to the findings` : `${what} · e: list them`;
+  return state.explained ? `${what} · ${keyLabel('audit.explained')} or esc: back to the findings` : `${what} · ${keyLabel('audit.explained')}: list them`;
 }
 
 /** What the accept prompt asks the reason for: the finding, or every open finding of a kind or source. */
@@ -234,9 +234,11 @@ function onKey(
     else if (input && !key.ctrl && !key.meta) dispatch({ type: 'typeSearch', text: input });
     return;
   }
-  // Esc clears a kept search before it leaves the screen.
-  if (state.status === 'done' && state.search && key.escape) return dispatch({ type: 'clearSearch' });
-  if (matches('audit.back', input, key)) return actions.back();
+  // The explained list closes, and esc clears a kept search, before the screen is left.
+  if (matches('audit.back', input, key)) {
+    const back = auditBack(state, key.escape);
+    return back ? dispatch(back) : actions.back();
+  }
   if (matches('audit.rerun', input, key)) return rerun();
   if (state.status !== 'done') return;
   if (matches('audit.explained', input, key)) return dispatch({ type: 'toggleExplained' });

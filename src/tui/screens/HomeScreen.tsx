@@ -15,6 +15,7 @@ import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useHomeSummary, type Loading } from '../hooks/useWorkspace.js';
 import { keyHint, matches } from '../keys.js';
 import type { HomeSummary, TuiServices } from '../services.js';
+import type { SavedSplit } from '../../store/saved-splits.js';
 import { describeRunLines } from '../../train/run-line.js';
 
 type Entry = MenuItem & { run?: () => void };
@@ -95,8 +96,7 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
   const last = summary.lastEpisode;
   const rows: [string, string][] = [
     ['Tasks', `${tasks} in ${summary.taskSets.length} set${summary.taskSets.length === 1 ? '' : 's'}${sets ? ` (${sets})` : ''}`],
-    // Until splits are saved, the embedded environment serves the demo split in two and every task set under its own name (task-splits.ts).
-    ['Splits', summary.splits ? String(summary.splits) : 'none saved · played: the demo as train/eval, each task set by name'],
+    ['Splits', describeSplits(summary.splits)],
     [
       'Episodes',
       `${summary.episodes}${last ? ` · last: ${last.modelName ?? '?'} on ${last.split}/${last.index}, ${formatAgo(last.recordedAt, now)}` : ''}`,
@@ -115,6 +115,14 @@ function SummaryTable({ summary }: { summary: HomeSummary }) {
       ))}
     </Box>
   );
+}
+
+/** The saved splits by name with their tasks; until there is one, what the environment plays instead. */
+function describeSplits(splits: readonly SavedSplit[]): string {
+  // The embedded environment then serves the demo split in two and every task set under its own name (task-splits.ts).
+  if (!splits.length) return 'none saved · played: the demo as train/eval, each task set by name';
+  const each = splits.map((s) => `${s.name} (eval ${s.eval.toLocaleString('en-US')}, train ${s.train.toLocaleString('en-US')})`);
+  return `${splits.length} saved: ${each.join(', ')}`;
 }
 
 /** Open findings of the last audit (what Home can say without running one). */

@@ -7,6 +7,7 @@ import { HelpOverlay } from '../components/HelpOverlay.js';
 import { InlineImage } from '../components/InlineImage.js';
 import { OutcomeSummary } from '../components/OutcomeSummary.js';
 import { Panel } from '../components/Panel.js';
+import { Reasoning } from '../components/Reasoning.js';
 import { Spinner } from '../components/Spinner.js';
 import { TurnDetail } from '../components/TurnDetail.js';
 import { TurnInfo } from '../components/TurnInfo.js';
@@ -45,6 +46,7 @@ const MODEL_HINTS: HintItem[] = [
   { commands: ['model.pause'], label: 'pause' },
   { commands: ['model.step'], label: 'next' },
   { commands: ['model.abort'], label: 'abort' },
+  { commands: ['live.reasoning'], label: 'reasoning' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'quit' },
 ];
@@ -55,6 +57,7 @@ const PAUSED_HINTS: HintItem[] = [{ commands: ['model.pause'], label: 'resume' }
 const OVER_HINTS: HintItem[] = [
   { commands: ['live.pane'], label: 'view/reveal' },
   { commands: ['reveal.earlier', 'reveal.later'], label: 'turns' },
+  { commands: ['live.reasoning'], label: 'reasoning' },
   { commands: ['live.help'], label: 'help' },
   { commands: ['live.quit'], label: 'leave' },
 ];
@@ -86,7 +89,9 @@ export function LiveScreen({ route }: ScreenProps<'live'>) {
         <HelpOverlay title={live.driver === 'person' ? 'Play' : 'Watch'} groups={isOver(live) ? ['reveal', 'live'] : [live.driver, 'live']} />
       ) : (
         <Box flexDirection="column" flexGrow={1}>
-          {live.phase.kind === 'finished' && !isFailed(live.phase.record) && live.pane === 'map' ? (
+          {live.reasoning ? (
+            <ReasoningPane live={live} />
+          ) : live.phase.kind === 'finished' && !isFailed(live.phase.record) && live.pane === 'map' ? (
             <RevealPane record={live.phase.record} />
           ) : (
             <ViewPane live={live} />
@@ -119,7 +124,10 @@ function onKey(live: LiveState, actions: LiveActions, navigation: NavigationActi
   }
   if (matches('live.quit', input, key)) return isOver(live) ? navigation.back() : actions.askQuit();
   if (matches('live.pane', input, key)) {
-    return otherPane(live) ? actions.switchPane() : navigation.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
+    return otherPane(live) || live.reasoning ? actions.switchPane() : navigation.notify(`No map yet: ${keyLabel('person.pin')} places a pin, which draws one.`);
+  }
+  if (matches('live.reasoning', input, key)) {
+    return live.turns.length ? actions.toggleReasoning() : navigation.notify('No turn yet: the reasoning shows once the first turn is played.');
   }
   if (isOver(live)) {
     if (matches('reveal.earlier', input, key)) actions.review(-1);
@@ -140,14 +148,19 @@ function onKey(live: LiveState, actions: LiveActions, navigation: NavigationActi
   else navigation.notify(move.message);
 }
 
-/** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
-function ViewPane({ live }: { live: LiveState }) {
-  const theme = useTheme();
+/** The terminal size the view pane is drawn in, and its image's cells. */
+function useViewCells(live: LiveState) {
   const terminal = useTerminalSize();
   // The pane caption's row always, so the image keeps its size when a map arrives; after the
   // guess, the outcome and the places too.
   const size = { ...terminal, rows: terminal.rows - 1 - (hasReveal(live) ? REVEAL_STATUS_ROWS : 0) };
-  const cells = liveImageCells(size);
+  return { size, cells: liveImageCells(size) };
+}
+
+/** The current view beside the turns so far (wide), or beside the last turn alone (narrow). */
+function ViewPane({ live }: { live: LiveState }) {
+  const theme = useTheme();
+  const { size, cells } = useViewCells(live);
   const sideWidth = size.columns - cells.width - 4 - 4 - 1;
   const position = live.reviewed ?? live.turns.length - 1;
   const last = live.turns[position];
@@ -172,6 +185,22 @@ function ViewPane({ live }: { live: LiveState }) {
   );
 }
 
+/** `r`: the reasoning and reply of the turn shown, in full, as the Player shows them, in the view's place. */
+function ReasoningPane({ live }: { live: LiveState }) {
+  const { size, cells } = useViewCells(live);
+  const turn = live.turns[live.reviewed ?? live.turns.length - 1];
+  if (!turn) return null;
+  // The pane's border (2) and the screen's padding (2).
+  const width = size.columns - 4;
+  return (
+    <Panel height={cells.height}>
+      <Box height={cells.height} overflow="hidden" flexDirection="column">
+        <Reasoning model={turn.model} turn={turn.turn} expanded width={width} command="live.reasoning" />
+      </Box>
+    </Panel>
+  );
+}
+
 function LiveTurnInfo({ live }: { live: LiveState }) {
   const position = live.reviewed ?? live.turns.length - 1;
   return <TurnInfo turn={live.turns[position]!} budget={liveTurnBudget(live, position)} />;
@@ -184,13 +213,21 @@ function RevealPane({ record }: { record: CompletedEpisode }) {
   return <RevealMap outcome={record.outcome} pins={pins} columns={size.columns - 2} rows={size.rows - MAP_CHROME_ROWS - REVEAL_PLACES_ROWS + 2} />;
 }
 
-/** Which pane is up and what `m` brings instead, once there are two to choose from. */
+/** Which pane is up and what `m` brings instead, once there are two to choose from; or whose reasoning is up. */
 function PaneCaption({ live }: { live: LiveState }) {
   const theme = useTheme();
   const other = otherPane(live);
-  if (!other) return null;
   const reveal = hasReveal(live);
   const name = (pane: LivePane) => (pane === 'view' ? 'the last view' : reveal ? 'the reveal' : 'the map around the pin');
+  const shown = live.turns[live.reviewed ?? live.turns.length - 1];
+  if (live.reasoning && shown) {
+    return (
+      <Text color={theme.muted} wrap="truncate-end">
+        {`Showing the reasoning of turn ${shown.turn} · ${keyLabel('live.reasoning')} shows ${name(live.pane)}`}
+      </Text>
+    );
+  }
+  if (!other) return null;
   return (
     <Text color={theme.muted} wrap="truncate-end">
       {`Showing ${name(live.pane)} · ${keyLabel('live.pane')} shows ${name(other)}`}

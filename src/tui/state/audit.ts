@@ -143,6 +143,17 @@ function acceptTargets(state: Done, by: 'kind' | 'source'): { scope: AcceptScope
   return targets.length ? { scope, targets } : null;
 }
 
+/**
+ * What a back key (q or esc) does on the list: it closes the explained list back to the findings,
+ * esc clears a kept search; null when there is nothing to close and the screen itself goes back.
+ */
+export function auditBack(state: AuditState, escape: boolean): AuditAction | null {
+  if (state.status !== 'done') return null;
+  if (state.explained) return { type: 'toggleExplained' };
+  if (state.search && escape) return { type: 'clearSearch' };
+  return null;
+}
+
 export function auditReducer(state: AuditState, action: AuditAction): AuditState {
   switch (action.type) {
     case 'start':

@@ -59,6 +59,8 @@ export interface LiveState {
   readonly pane: LivePane;
   /** Once the episode is over: the turn being read again (null: the last). */
   readonly reviewed: number | null;
+  /** The reasoning and reply of the turn shown, in full, in place of the pane (the Player's `r`). */
+  readonly reasoning: boolean;
   readonly turns: readonly Turn[];
   readonly phase: LivePhase;
   /** Model: the gate holds the next decision (space pauses, n lets one through). */
@@ -90,6 +92,8 @@ export type LiveAction =
   | { type: 'askQuit' }
   | { type: 'cancelQuit' }
   | { type: 'switchPane' }
+  /** Shows or hides the reasoning of the turn shown; before the first turn there is none to show. */
+  | { type: 'toggleReasoning' }
   /** After the end: read the turn `delta` before (-) or after (+) the one read now, beside the last view. */
   | { type: 'review'; delta: number };
 
@@ -106,6 +110,7 @@ export function initialLiveState(driver: Driver): LiveState {
     map: null,
     pane: 'view',
     reviewed: null,
+    reasoning: false,
     turns: [],
     phase: { kind: 'starting' },
     paused: false,
@@ -188,9 +193,13 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
       return { ...state, reviewed, pane: 'view' };
     }
     case 'switchPane': {
+      // Over the reasoning: the pane asked for comes out from under it (the one under it, with no other).
       const pane = otherPane(state);
+      if (state.reasoning) return { ...state, pane: pane ?? state.pane, reasoning: false };
       return pane ? { ...state, pane } : state;
     }
+    case 'toggleReasoning':
+      return state.turns.length ? { ...state, reasoning: !state.reasoning } : state;
   }
 }
 
