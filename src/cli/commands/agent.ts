@@ -114,27 +114,14 @@ function exitCodeOf(record: CompletedEpisode | FailedEpisode): number {
 
 async function play(run: RunOptions, opts: AgentOptions): Promise<CompletedEpisode | FailedEpisode> {
   if (!opts.headless && !opts.json && canDrawTui()) {
-    const openLiveScreen = await loadLiveScreen();
-    if (openLiveScreen) return openLiveScreen(run);
+    // A literal specifier, so the bundle holds the Live screen's chunk (a variable one was left out
+    // of the build, and every terminal run fell back to plain output).
+    const { openLiveScreen } = await import('../../tui/live-entry.js');
+    return openLiveScreen(run);
   }
   return runHeadless({ ...run, print: opts.json ? () => {} : printLine });
 }
 
-/** The TUI's Live screen for a running episode (provided by src/tui/live-entry.ts). */
-export type OpenLiveScreen = (run: RunOptions) => Promise<CompletedEpisode | FailedEpisode>;
-
-/** Until the TUI provides its Live entry the run falls back to headless output. */
-async function loadLiveScreen(): Promise<OpenLiveScreen | null> {
-  // A variable specifier: the module may not exist yet, and must not be required to compile.
-  const entry = '../../tui/live-entry.js';
-  try {
-    return ((await import(entry)) as { openLiveScreen: OpenLiveScreen }).openLiveScreen;
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ERR_MODULE_NOT_FOUND' && e.message.includes('live-entry')) return null;
-    throw err;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Options
