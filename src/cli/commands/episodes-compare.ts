@@ -82,12 +82,13 @@ export interface ReplayOptions extends GlobalOptions {
 }
 
 export async function replayCommand(ref: string, opts: ReplayOptions): Promise<void> {
-  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }] = await Promise.all([
+  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }, { episodeSplitTasks }] = await Promise.all([
     import('../../env/engine-config.js'),
     import('../../eval/replay.js'),
     import('../../env/task-splits.js'),
     import('../../env/environment.js'),
     import('../../store/index.js'),
+    import('../../store/episodes.js'),
   ]);
   if (opts.viewSize !== undefined && (!Number.isInteger(opts.viewSize) || opts.viewSize < 16 || opts.viewSize > 4096)) {
     throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${opts.viewSize}`);
@@ -107,7 +108,10 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
     const progress = process.stderr.isTTY && !opts.json && episodes.length > 1;
     try {
       for (const episode of episodes) {
-        const lookup = lookupTask(episode.record, served.splits, `the workspace ${ws.dir}`);
+        // A stored episode reads its task set at the version it was played on (docs/splits.md, Versions).
+        const split = episode.record.task.split;
+        const played = episode.fileDir === undefined ? episodeSplitTasks(ws.db, episode.record.episode_id, split) : null;
+        const lookup = lookupTask(episode.record, played ? new Map([[split, played]]) : served.splits, `the workspace ${ws.dir}`);
         replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
         if (progress) {
           const rate = replays.length / Math.max(0.001, (Date.now() - started) / 1000);
