@@ -232,7 +232,8 @@ function preparePlayed(db: Db) {
   return {
     set: db.prepare('SELECT * FROM task_sets WHERE name = ?'),
     current: db.prepare('SELECT sha256 FROM task_set_versions WHERE set_name = ? AND replaced_at IS NULL').pluck(),
-    taskIdAt: db.prepare('SELECT task_id FROM tasks WHERE set_id = ? ORDER BY task_index LIMIT 1 OFFSET ?').pluck(),
+    // A stored set's task_index runs from 0 without gaps (the loader refuses others): task N is task_index N.
+    taskIdAt: db.prepare('SELECT task_id FROM tasks WHERE set_id = ? AND task_index = ?').pluck(),
     replaced: db.prepare('SELECT sha256, tasks_jsonl FROM task_set_versions WHERE set_name = ? AND replaced_at IS NOT NULL ORDER BY replaced_at DESC'),
   };
 }
