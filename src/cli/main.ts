@@ -135,6 +135,7 @@ export function buildProgram(): Command {
     .option('--seed <n>', 'seed of the tiebreak (default 0)', integer('--seed'))
     .option('--name <name>', 'task set names NAME-eval / NAME-train (default: the out dir\'s name)')
     .option('--interactive', 'choose countries, caps, buffer and exclusivity on a terminal, preview, then confirm')
+    .option('--replace', 'replace split files in the out dir and task sets NAME-eval/NAME-train (their old versions stay readable)')
     .option('--json', 'print the manifest')
     .action(async (pool: string, opts, cmd: Command) => (await import('./commands/splits.js')).buildCommand(pool, withGlobals(opts, cmd)));
   splits

@@ -1,8 +1,15 @@
 /** The manifest written beside a split: what went in, what came out, and how to tell it is clean. */
+import { dirname, join } from 'node:path';
 import type { Task } from '../core/tasks.js';
+import { fileSha256, readRegularFile } from '../files.js';
 import { sha256Hex } from '../tasks/panoramas.js';
 import type { Dropped, SplitOptions, SplitResult } from './build.js';
 import type { LeakPotential } from './leak.js';
+
+export interface SplitTaskSet {
+  name: string;
+  version: string;
+}
 
 export interface SideSummary {
   tasks: number;
@@ -30,6 +37,10 @@ export interface SplitManifest {
   };
   inputs: { pool: string; pool_sha256: string };
   outputs: { eval_sha256: string; train_sha256: string };
+  /** When it was built (absent in manifests written before versions). */
+  built_at?: string;
+  /** The task sets it was imported as, each with its content version (docs/splits.md, Versions). */
+  task_sets?: { eval: SplitTaskSet; train: SplitTaskSet };
   leak_potential: { pool: LeakPotential; eval: LeakPotential; train: LeakPotential };
 }
 
@@ -43,6 +54,7 @@ export function splitManifest(
   options: SplitOptions,
   inputs: { pool: string; poolSha256: string; poolLeak: LeakPotential },
   outputs: { evalJsonl: string; trainJsonl: string },
+  lineage?: { builtAt: string; taskSets: { eval: SplitTaskSet; train: SplitTaskSet } },
 ): SplitManifest {
   const side = (key: 'eval' | 'train'): SideSummary => {
     const perCountry = Object.entries(result.perCountry)
@@ -71,5 +83,34 @@ export function splitManifest(
     inputs: { pool: inputs.pool, pool_sha256: inputs.poolSha256 },
     outputs: { eval_sha256: sha256Hex(Buffer.from(outputs.evalJsonl)), train_sha256: sha256Hex(Buffer.from(outputs.trainJsonl)) },
     leak_potential: { pool: inputs.poolLeak, eval: result.check.leak_potential.eval, train: result.check.leak_potential.train },
+    ...(lineage ? { built_at: lineage.builtAt, task_sets: lineage.taskSets } : {}),
   };
+}
+
+/** A manifest is some kilobytes; a larger file beside a split is not read as one. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+/** A split file's lineage: the manifest beside it that wrote it, and which side it is. */
+export interface SplitLineage {
+  manifestPath: string;
+  side: 'eval' | 'train';
+  manifest: SplitManifest;
+}
+
+/**
+ * The lineage of a task file, when it is a split: a `manifest.json` in its folder whose recorded
+ * output sha256 is the file's own (an edited file has none). Null otherwise.
+ */
+export async function splitLineage(file: string): Promise<SplitLineage | null> {
+  const manifestPath = join(dirname(file), 'manifest.json');
+  let manifest: SplitManifest;
+  try {
+    manifest = JSON.parse(readRegularFile(manifestPath, MAX_MANIFEST_BYTES, 'manifest').toString('utf8')) as SplitManifest;
+  } catch {
+    return null;
+  }
+  if (typeof manifest?.outputs !== 'object' || manifest.outputs === null) return null;
+  const sha256 = await fileSha256(file, 'task file');
+  const side = manifest.outputs.eval_sha256 === sha256 ? 'eval' : manifest.outputs.train_sha256 === sha256 ? 'train' : null;
+  return side ? { manifestPath, side, manifest } : null;
 }

@@ -7,11 +7,13 @@
  * episode_id: saving again replaces the episode and its turns.
  */
 import { isCompleted, type CompletedEpisode, type EpisodeRecord, type Turn } from '../core/episode.js';
+import type { Task } from '../core/tasks.js';
 import { GeolabError, InputError, UsageError } from '../core/errors.js';
 import { countryNamesFor } from '../geo/countries.js';
 import type { Db } from './db.js';
 import { DESCENDING_BY_DEFAULT, type EpisodeSort } from './episode-sort.js';
 import { hasImage } from './images.js';
+import { getTaskSet, readTasksAt, versionPlayed } from './task-sets.js';
 
 export type { EpisodeSort };
 
@@ -178,6 +180,23 @@ export function loadEpisode(db: Db, id: string): EpisodeRecord | undefined {
 
 const PREFIX_CANDIDATES = 10;
 
+/**
+ * The tasks of the split a stored episode played, as they were when it played them (the version it
+ * recorded, docs/splits.md, Versions); null when the split is no task set of the workspace.
+ */
+export function episodeSplitTasks(db: Db, episodeId: string, split: string): Task[] | null {
+  return getTaskSet(db, split) ? readTasksAt(db, split, episodeTaskVersion(db, episodeId)) : null;
+}
+
+/**
+ * The version of its task set an episode was played on (docs/splits.md, Versions): a sha256 for
+ * `readTasksAt`, or null for episodes saved before versions existed (or on a split that was no task
+ * set), which read the set's first recorded version.
+ */
+export function episodeTaskVersion(db: Db, episodeId: string): string | null {
+  return (db.prepare('SELECT task_set_sha256 FROM episodes WHERE episode_id = ?').pluck().get(episodeId) as string | null | undefined) ?? null;
+}
+
 /** A stored episode as `episodesAfter` gives it: where it sits in the table and its run. */
 export interface StoredEpisodeRecord {
   rowid: number;
@@ -307,6 +326,7 @@ function writeEpisode(db: Db, s: EpisodeStatements, record: EpisodeRecord, optio
     turns_used: outcome?.turns_used ?? null,
     error,
     record_json: JSON.stringify(stored),
+    task_set_sha256: versionPlayed(db, record.task.split, record.task.index, record.task.task_id ?? null),
   });
   s.deleteTurns.run(record.episode_id);
   const seen = new Set<number>();
@@ -358,7 +378,7 @@ function statements(db: Db) {
 function prepareStatements(db: Db) {
   const fields = [
     'episode_id', 'run_id', 'recorded_at', 'model_name', 'split', 'task_index', 'sample', 'task_id', 'country',
-    'verdict', 'distance_km', 'reward', 'train_reward', 'turns_used', 'error', 'record_json',
+    'verdict', 'distance_km', 'reward', 'train_reward', 'turns_used', 'error', 'record_json', 'task_set_sha256',
   ];
   const values = fields.map((f) => (f === 'recorded_at' ? 'COALESCE(@record_time, @now)' : `@${f}`));
   // On a second save the run and the time are kept when the new record does not carry them.

@@ -171,4 +171,22 @@ export const MIGRATIONS: readonly string[] = [
     max_steps INTEGER NOT NULL
   );
   `,
+  // 6: task sets are versioned by content (docs/splits.md, Versions). A version is the sha256 of the
+  // set's canonical rows (each task's stored JSON in task_index order, one a line); the current
+  // version's tasks stay in `tasks`, a replaced one keeps its rows here in `tasks_jsonl`. An episode
+  // records the version it was played on in `task_set_sha256`; NULL (episodes saved before this
+  // migration, or on a split that is no task set) reads the set's first recorded version.
+  `
+  CREATE TABLE task_set_versions (
+    set_name TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    source_path TEXT NOT NULL,
+    n_tasks INTEGER NOT NULL,
+    imported_at TEXT NOT NULL,
+    replaced_at TEXT,
+    tasks_jsonl TEXT,
+    PRIMARY KEY (set_name, sha256)
+  );
+  ALTER TABLE episodes ADD COLUMN task_set_sha256 TEXT;
+  `,
 ];

@@ -105,8 +105,13 @@ export interface SplitsService {
   taskSets(): Promise<{ name: string; tasks: number }[]>;
   /** A task set by name, or a task file (a relative path starts where geolab was started). */
   load(source: { taskSet: string } | { file: string }): Promise<{ label: string; pool: SplitPool }>;
-  /** Writes and imports as `geolab splits build` does; throws (nothing written) on a failed self-check. */
-  write(pool: SplitPool, result: SplitResult, options: SplitOptions, target: { outDir: string; name: string }): Promise<WrittenSplits>;
+  /**
+   * Writes and imports as `geolab splits build` does; throws (nothing written) on a failed self-check,
+   * or on a split already there unless `replace` (docs/splits.md, Replacing a split).
+   */
+  write(pool: SplitPool, result: SplitResult, options: SplitOptions, target: { outDir: string; name: string; replace?: boolean }): Promise<WrittenSplits>;
+  /** What a write to the target would replace, in words (split files; task sets with their tasks and episodes); empty: nothing. */
+  taken?(target: { outDir: string; name: string }): Promise<string[]>;
 }
 
 /** The audit of the workspace's episodes, as `geolab audit --workspace` runs it (src/audit/run.ts). */

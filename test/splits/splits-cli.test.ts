@@ -66,7 +66,7 @@ describe('geolab splits build', () => {
     const out = join(tempDir(), 'cut');
     expect(geolab(['splits', 'build', pool, '--out-dir', out, '--eval', '2', '--eval-per-country', '9', '--require-offline-ready'], { home }).code).toBe(0);
     const before = Object.fromEntries(readdirSync(out).map((f) => [f, readFileSync(join(out, f), 'utf8')]));
-    const r = geolab(['splits', 'build', pool, '--out-dir', out, '--eval', '3', '--eval-per-country', '9', '--require-offline-ready'], { home });
+    const r = geolab(['splits', 'build', pool, '--out-dir', out, '--eval', '3', '--eval-per-country', '9', '--require-offline-ready', '--replace'], { home });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('self-check failed: 1 eval task(s) not offline-ready');
     expect(r.stderr).toContain('nothing written');

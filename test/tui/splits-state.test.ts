@@ -44,6 +44,16 @@ describe('the Splits reducer', () => {
     state = run(state, { type: 'erase' }, { type: 'erase' }, { type: 'erase' }, { type: 'erase' }, { type: 'submit' });
     expect(state.phase).toEqual({ kind: 'confirm', outDir: 'splits/p', name: 'p' });
     expect(run(state, { type: 'cancel' })).toMatchObject({ phase: { kind: 'table' }, message: { text: 'Nothing written.' } });
-    expect(run(state, { type: 'confirm' }).phase).toEqual({ kind: 'writing', outDir: 'splits/p', name: 'p' });
+    // The confirmation waits for what the write would replace (docs/splits.md, Replacing a split).
+    expect(run(state, { type: 'confirm' }).phase.kind).toBe('confirm');
+    expect(run(state, { type: 'taken', replaces: [] }, { type: 'confirm' }).phase).toEqual({ kind: 'writing', outDir: 'splits/p', name: 'p', replace: false });
+  });
+
+  it('replaces only what the confirmation named, and a cancel there writes nothing', () => {
+    const state = run(table(), { type: 'write', problems: [], defaultOutDir: 'splits/p' }, { type: 'submit' }, { type: 'submit' });
+    const asked = run(state, { type: 'taken', replaces: ['splits/p/eval.jsonl', 'task set p-eval (6 tasks, 2 episodes recorded on it)'] });
+    expect(asked.phase).toEqual({ kind: 'confirm', outDir: 'splits/p', name: 'p', replaces: ['splits/p/eval.jsonl', 'task set p-eval (6 tasks, 2 episodes recorded on it)'] });
+    expect(run(asked, { type: 'confirm' }).phase).toEqual({ kind: 'writing', outDir: 'splits/p', name: 'p', replace: true });
+    expect(run(asked, { type: 'cancel' })).toMatchObject({ phase: { kind: 'table' }, message: { text: 'Nothing written.' } });
   });
 });

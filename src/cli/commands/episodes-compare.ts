@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { EpisodeRecord, Turn } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import type { Task } from '../../core/tasks.js';
 import { isRecord } from '../../core/values.js';
 import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
 import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
@@ -82,12 +83,13 @@ export interface ReplayOptions extends GlobalOptions {
 }
 
 export async function replayCommand(ref: string, opts: ReplayOptions): Promise<void> {
-  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }] = await Promise.all([
+  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }, { episodeSplitTasks, episodeTaskVersion }] = await Promise.all([
     import('../../env/engine-config.js'),
     import('../../eval/replay.js'),
     import('../../env/task-splits.js'),
     import('../../env/environment.js'),
     import('../../store/index.js'),
+    import('../../store/episodes.js'),
   ]);
   if (opts.viewSize !== undefined && (!Number.isInteger(opts.viewSize) || opts.viewSize < 16 || opts.viewSize > 4096)) {
     throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${opts.viewSize}`);
@@ -99,15 +101,34 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
     // The size the records say their views were drawn at (a sweep's embedded environment), else the environment's default.
     const viewSizePx = opts.viewSize ?? episodes.map((e) => e.record.config?.view_size).find((v) => typeof v === 'number') ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
     const served = (await workspaceSplits(ws, opts.panos)).load(episodes.map((e) => e.record.task.split));
+    // A stored episode reads its task set at the version it was played on (docs/splits.md, Versions),
+    // served beside the current one (as `SPLIT@VERSION`, from the same panorama cache) so its panoramas are found.
+    const played = new Map<NamedEpisode, { key: string; tasks: readonly Task[] }>();
+    const splits = new Map(served.splits);
+    const panoramas = new Map(served.panoramas);
+    const demo = [...served.demo];
+    for (const episode of episodes) {
+      const split = episode.record.task.split;
+      if (episode.fileDir !== undefined) continue;
+      const key = `${split}@${episodeTaskVersion(ws.db, episode.record.episode_id) ?? 'first'}`;
+      const tasks = splits.get(key) ?? episodeSplitTasks(ws.db, episode.record.episode_id, split);
+      if (!tasks) continue;
+      played.set(episode, { key, tasks });
+      splits.set(key, tasks);
+      const dir = served.panoramas.get(split);
+      if (dir !== undefined) panoramas.set(key, dir);
+      if (served.demo.includes(split)) demo.push(key);
+    }
     // One episode's images at a time on this thread: no worker threads to start for a check.
-    const env = createEnvironment({ splits: served.splits, panoramasDir: ws.paths.panoramas, splitPanoramas: served.panoramas, demo: served.demo, workers: 0, config: { viewSizePx } });
+    const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
     const replays: { episode: NamedEpisode; turns: ReplayedTurn[] }[] = [];
     // A whole run takes a while (about a second per episode): a terminal gets count, rate and ETA.
     const started = Date.now();
     const progress = process.stderr.isTTY && !opts.json && episodes.length > 1;
     try {
       for (const episode of episodes) {
-        const lookup = lookupTask(episode.record, served.splits, `the workspace ${ws.dir}`);
+        const version = played.get(episode);
+        const lookup = lookupTask(episode.record, version ? new Map([[episode.record.task.split, version.tasks]]) : served.splits, `the workspace ${ws.dir}`);
         replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
         if (progress) {
           const rate = replays.length / Math.max(0.001, (Date.now() - started) / 1000);

@@ -1,4 +1,5 @@
 /** `geolab splits build | check`: the edges of src/splits (files, workspace, prompts). */
+import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { EXIT, UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/tasks.js';
@@ -7,7 +8,10 @@ import { buildSplits, DEFAULT_SPLIT_OPTIONS, type SplitOptions, type SplitResult
 import { checkSplits, type SplitCheck } from '../../splits/check.js';
 import { canonicalCountry, resolveCountries } from '../../splits/countries.js';
 import type { LeakPotential } from '../../splits/leak.js';
-import { splitNameProblem, writeSplits } from '../../splits/write.js';
+import { splitLineage, type SplitLineage, type SplitManifest } from '../../splits/manifest.js';
+import { refuseTakenTarget, splitNameProblem, writeSplits } from '../../splits/write.js';
+import type { Workspace } from '../../store/index.js';
+import type { TaskSetVersion } from '../../store/task-sets.js';
 import { loadTasksStrict } from '../../tasks/load.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
@@ -25,6 +29,7 @@ export interface BuildFlags extends GlobalOptions {
   seed?: number;
   name?: string;
   interactive?: boolean;
+  replace?: boolean;
 }
 
 export async function buildCommand(poolFile: string, flags: BuildFlags): Promise<void> {
@@ -42,6 +47,18 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
     if (value !== undefined && value < 0) throw new UsageError(`${flag} expects an integer >= 0, got ${value}`);
   }
   if (flags.bufferKm !== undefined && !(flags.bufferKm >= 0)) throw new UsageError(`--buffer-km expects a number >= 0, got ${flags.bufferKm}`);
+  // A split already there is refused before anything is read or asked (docs/splits.md, Replacing a split).
+  const { openWorkspace } = await import('../../store/index.js');
+  const ws = await openWorkspace(flags.workspace);
+  try {
+    refuseTakenTarget(ws, { outDir, name, replace: flags.replace });
+    await buildInto(ws, poolFile, flags, outDir, name);
+  } finally {
+    ws.close();
+  }
+}
+
+async function buildInto(ws: Workspace, poolFile: string, flags: BuildFlags, outDir: string, name: string): Promise<void> {
 
   const { tasks: pool } = await loadTasksStrict(poolFile);
   const poolCountries = new Set(pool.map((t) => canonicalCountry(t.country)));
@@ -84,15 +101,8 @@ export async function buildCommand(poolFile: string, flags: BuildFlags): Promise
   }
   // Shown in the interactive preview already.
   if (!flags.interactive) for (const w of result.warnings) warn(`geolab: warning: ${w}`);
-  const { openWorkspace } = await import('../../store/index.js');
-  const ws = await openWorkspace(flags.workspace);
-  let written;
-  try {
-    written = await writeSplits(ws, { tasks: pool, path: resolve(poolFile), sha256: await fileSha256(poolFile, 'pool') }, result, options, { outDir, name });
-  } finally {
-    ws.close();
-  }
-  const { manifest, files, sets } = written;
+  const pooled = { tasks: pool, path: resolve(poolFile), sha256: await fileSha256(poolFile, 'pool') };
+  const { manifest, files, sets } = await writeSplits(ws, pooled, result, options, { outDir, name, replace: flags.replace });
 
   if (flags.json) return printJson(manifest);
   printLine(`eval ${manifest.eval.tasks} tasks in ${manifest.eval.countries} countries, train ${manifest.train.tasks} tasks in ${manifest.train.countries} countries`);
@@ -141,8 +151,83 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   warnings.push(...check.contributors.warnings);
   for (const w of warnings) warn(`geolab: warning: ${w}`);
   if (!check.clean) process.exitCode = EXIT.problemFound;
-  if (flags.json) return printJson({ ...check, warnings });
+  const lineages = await lineagesOf([flags.train, flags.eval], flags.workspace);
+  if (flags.json) return printJson(lineages.length ? { ...check, warnings, lineage: lineages } : { ...check, warnings });
   printCheck(check, flags);
+  for (const lineage of lineages) printLineage(lineage);
+}
+
+/** A split file's lineage as printed and in `--json`: its manifest's record, and its task sets' versions now. */
+export interface LineageView {
+  manifest: string;
+  files: string[];
+  pool: string;
+  pool_sha256: string;
+  seed: number;
+  options: SplitManifest['options'];
+  built_at: string | null;
+  /** Per task set the build imported: the version it built, and every version the workspace holds (null: no workspace). */
+  task_sets: { name: string; built: string; versions: TaskSetVersion[] | null }[];
+}
+
+/**
+ * The lineage of each of `files` that a manifest beside it wrote (docs/splits.md, Lineage), one per
+ * manifest. The workspace is read only when it exists: a check of files needs none.
+ */
+export async function lineagesOf(files: readonly string[], workspace: string | undefined): Promise<LineageView[]> {
+  const found = new Map<string, { lineage: SplitLineage; files: string[] }>();
+  for (const file of files) {
+    const lineage = await splitLineage(resolve(file));
+    if (!lineage) continue;
+    const known = found.get(lineage.manifestPath);
+    if (known) known.files.push(file);
+    else found.set(lineage.manifestPath, { lineage, files: [file] });
+  }
+  if (found.size === 0) return [];
+  const [{ workspaceDir, workspacePaths }] = await Promise.all([import('../../store/workspace.js')]);
+  let ws: Workspace | undefined;
+  if (existsSync(workspacePaths(workspaceDir(workspace)).database)) ws = await (await import('../../store/index.js')).openWorkspace(workspace);
+  try {
+    const { taskSetVersions } = await import('../../store/task-sets.js');
+    return [...found.values()].map(({ lineage: { manifest, manifestPath }, files: named }) => ({
+      manifest: manifestPath,
+      files: named,
+      pool: manifest.inputs.pool,
+      pool_sha256: manifest.inputs.pool_sha256,
+      seed: manifest.options.seed,
+      options: manifest.options,
+      built_at: manifest.built_at ?? null,
+      task_sets: manifest.task_sets
+        ? [manifest.task_sets.eval, manifest.task_sets.train].map((set) => ({ name: set.name, built: set.version, versions: ws ? taskSetVersions(ws.db, set.name) : null }))
+        : [],
+    }));
+  } finally {
+    ws?.close();
+  }
+}
+
+export function printLineage(l: LineageView, say: (line: string) => void = printLine): void {
+  const o = l.options;
+  const list = (v: readonly string[] | null) => (v === null ? 'all' : v.join(','));
+  say(`lineage (${l.manifest}): ${l.files.join(', ')} built ${l.built_at ?? '(time not recorded)'} from pool ${l.pool}`);
+  say(`  pool sha256 ${l.pool_sha256}, seed ${l.seed}`);
+  say(
+    `  options: eval ${o.eval}, eval-per-country ${o.eval_per_country}, buffer ${o.buffer_km} km, countries ${list(o.countries)}, ` +
+      `exclude ${o.exclude_countries ? o.exclude_countries.join(',') : 'none'}, train-per-country ${o.train_per_country ?? 'none'}, ` +
+      `contributor-exclusive ${o.contributor_exclusive ? 'on' : 'off'}, require-offline-ready ${o.require_offline_ready ? 'on' : 'off'}` +
+      (o.eval_caps ? `, eval caps ${Object.entries(o.eval_caps).map(([c, n]) => `${c}=${n}`).join(',')}` : ''),
+  );
+  for (const set of l.task_sets) {
+    const versions =
+      set.versions === null
+        ? 'no workspace to compare with'
+        : set.versions.length === 0
+          ? 'not in the workspace'
+          : set.versions
+              .map((v) => `${v.sha256.slice(0, 12)} ${v.replaced_at === null ? 'current' : `replaced ${v.replaced_at}`} (${v.n_tasks} tasks)`)
+              .join('; ');
+    say(`  task set ${set.name}: built version ${set.built.slice(0, 12)}; versions in the workspace: ${versions}`);
+  }
 }
 
 function printCheck(c: SplitCheck, flags: CheckFlags): void {

@@ -32,16 +32,21 @@ export async function statsCommand(file: string, opts: GlobalOptions): Promise<v
   await loadTasksStrict(file, { onTask: (task) => stats.add(task) });
   const s = stats.result();
   for (const w of s.contributor_identity.warnings) warn(`geolab: warning: ${file}: ${w}`);
-  if (opts.json) return printJson(s);
+  const { lineagesOf, printLeak, printLineage } = await import('./splits.js');
+  const lineages = await lineagesOf([file], opts.workspace);
+  if (opts.json) return printJson(lineages.length ? { ...s, lineage: lineages[0] } : s);
   printLine(`${file}: ${s.tasks} tasks, ${s.frames} frames, ${Object.keys(s.countries).length} countries, ${s.contributors} contributors (by ${s.contributor_identity.by})`);
   printLine('\ncountries');
   printLine(table(Object.entries(s.countries).map(([c, n]) => ['  ' + c, n])));
   printLine('\ncapture months');
   printLine(table(Object.entries(s.months).map(([m, n]) => ['  ' + m, n])));
-  const { printLeak } = await import('./splits.js');
   printLine();
   printLeak('tasks', s.leak_potential);
   printLine(table(Object.entries(s.leak_potential.contributors_per_country).map(([c, n]) => ['  ' + c, `${n} contributor(s)`])));
+  for (const lineage of lineages) {
+    printLine();
+    printLineage(lineage);
+  }
 }
 
 export async function importCommand(file: string, opts: GlobalOptions & { name: string; replace?: boolean; panos?: string }): Promise<void> {

@@ -62,6 +62,7 @@ export function SplitsScreen() {
   const { loaded, options, phase } = state;
   const { result, stale } = useSplitResult(state);
   const rows = useMemo(() => (loaded && result ? splitsRows(loaded, options, result, state.sort) : []), [loaded, options, result, state.sort]);
+  useTaken(service, state.phase, dispatch);
   useWrite(service, state, result, dispatch);
 
   const inTable = phase.kind === 'table' || phase.kind === 'outDir' || phase.kind === 'name' || phase.kind === 'confirm' || phase.kind === 'writing';
@@ -138,13 +139,31 @@ function useTaskSets(service: SplitsService | undefined, active: boolean): TaskS
   return sets;
 }
 
+/** On the confirmation: what the write would replace, so the question can name it (docs/splits.md, Replacing a split). */
+function useTaken(service: SplitsService | undefined, phase: SplitsState['phase'], dispatch: Dispatch<SplitsAction>): void {
+  const target = phase.kind === 'confirm' && phase.replaces === undefined ? { outDir: phase.outDir, name: phase.name } : null;
+  const outDir = target?.outDir;
+  const name = target?.name;
+  useEffect(() => {
+    if (outDir === undefined || name === undefined || !service) return;
+    let current = true;
+    (service.taken ? service.taken({ outDir, name }) : Promise.resolve([])).then(
+      (replaces) => current && dispatch({ type: 'taken', replaces }),
+      (err: Error) => current && dispatch({ type: 'writeFailed', message: err.message }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [service, outDir, name, dispatch]);
+}
+
 /** The write, once confirmed: the phase says where to; the result is the one on screen. */
 function useWrite(service: SplitsService | undefined, state: SplitsState, result: SplitResult | null, dispatch: Dispatch<SplitsAction>): void {
   const { phase, loaded, options } = state;
   useEffect(() => {
     if (phase.kind !== 'writing' || !service || !loaded || !result) return;
     let current = true;
-    service.write(loaded.pool, result, options, { outDir: phase.outDir, name: phase.name }).then(
+    service.write(loaded.pool, result, options, { outDir: phase.outDir, name: phase.name, replace: phase.replace }).then(
       ({ files, sets, manifest }) =>
         current &&
         dispatch({
@@ -329,6 +348,17 @@ function Bottom({ state, notice, inTable }: { state: SplitsState; notice: string
     case 'name':
       return <TextPrompt label="task sets NAME-eval / NAME-train, NAME:" text={phase.text} submit="next" error={null} />;
     case 'confirm':
+      if (phase.replaces === undefined) return <Spinner label={`looking for a split already in ${phase.outDir} or named ${phase.name}`} />;
+      if (phase.replaces.length > 0) {
+        return (
+          <Text wrap="wrap">
+            <Text bold color={theme.status.error}>
+              {`Replace ${phase.replaces.join(', ')}? Episodes keep reading the task set version they were played on.`}
+            </Text>
+            <Text color={theme.muted}>{`  ${keyLabel('confirm.yes')} replace · ${keyLabel('confirm.no')} no`}</Text>
+          </Text>
+        );
+      }
       return (
         <Text wrap="wrap">
           <Text bold color={theme.accent}>

@@ -29,7 +29,11 @@ export function splitsService(session: WorkspaceSession, cwd: string = process.c
     },
     async write(pool, result, options, target) {
       const [ws, { writeSplits }] = await Promise.all([session.open(), import('../../splits/write.js')]);
-      return writeSplits(ws, pool, result, options, { outDir: at(target.outDir), name: target.name });
+      return writeSplits(ws, pool, result, options, { outDir: at(target.outDir), name: target.name, replace: target.replace });
+    },
+    async taken(target) {
+      const [ws, { describeTaken, takenTargets }] = await Promise.all([session.open(), import('../../splits/write.js')]);
+      return describeTaken(takenTargets(ws, { outDir: at(target.outDir), name: target.name }));
     },
   };
 }

@@ -26,8 +26,9 @@ export type SplitsPhase =
   | { kind: 'table' }
   | { kind: 'outDir'; text: string }
   | { kind: 'name'; outDir: string; text: string }
-  | { kind: 'confirm'; outDir: string; name: string }
-  | { kind: 'writing'; outDir: string; name: string };
+  /** `replaces`: what the write would replace (docs/splits.md, Replacing a split); undefined while it is being looked up. */
+  | { kind: 'confirm'; outDir: string; name: string; replaces?: readonly string[] }
+  | { kind: 'writing'; outDir: string; name: string; replace: boolean };
 
 export interface SplitsState {
   phase: SplitsPhase;
@@ -72,6 +73,8 @@ export type SplitsAction =
   /** `problems`: the current result's self-check; a failed one is not offered for writing. */
   | { type: 'write'; problems: readonly string[]; defaultOutDir: string }
   | { type: 'submit' }
+  /** What a write to the confirmed target would replace (empty: nothing). */
+  | { type: 'taken'; replaces: readonly string[] }
   | { type: 'confirm' }
   | { type: 'written'; text: string }
   | { type: 'writeFailed'; message: string };
@@ -183,8 +186,12 @@ export function splitsReducer(state: SplitsState, action: SplitsAction): SplitsS
         return { ...acted, phase: { kind: 'confirm', outDir: phase.outDir, name } };
       }
       return state;
+    case 'taken':
+      return phase.kind === 'confirm' ? { ...state, phase: { ...phase, replaces: action.replaces } } : state;
     case 'confirm':
-      return phase.kind === 'confirm' ? { ...acted, phase: { kind: 'writing', outDir: phase.outDir, name: phase.name } } : state;
+      // Not before it is known what the write replaces: the question names it.
+      if (phase.kind !== 'confirm' || phase.replaces === undefined) return state;
+      return { ...acted, phase: { kind: 'writing', outDir: phase.outDir, name: phase.name, replace: phase.replaces.length > 0 } };
     case 'written':
       return { ...state, phase: { kind: 'table' }, message: { tone: 'ok', text: action.text } };
     case 'writeFailed':
