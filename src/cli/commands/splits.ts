@@ -153,8 +153,9 @@ export async function checkCommand(flags: CheckFlags): Promise<void> {
   if (!check.clean) process.exitCode = EXIT.problemFound;
   const lineages = await lineagesOf([flags.train, flags.eval], flags.workspace);
   if (flags.json) return printJson(lineages.length ? { ...check, warnings, lineage: lineages } : { ...check, warnings });
-  printCheck(check, flags);
+  // Lineage first: the verdict stays the last line.
   for (const lineage of lineages) printLineage(lineage);
+  printCheck(check, flags);
 }
 
 /** A split file's lineage as printed and in `--json`: its manifest's record, and its task sets' versions now. */
