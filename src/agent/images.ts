@@ -3,9 +3,11 @@
  * and re-encoded as JPEG, which also drops any metadata (sharp writes none unless asked). Recorded
  * messages refer to them by sha256; the bytes go to the recorder once.
  */
-import sharp from 'sharp';
 import { metadataSegments } from '../audit/images.js';
 import { sha256Hex } from '../store/images.js';
+import { sharpModule } from '../vendor/commonjs.js';
+
+const sharp = sharpModule();
 
 const JPEG_QUALITY = 85;
 

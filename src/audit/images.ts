@@ -11,6 +11,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import type { AuditImage } from './types.js';
+import { exifrModule } from '../vendor/commonjs.js';
 
 export type SegmentKind = 'exif' | 'xmp' | 'iptc' | 'comment' | 'app1' | 'png_text' | 'png_exif';
 
@@ -201,10 +202,8 @@ export async function readImageTags(images: readonly AuditImage[]): Promise<void
   for (const { bytes } of images) {
     if (!bytes || tagsOf.has(bytes) || metadataSegments(bytes).segments.length === 0) continue;
     try {
-      const loaded = await import('exifr');
-      const exifr = loaded.default;
-      // Node's CommonJS interop has sidecar on the default export only; vitest's as a named export only.
-      const sidecar = (exifr.sidecar as typeof exifr.sidecar | undefined) ?? loaded.sidecar;
+      const exifr = exifrModule();
+      const { sidecar } = exifr;
       const output = (await exifr.parse(bytes, EXIFR_OPTIONS)) as Record<string, unknown> | undefined;
       const xmp = (packet: Buffer) => sidecar(packet, XMP_SIDECAR_OPTIONS, 'xmp');
       const compressed = metadataSegments(bytes).format === 'png' ? await compressedPngTexts(bytes, xmp) : null;

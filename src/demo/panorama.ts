@@ -6,10 +6,13 @@
  * the sign's text is an SVG rasterised by sharp (librsvg with Pango, which shapes Arabic and lays
  * Hebrew right-to-left).
  */
-import sharp, { type OverlayOptions } from 'sharp';
+import type { OverlayOptions } from 'sharp';
 import { normalizeDeg } from '../core/geodesy.js';
 import { valueNoise } from './random.js';
 import { LANE_WIDTH_M, demoScene, mixRgb, type PanoramaTask, type RGB, type Scene, type Tree } from './scenes.js';
+import { sharpModule } from '../vendor/commonjs.js';
+
+const sharp = sharpModule();
 
 export const PANORAMA_WIDTH = 2048;
 export const PANORAMA_HEIGHT = 1024;

@@ -8,13 +8,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer } from 'ws';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_PORT } from './server/defaults.js';
 import { SessionPool } from './sessions.js';
 import { handleHttp, sendError, targetPath } from './server/http.js';
 import { ConnectionGate } from './server/pipeline.js';
 import { serveSocket } from './server/ws.js';
 import { messageOf, type ServedEnvironment, type ServedEpisode } from './server/served.js';
+import { wsModule } from '../vendor/commonjs.js';
 
 export type { ServedEnvironment, ServedEpisode } from './server/served.js';
 export { taskSpec } from './server/task-api.js';
@@ -59,7 +59,7 @@ export async function startServer<E extends ServedEpisode>(
   const server = createServer((req, res) => {
     gate.admit(req, () => handleHttp(env, pool, maxBytes, req, res).catch((err: unknown) => sendError(res, 500, 'EXECUTION_ERROR', messageOf(err))));
   });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBytes });
+  const wss = new (wsModule().WebSocketServer)({ noServer: true, maxPayload: maxBytes });
   server.on('upgrade', (req, socket, head) => {
     // The socket is ours from here: without a listener, a client resetting it would throw.
     socket.on('error', () => socket.destroy());

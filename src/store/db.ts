@@ -4,11 +4,12 @@
  * transaction (BEGIN IMMEDIATE) that re-reads the schema version it starts from.
  */
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { GeolabError } from '../core/errors.js';
 import { ensureWritableDirectory } from '../files.js';
 import { MIGRATIONS } from './migrations.js';
 import { busyTimeoutS } from './workspace.js';
+import { sqliteModule } from '../vendor/commonjs.js';
 
 export type Db = Database.Database;
 export type Statement = Database.Statement;
@@ -17,7 +18,7 @@ export type Statement = Database.Statement;
 export function connect(file: string): Db {
   if (file !== ':memory:') ensureWritableDirectory(dirname(file), 'workspace directory', 'choose another with --workspace or GEOLAB_HOME');
   // The busy timeout comes first: switching a new file to WAL needs a lock another opener may hold.
-  const db = new Database(file, { timeout: busyTimeoutS() * 1000 });
+  const db = new (sqliteModule())(file, { timeout: busyTimeoutS() * 1000 });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');

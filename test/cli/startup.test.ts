@@ -19,7 +19,17 @@ function loadedModules(args: string[]): string[] {
 export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`,
   );
   const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});`);
+  // Node 20's module hooks see only ESM loads; what `require` loaded (src/vendor/commonjs.ts) is in
+  // the CommonJS cache, logged as the process exits.
+  writeFileSync(
+    register,
+    `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+const cache = createRequire(import.meta.url).cache;
+process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(cache).map((file) => pathToFileURL(file).href + '\\n').join('')));`,
+  );
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
     encoding: 'utf8',
     env: { ...process.env, GEOLAB_HOME: dir },

@@ -4,11 +4,12 @@
  * episode in flight with a clear environment error, never a silent resume: the next reset opens
  * a new session.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { ServiceError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
 import { EnvError, type Action, type EnvErrorCode, type ResetRequest, type StepResult } from '../types.js';
 import type { EnvClient, SplitInfo } from './types.js';
+import { wsModule } from '../../vendor/commonjs.js';
 
 export interface RemoteOptions {
   /** Per request, in ms (a render on a busy server can take a while). */
@@ -100,7 +101,7 @@ export class RemoteEnvClient implements EnvClient {
   async close(): Promise<void> {
     const socket = this.socket;
     this.dropSocket();
-    if (socket && socket.readyState === WebSocket.OPEN) {
+    if (socket && socket.readyState === socket.OPEN) {
       await new Promise<void>((resolve) => {
         socket.once('close', () => resolve());
         socket.close(1000, 'client closing');
@@ -115,7 +116,7 @@ export class RemoteEnvClient implements EnvClient {
 
   private connect(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.wsUrl, { handshakeTimeout: this.options.connectTimeoutMs ?? 10_000 });
+      const socket = new (wsModule().WebSocket)(this.wsUrl, { handshakeTimeout: this.options.connectTimeoutMs ?? 10_000 });
       this.socket = socket;
       this.lost = undefined;
       socket.once('open', () => resolve());
@@ -133,7 +134,7 @@ export class RemoteEnvClient implements EnvClient {
 
   private request(message: unknown, expect: Pending['expect']): Promise<unknown> {
     const socket = this.socket;
-    if (this.lost !== undefined || !socket || socket.readyState !== WebSocket.OPEN) {
+    if (this.lost !== undefined || !socket || socket.readyState !== socket.OPEN) {
       const why = this.lost ?? 'no episode: call reset first';
       return Promise.reject(new ServiceError(`environment session at ${this.wsUrl} is gone: ${why}; the episode in flight failed`));
     }
@@ -190,7 +191,7 @@ export class RemoteEnvClient implements EnvClient {
     if (!socket) return;
     socket.removeAllListeners();
     socket.on('error', () => {});
-    if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) socket.terminate();
+    if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.terminate();
     this.connectionLost('a new episode was started');
     this.lost = undefined;
   }

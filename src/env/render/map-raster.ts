@@ -1,3 +1,6 @@
+import { sharpModule } from '../../vendor/commonjs.js';
+
+const sharp = sharpModule();
 /**
  * A small RGB rasteriser for the maps: rectangles, discs, 1-2 px lines and even-odd polygon fill,
  * all aliased, clipped to a rectangle, and encoded as PNG by sharp. Drawing ourselves keeps a 10m
@@ -5,7 +8,6 @@
  * and makes the bytes a pure function of the request.
  */
 
-import sharp from 'sharp';
 
 export type Rgb = readonly [number, number, number];
 

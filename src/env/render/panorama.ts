@@ -4,13 +4,15 @@
  * known panorama skips the JPEG decode; rendered views are never cached (docs/budgets.md).
  */
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
 import { EnvError, type Camera, type PanoramaRef, type ViewRenderer } from '../types.js';
 import { collectGarbage } from './collect.js';
 import { ByteLru } from './lru.js';
 import type { PanoramaSource } from './panorama-source.js';
 import { checkViewArgs, packedFromRgba, reprojectRows, type PackedPanorama } from './reproject.js';
 import { ViewPool, sharedViewBuffer, toShared } from './view-pool.js';
+import { sharpModule } from '../../vendor/commonjs.js';
+
+const sharp = sharpModule();
 
 // libvips keeps recent operations and their pixels (up to 50 MB) for reuse; a renderer decodes each
 // panorama once into its own LRU (below), so that cache only holds memory a sweep could use

@@ -1,5 +1,5 @@
 /** The stateful WebSocket at /ws: one session per connection, messages answered in order. */
-import { WebSocket, type RawData } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import type { SessionPool, Session } from '../sessions.js';
 import { EnvError, type EnvErrorCode, type ResetRequest } from '../types.js';
 import { isRecord } from '../../core/values.js';
@@ -43,7 +43,7 @@ export function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, 
     if (answering) return;
     answering = true;
     try {
-      while (inbox.length > 0 && ws.readyState === WebSocket.OPEN && !overBound()) {
+      while (inbox.length > 0 && ws.readyState === ws.OPEN && !overBound()) {
         const next = inbox.shift()!;
         inboxBytes -= next.bytes;
         if (ws.isPaused && inbox.length < MAX_QUEUED_MESSAGES / 2) ws.resume();
@@ -52,11 +52,11 @@ export function serveSocket<E extends ServedEpisode>(env: ServedEnvironment<E>, 
     } finally {
       answering = false;
     }
-    if (ws.readyState === WebSocket.OPEN) overBound();
+    if (ws.readyState === ws.OPEN) overBound();
   };
 
   ws.on('message', (raw: RawData, isBinary: boolean) => {
-    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.readyState !== ws.OPEN) return;
     const bytes = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw.byteLength;
     inbox.push({ raw, isBinary, bytes });
     inboxBytes += bytes;
@@ -112,7 +112,7 @@ async function answerMessage<E extends ServedEpisode>(
 }
 
 function send(ws: WebSocket, value: unknown): void {
-  if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(value));
+  if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(value));
 }
 
 function errorMessage(code: EnvErrorCode, message: string) {

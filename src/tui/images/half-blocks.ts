@@ -1,3 +1,4 @@
+import { sharpModule } from '../../vendor/commonjs.js';
 /**
  * Coloured half-blocks written straight from sharp's raw pixels: one cell is the upper pixel in the
  * foreground and the lower one in the background of '▀'. A colour is written only when it differs
@@ -125,7 +126,7 @@ export function halfBlockText(pixels: Uint8Array, widthPx: number, heightPx: num
 
 /** Bytes of a JPEG or PNG as at most `width` x `height` cells of half-blocks, aspect kept. */
 export async function renderHalfBlocks(bytes: Buffer, width: number, height: number, depth: ColourDepth): Promise<string> {
-  const { default: sharp } = await import('sharp');
+  const sharp = sharpModule();
   const { data, info } = await sharp(bytes)
     .resize(width, height * 2, { fit: 'inside' })
     .removeAlpha()

@@ -19,6 +19,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { DOMElement } from 'ink';
+import { sharpModule } from '../../vendor/commonjs.js';
 
 export type ImageProtocol = 'kitty' | 'iterm2';
 
@@ -168,7 +169,7 @@ export function kittyDelete(id: number): string {
 /** An image as kitty takes it (PNG; it reads no JPEG), fast to make rather than small: it goes down a pipe, not a disk. */
 export async function kittyPng(bytes: Buffer): Promise<Buffer> {
   if (bytes.length > 8 && bytes.readUInt32BE(0) === 0x89504e47) return bytes;
-  const { default: sharp } = await import('sharp');
+  const sharp = sharpModule();
   return sharp(bytes).png({ compressionLevel: 1 }).toBuffer();
 }
 
