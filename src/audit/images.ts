@@ -88,8 +88,8 @@ function jpegSegments(bytes: Buffer): ImageHeader {
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && at + 9 <= bytes.length) {
       size = { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
     }
-    const payload = bytes.toString('latin1', at + 4, Math.min(bytes.length, at + 4 + 32));
     if (marker === 0xe1) {
+      const payload = bytes.toString('latin1', at + 4, Math.min(bytes.length, at + 4 + 32));
       if (payload.startsWith('Exif')) segments.push({ kind: 'exif', description: 'carries EXIF (APP1)' });
       else if (payload.startsWith('http://ns.adobe.com/xap') || payload.startsWith('http://ns.adobe.com/xmp')) segments.push({ kind: 'xmp', description: 'carries XMP (APP1)' });
       else segments.push({ kind: 'app1', description: 'carries an APP1 segment' });

@@ -153,6 +153,12 @@ class Run {
   private readonly lineOfFinding = new Map<Finding, string>();
   private readonly byLine = new Map<string, LineFindings>();
   private readonly seenLines = new Map<string, LineSeen>();
+  /**
+   * The tasks for which a text's place lines (placeLines' array, kept with the text's scan) can no
+   * longer change what seenLines holds: each line is quiet and counts the task, or counts as many
+   * tasks as are kept. A prompt re-sent with the same text for the same task then skips the lines.
+   */
+  private readonly settled = new WeakMap<readonly string[], Set<AuditTask>>();
   private episode = '';
   /** What this episode's earlier requests were already reported for. */
   private readonly reported = new Set<string>();
@@ -245,15 +251,24 @@ class Run {
     for (const message of prompt.messages) {
       if (message.author === 'model') continue;
       for (const text of message.texts) {
-        for (const line of placeLines(text, this.session)) {
+        const lines = placeLines(text, this.session);
+        const settledFor = this.settled.get(lines);
+        if (settledFor?.has(task)) continue;
+        let settled = true;
+        for (const line of lines) {
           let seen = this.seenLines.get(line);
           if (!seen) {
-            if (this.seenLines.size >= LINES_COUNTED_MAX) continue;
+            if (this.seenLines.size >= LINES_COUNTED_MAX) continue; // never counted: nothing to settle
             seen = { tasks: new Set(), quiet: false };
             this.seenLines.set(line, seen);
           }
           if (seen.tasks.size < TASKS_COUNTED_MAX) seen.tasks.add(task);
           if (!gave?.has(line)) seen.quiet = true;
+          if (!seen.quiet || !(seen.tasks.has(task) || seen.tasks.size >= TASKS_COUNTED_MAX)) settled = false;
+        }
+        if (settled) {
+          if (settledFor) settledFor.add(task);
+          else this.settled.set(lines, new Set([task]));
         }
       }
     }
