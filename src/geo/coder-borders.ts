@@ -16,10 +16,10 @@
  * made from; when they differ (an upgrade without a rebuild), or without the file (sources run by
  * tsx or vitest before a build), the package itself is loaded as before.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
+import { encodeBuildFile, readBuildFile, sameSource, sourceStamp, type SourceStamp } from './build-file.js';
 
 export interface CoderFeature {
   readonly properties: {
@@ -54,7 +54,9 @@ const MAGIC = 'GCB1';
 
 interface Header {
   /** The package file the borders were read from, to tell a stale file. */
-  source: { size: number; mtimeMs: number };
+  source: SourceStamp;
+  /** Points (x, y pairs) in the coordinates that follow the header. */
+  points: number;
   features: CoderFeature['properties'][];
   /** Per polygon: its feature, its outer ring's box, and where its rings start in the coordinates (points), then where the last ends. */
   polygons: { feature: number; box: [number, number, number, number]; rings: number[] }[];
@@ -99,21 +101,11 @@ export function smallestCoderFeature(lon: number, lat: number): CoderFeature | n
 
 /** The file's lookup, or null when it is missing, not this format, or made from another package file. */
 export function readBorders(file: string, coderPath: string): ((lon: number, lat: number) => CoderFeature | null) | null {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file);
-  } catch {
-    return null;
-  }
-  if (buf.length < 8 || buf.toString('latin1', 0, 4) !== MAGIC) return null;
-  const headerEnd = 8 + buf.readUInt32LE(4);
-  const header = JSON.parse(buf.toString('utf8', 8, headerEnd)) as Header;
-  const stat = statSync(coderPath);
-  if (header.source.size !== stat.size || header.source.mtimeMs !== stat.mtimeMs) return null;
-  const start = Math.ceil(headerEnd / 8) * 8;
-  const count = (buf.length - start) / 8;
-  // A fresh read is 8-byte aligned; copy when it is not (a pooled buffer).
-  const coords = (buf.byteOffset + start) % 8 === 0 ? new Float64Array(buf.buffer, buf.byteOffset + start, count) : new Float64Array(buf.buffer.slice(buf.byteOffset + start, buf.byteOffset + buf.length));
+  const read = readBuildFile<Header>(file, MAGIC);
+  if (!read || !sameSource(read.header.source, coderPath)) return null;
+  const { header } = read;
+  const coords = read.columns([[Float64Array, 2 * header.points]])?.[0] as Float64Array | undefined;
+  if (!coords) return null;
   const features: CoderFeature[] = header.features.map((properties) => ({ properties }));
   const { polygons } = header;
   const tree = rbushOf(coderPath)().load(
@@ -183,13 +175,6 @@ export function encodeBorders(coderPath = coderPackagePath()): Buffer {
       polygons.push({ feature: index, box, rings: starts });
     }
   }
-  const stat = statSync(coderPath);
-  const header = Buffer.from(JSON.stringify({ source: { size: stat.size, mtimeMs: stat.mtimeMs }, features, polygons } satisfies Header));
-  const start = Math.ceil((8 + header.length) / 8) * 8;
-  const out = Buffer.alloc(start + points.length * 8);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(header.length, 4);
-  header.copy(out, 8);
-  Buffer.from(new Float64Array(points).buffer).copy(out, start);
-  return out;
+  const header: Header = { source: sourceStamp(coderPath), features, polygons, points: points.length / 2 };
+  return encodeBuildFile(MAGIC, header, [new Float64Array(points)]);
 }
