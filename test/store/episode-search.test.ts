@@ -101,6 +101,9 @@ describe('text: over prompts and replies', () => {
     expect(skipped.skipped).toBe(1);
     expect(ids(ws, { text: 'emu' })).toEqual(['imp-4']);
     expect(ids(ws, { text: 'yak' })).toEqual([]);
+    // The refused record was refused before any of it was written (the import has no savepoint per episode).
+    expect(ids(ws, {})).toEqual(['imp-1', 'imp-2', 'imp-4']);
+    expect(ws.db.prepare("SELECT COUNT(*) FROM turns WHERE episode_id = 'imp-3'").pluck().get()).toBe(0);
   });
 
   it('is filled by its migration for the episodes stored before it', async () => {
