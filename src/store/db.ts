@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { GeolabError } from '../core/errors.js';
 import { ensureWritableDirectory } from '../files.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
 import { busyTimeoutS } from './workspace.js';
 import { sqliteModule } from '../vendor/commonjs.js';
 
@@ -29,7 +29,7 @@ export function connect(file: string): Db {
   return db;
 }
 
-export function openDatabase(file: string, migrations: readonly string[] = MIGRATIONS): Db {
+export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   const db = connect(file);
   try {
     migrate(db, migrations);
@@ -41,7 +41,7 @@ export function openDatabase(file: string, migrations: readonly string[] = MIGRA
 }
 
 /** Brings the schema to the newest version; a database newer than this build is refused. */
-export function migrate(db: Db, migrations: readonly string[] = MIGRATIONS): number {
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number {
   if (checkedVersion(db, migrations) < migrations.length) db.transaction(() => applyMigrations(db, migrations)).immediate();
   return migrations.length;
 }
@@ -51,7 +51,7 @@ export function migrate(db: Db, migrations: readonly string[] = MIGRATIONS): num
  * a workspace is seen either empty or migrated and seeded, and only the first of several processes
  * opening it at once seeds it. Returns whether this call created the schema.
  */
-export async function migrateAndSeed(db: Db, migrations: readonly string[], seed: () => Promise<void>): Promise<boolean> {
+export async function migrateAndSeed(db: Db, migrations: readonly Migration[], seed: () => Promise<void>): Promise<boolean> {
   if (checkedVersion(db, migrations) === migrations.length) return false;
   const write = beginWrite(db);
   try {
@@ -102,7 +102,7 @@ export function beginWrite(db: Db): WriteTransaction {
 }
 
 /** The version read without a lock: enough to skip the write lock when nothing is to be done. */
-function checkedVersion(db: Db, migrations: readonly string[]): number {
+function checkedVersion(db: Db, migrations: readonly Migration[]): number {
   const current = schemaVersion(db);
   if (current > migrations.length) {
     throw new GeolabError(
@@ -113,10 +113,12 @@ function checkedVersion(db: Db, migrations: readonly string[]): number {
 }
 
 /** Inside a write transaction: re-reads the version (another process may have migrated) and applies the rest. */
-function applyMigrations(db: Db, migrations: readonly string[]): number {
+function applyMigrations(db: Db, migrations: readonly Migration[]): number {
   const from = checkedVersion(db, migrations);
   for (let version = from; version < migrations.length; version++) {
-    db.exec(migrations[version] as string);
+    const migration = migrations[version] as Migration;
+    if (typeof migration === 'string') db.exec(migration);
+    else migration(db);
     db.pragma(`user_version = ${version + 1}`);
   }
   return from;

@@ -17,3 +17,23 @@ export function episodeState(error: string | null | undefined): EpisodeState {
   if (error === null || error === undefined) return 'scored';
   return error === ABORTED_ERROR ? 'aborted' : 'failed';
 }
+
+/**
+ * What the Episodes filter's `status:` picks (docs/tui.md, Episodes): the three states above, and
+ * `provider-error`, an episode (scored or not) with a turn whose model request got no reply after its
+ * retries (turn status `provider_error`, docs/sweeps.md).
+ */
+export const EPISODE_STATUSES = ['scored', 'failed', 'aborted', 'provider-error'] as const;
+
+export type EpisodeStatus = (typeof EPISODE_STATUSES)[number];
+
+/** The status a user typed (any case; `provider_error` as the turn status spells it), or undefined for none of them. */
+export function episodeStatus(typed: string): EpisodeStatus | undefined {
+  const value = typed.toLowerCase().replace(/_/g, '-');
+  return EPISODE_STATUSES.find((status) => status === value);
+}
+
+/** The complaint about a status that is none of EPISODE_STATUSES, naming them. */
+export function unknownStatus(typed: string): string {
+  return `"${typed}" is not a status: expected ${EPISODE_STATUSES.slice(0, -1).join(', ')} or ${EPISODE_STATUSES.at(-1)}`;
+}

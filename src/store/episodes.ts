@@ -4,7 +4,8 @@
  * without its turns; each turn is a `turns` row whose `turn_json` is the turn without its message
  * list, which goes to `messages_json` (the audit reads it there). `loadEpisode` puts them back
  * together. A failed record has no turns of its own and is kept whole. Saving is idempotent by
- * episode_id: saving again replaces the episode and its turns.
+ * episode_id: saving again replaces the episode and its turns, and its words in the full-text index
+ * `episode_text` (migration 6), which every save keeps up to date: imports save here too.
  */
 import { isCompleted, type CompletedEpisode, type EpisodeRecord, type Turn } from '../core/episode.js';
 import type { Task } from '../core/tasks.js';
@@ -12,6 +13,8 @@ import { GeolabError, InputError, UsageError } from '../core/errors.js';
 import { countryNamesFor } from '../geo/countries.js';
 import type { Db } from './db.js';
 import { DESCENDING_BY_DEFAULT, type EpisodeSort } from './episode-sort.js';
+import { ABORTED_ERROR, unknownStatus, type EpisodeStatus } from './episode-state.js';
+import { searchText, textQuery } from './episode-text.js';
 import { hasImage } from './images.js';
 import { getTaskSet, readTasksAt, versionPlayed } from './task-sets.js';
 
@@ -41,6 +44,18 @@ export class EpisodeFieldError extends InputError {
 /** Saves one episode and its turns in one transaction; saving an episode_id again replaces it. */
 export function saveEpisode(db: Db, record: EpisodeRecord, options: SaveOptions = {}): void {
   statements(db).save(record, options);
+}
+
+/**
+ * saveEpisode for a caller that holds a write transaction and saves many (an import): no savepoint
+ * of its own. A record it refuses (EpisodeFieldError) is refused before anything is written, and any
+ * other error must end the caller's transaction. A savepoint per episode would make SQLite's
+ * full-text index (episode-text.ts) write its pending words out at each one: six times the cost of
+ * indexing them, a quarter more on the whole import.
+ */
+export function saveEpisodeInTransaction(db: Db, record: EpisodeRecord, options: SaveOptions = {}): void {
+  if (!db.inTransaction) throw new GeolabError('saveEpisodeInTransaction needs a write transaction open on the connection');
+  writeEpisode(db, statements(db), record, options);
 }
 
 /**
@@ -80,6 +95,13 @@ export interface EpisodeQuery {
   runId?: string;
   /** Case-insensitive substring of the id, model, task id, country, verdict or error. */
   search?: string;
+  /** How the episode ended (episode-state.ts, EPISODE_STATUSES). */
+  status?: EpisodeStatus;
+  /**
+   * Words of its prompts, replies and reasoning (episode-text.ts), as one phrase whose last word
+   * matches by its start, whatever the case and accents: "bollard" finds "Bollards".
+   */
+  text?: string;
   minReward?: number;
   maxReward?: number;
   sort?: EpisodeSort;
@@ -272,6 +294,11 @@ function whereClause(query: EpisodeQuery, extra: readonly string[] = []): { sql:
     conditions.push('reward <= ?');
     params.push(query.maxReward);
   }
+  if (query.status !== undefined) conditions.push(statusCondition(query.status));
+  if (query.text !== undefined) {
+    conditions.push('rowid IN (SELECT rowid FROM episode_text WHERE episode_text MATCH ?)');
+    params.push(textQuery(query.text));
+  }
   if (query.search) {
     const columns = ['episode_id', 'model_name', 'task_id', 'country', 'verdict', 'error'];
     conditions.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
@@ -279,6 +306,25 @@ function whereClause(query: EpisodeQuery, extra: readonly string[] = []): { sql:
     params.push(...columns.map(() => pattern));
   }
   return { sql: conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+/** The condition of a status (no parameters); a value outside EPISODE_STATUSES is a usage error naming them. */
+function statusCondition(status: EpisodeStatus): string {
+  switch (status) {
+    case 'scored':
+      return 'error IS NULL';
+    case 'failed':
+      return `(error IS NOT NULL AND error <> '${ABORTED_ERROR}')`;
+    case 'aborted':
+      return `error = '${ABORTED_ERROR}'`;
+    case 'provider-error':
+      // A completed record's turns are rows (the partial index of migration 6 finds them); a failed
+      // one's are in its record, read for the failed episodes only.
+      return `(episode_id IN (SELECT episode_id FROM turns WHERE status = 'provider_error')
+        OR (error IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(record_json, '$.turns') j WHERE j.value ->> '$.status' = 'provider_error')))`;
+    default:
+      throw new UsageError(unknownStatus(String(status satisfies never)));
+  }
 }
 
 /** `text` as a LIKE pattern that matches it literally (with ESCAPE '\\'). */
@@ -308,6 +354,14 @@ function writeEpisode(db: Db, s: EpisodeStatements, record: EpisodeRecord, optio
   } else {
     error = record.error;
   }
+  // Every refusal (EpisodeFieldError) comes before the first write: saveEpisodeInTransaction needs no savepoint.
+  const seen = new Set<number>();
+  const turnRows = turns.map((turn, i) => {
+    if (seen.has(turn.turn)) throw new EpisodeFieldError(`turns[${i}].turn`, `turn ${turn.turn} appears twice`);
+    seen.add(turn.turn);
+    return turnColumns(db, record.episode_id, turn, i, options);
+  });
+  const text = searchText((record as { turns?: unknown }).turns);
   s.upsert.run({
     episode_id: record.episode_id,
     run_id: options.runId ?? null,
@@ -329,12 +383,11 @@ function writeEpisode(db: Db, s: EpisodeStatements, record: EpisodeRecord, optio
     task_set_sha256: versionPlayed(db, record.task.split, record.task.index, record.task.task_id ?? null),
   });
   s.deleteTurns.run(record.episode_id);
-  const seen = new Set<number>();
-  turns.forEach((turn, i) => {
-    if (seen.has(turn.turn)) throw new EpisodeFieldError(`turns[${i}].turn`, `turn ${turn.turn} appears twice`);
-    seen.add(turn.turn);
-    s.insertTurn.run(...turnColumns(db, record.episode_id, turn, i, options));
-  });
+  for (const row of turnRows) s.insertTurn.run(...row);
+  // The words `text:` searches (episode-text.ts), from the record in hand: no JSON read back.
+  const rowid = s.rowidOf.get(record.episode_id) as number;
+  if (text === '') s.deleteText.run(rowid);
+  else s.replaceText.run(rowid, text);
 }
 
 function turnColumns(db: Db, episodeId: string, turn: Turn, i: number, options: SaveOptions): unknown[] {
@@ -401,6 +454,9 @@ function prepareStatements(db: Db) {
       `INSERT INTO turns (episode_id, turn, status, action_json, image_sha256, feedback, reward, done, messages_json, turn_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    rowidOf: db.prepare('SELECT rowid FROM episodes WHERE episode_id = ?').pluck(),
+    deleteText: db.prepare('DELETE FROM episode_text WHERE rowid = ?'),
+    replaceText: db.prepare('INSERT OR REPLACE INTO episode_text (rowid, text) VALUES (?, ?)'),
     byId: db.prepare('SELECT episode_id, record_json FROM episodes WHERE episode_id = ?'),
     // Ids sharing a prefix are contiguous in the primary-key index, starting at the prefix itself.
     idsFrom: db.prepare('SELECT episode_id FROM episodes WHERE episode_id >= ? ORDER BY episode_id LIMIT ?').pluck(),

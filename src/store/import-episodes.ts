@@ -23,7 +23,7 @@ import { GeolabError, InputError } from '../core/errors.js';
 import { assertReadableFile, readContainedFile, textLines } from '../files.js';
 import { beginWrite } from './db.js';
 import { assertRunId, ensureEvalRun } from './eval-runs.js';
-import { EpisodeFieldError, saveEpisode } from './episodes.js';
+import { EpisodeFieldError, saveEpisodeInTransaction } from './episodes.js';
 import { hasImage, insertImageRow, sha256Hex, sniffImageMime, writeImageFile, type StoredImageFile } from './images.js';
 import type { Workspace } from './index.js';
 
@@ -111,8 +111,9 @@ export async function importEpisodesFile(ws: Workspace, file: string, options: I
       throw new InputError('the file changed while it was being imported: nothing was imported', { file });
     }
 
-    // One transaction across the awaits of the line reader (a savepoint inside the seeding one); each
-    // saveEpisode nests inside it as a savepoint.
+    // One transaction across the awaits of the line reader (a savepoint inside the seeding one); a
+    // record saveEpisodeInTransaction refuses is refused before it writes anything, so it needs no
+    // savepoint of its own.
     const write = beginWrite(ws.db);
     try {
       if (options.runId !== undefined) ensureEvalRun(ws.db, { id: options.runId, root: dirname(path) });
@@ -123,7 +124,7 @@ export async function importEpisodesFile(ws: Workspace, file: string, options: I
         if (skippedLines.has(line)) continue;
         const present = exists.get(record.episode_id) !== undefined;
         try {
-          saveEpisode(ws.db, record, { runId: options.runId, missingImages: 'unlink' });
+          saveEpisodeInTransaction(ws.db, record, { runId: options.runId, missingImages: 'unlink' });
         } catch (err) {
           if (!(err instanceof EpisodeFieldError)) throw err;
           reject([{ line, field: err.field, message: err.detail }]);

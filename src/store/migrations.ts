@@ -2,7 +2,13 @@
  * Versioned schema of the workspace database. Each migration runs once, in order, inside one
  * transaction with the bump of `user_version`; never edit a released migration, add a new one.
  */
-export const MIGRATIONS: readonly string[] = [
+import type { Db } from './db.js';
+import { createEpisodeText } from './episode-text.js';
+
+/** SQL, or a function for a migration that fills a table from the records (it runs in the same transaction). */
+export type Migration = string | ((db: Db) => void);
+
+export const MIGRATIONS: readonly Migration[] = [
   // 1: task sets, splits, episodes and turns, images, audit findings, eval and training runs.
   `
   CREATE TABLE task_sets (
@@ -189,4 +195,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE episodes ADD COLUMN task_set_sha256 TEXT;
   `,
+  // 7: the Episodes filters `text:` and `status:provider-error` (docs/tui.md, Episodes): the
+  // full-text index of each episode's prompts and replies, filled for the episodes already stored
+  // (episode-text.ts says which text, once, for this fill and for every save after), and a partial
+  // index that finds the few episodes with a provider-error turn without reading every turn.
+  (db) => {
+    createEpisodeText(db);
+    db.exec(`CREATE INDEX turns_provider_error ON turns(episode_id) WHERE status = 'provider_error'`);
+  },
 ];

@@ -40,6 +40,8 @@ export function workspacePaths(dir: string) {
     auditBaseline: join(dir, 'audit-baseline.json'),
     /** The last workspace audit's counts, for Home (which must not run one). */
     lastAudit: join(dir, 'audit-last.json'),
+    /** Tables the TUI writes out on request (the Eval board's `x`: eval-<time>.csv). */
+    exports: join(dir, 'exports'),
   };
 }
 

@@ -150,6 +150,7 @@ export const KEYMAP = {
   'eval.toggle': { keys: ['space'], description: 'include/exclude the run (run list)' },
   'eval.baseline': { keys: ['b'], description: 'choose the baseline arm of the paired comparisons' },
   'eval.reload': { keys: ['R'], description: "read the workspace's episodes again" },
+  'eval.export': { keys: ['x'], description: 'write the table shown (every row and column) as CSV into the workspace: exports/eval-<time>.csv' },
   'eval.help': { keys: ['?'], description: 'help' },
   'eval.back': { keys: ['q', 'escape'], description: 'back' },
   // The Train screen: a run's progress and its recent rollouts (or, without a run, the runs).

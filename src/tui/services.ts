@@ -172,4 +172,6 @@ export interface EvalBoardService {
    * with keys handled in between; `onProgress` gets how many of the new ones are read.
    */
   read(onProgress: (read: number, of: number) => void, reload?: boolean): Promise<EvalBoardSnapshot>;
+  /** Writes a table (CSV text) to a new file in the workspace's exports folder, atomically; returns its path. */
+  exportCsv(csv: string): Promise<string>;
 }

@@ -35,8 +35,8 @@ export function workspaceView(ws: Workspace): WorkspaceView {
 
 /** The list's filter in the store's own field names, picked one by one: a filter never pages or picks a run. */
 function storeFilter(filter: EpisodeFilter): EpisodeQuery {
-  const { model, split, country, verdict, minReward, maxReward, search } = filter;
-  return { model, split, country, verdict, minReward, maxReward, search };
+  const { model, split, country, verdict, status, text, minReward, maxReward, search } = filter;
+  return { model, split, country, verdict, status, text, minReward, maxReward, search };
 }
 
 function rowOf(row: StoredRow): EpisodeRow {

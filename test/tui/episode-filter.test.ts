@@ -122,3 +122,30 @@ describe('isFiltered', () => {
     expect(isFiltered({ search: 'x' })).toBe(true);
   });
 });
+
+describe('status: and text:', () => {
+  it('reads each status in any case, and text: as one phrase', () => {
+    expect(parsed('status:failed')).toEqual({ status: 'failed' });
+    expect(parsed('status:Aborted')).toEqual({ status: 'aborted' });
+    expect(parsed('status:provider-error')).toEqual({ status: 'provider-error' });
+    expect(parsed('status:provider_error')).toEqual({ status: 'provider-error' });
+    expect(parsed('status:scored')).toEqual({ status: 'scored' });
+    expect(parsed('text:bollard')).toEqual({ text: 'bollard' });
+    expect(parsed('text:"white road" model:base japan')).toEqual({ text: 'white road', model: 'base', search: 'japan' });
+    expect(parsed('text:"say ""x"""')).toEqual({ text: 'say x' });
+  });
+
+  it('refuses a status it does not know, naming those it does', () => {
+    expect(refused('status:done')).toBe('"status:done" is not a status: expected scored, failed, aborted or provider-error');
+    expect(refused('status:')).toBe('"status:" needs a value, like status:failed');
+    expect(refused('text:')).toBe('"text:" needs a value, like text:bollard');
+    expect(refused('text:a text:b')).toBe('"text:b" is a second text: term; keep one');
+  });
+
+  it('writes them back in the canonical form, reading back as the same filter', () => {
+    const filter: EpisodeFilter = { text: 'white road', status: 'provider-error', model: 'base' };
+    expect(describeFilter(filter)).toBe('model:base status:provider-error text:"white road"');
+    expect(parsed(describeFilter(filter))).toEqual(filter);
+    expect(isFiltered({ status: 'aborted' })).toBe(true);
+  });
+});

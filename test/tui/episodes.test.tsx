@@ -126,6 +126,27 @@ describe('the Episodes screen', () => {
     expect(tasks(app.frame())).toEqual(['eval/3', 'eval/2', 'eval/1']);
   });
 
+  it('filters by status: and by words of the replies with text:', async () => {
+    const { app } = await openEpisodes();
+    await app.press('/', ...'status:failed', KEY.enter);
+    expect(app.frame()).toContain('EPISODES · 1 of 6 · status:failed · by recent ↓');
+    expect(tasks(app.frame())).toEqual(['eval/6']);
+    // The fixture's replies are its JSON actions: a pin only in the episodes of four turns.
+    await app.press('c', '/', ...'text:"action pin"', KEY.enter);
+    expect(app.frame()).toContain('EPISODES · 3 of 6 · text:"action pin"');
+    expect(tasks(app.frame())).toEqual(['train/4', 'eval/3', 'eval/1']);
+    await app.press('/', ...' status:scored model:base', KEY.enter);
+    expect(app.frame()).toContain('EPISODES · 1 of 6 · model:base status:scored text:"action pin"');
+    expect(tasks(app.frame())).toEqual(['eval/1']);
+  });
+
+  it('names the statuses there are when another is typed', async () => {
+    const { app } = await openEpisodes();
+    await app.press('/', ...'status:broken', KEY.enter);
+    expect(app.frame()).toContain('"status:broken" is not a status: expected scored, failed, aborted or provider-error');
+    expect(app.frame()).toContain('EPISODES · 6 recorded');
+  });
+
   it('erases with backspace and cancels with esc, keeping the filter in force', async () => {
     const { app } = await openEpisodes();
     await app.press('/', ...'model:tunedx', KEY.backspace, KEY.enter);
@@ -200,10 +221,11 @@ describe('the Episodes screen', () => {
     expect(app.frame()).not.toContain('Episodes keys');
     await app.press(KEY.escape, '?');
     expect(app.frame()).toContain('Episodes keys');
-    expect(app.frame()).toContain('filter (model:X split:X country:X verdict:X reward:0.5..1, or text)');
-    // The help says how names match; the line wraps inside the box, so the words are read run together.
+    // The help says which terms there are and how they match; its lines wrap inside the box, so the words are read run together.
     const help = app.frame().replace(/[│\s]+/g, ' ');
+    expect(help).toContain('filter (model:X split:X country:X verdict:X status:failed text:word reward:0.5..1, or text)');
     expect(help).toContain('names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS)');
+    expect(help).toContain('status: scored, failed, aborted, provider-error; text: words of the prompts, replies and reasoning');
   });
 
   it('reads the counts when the filter changes and only the visible rows', async () => {

@@ -6,8 +6,8 @@
  * its episodes as they land.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ArmRow, Comparison } from '../../src/eval/report.js';
@@ -87,6 +87,40 @@ function expectBoard(frame: string, report: { arms: ArmRow[]; comparisons: Compa
   for (const arm of report.arms) expect(rowOf(frame, arm.arm)).toEqual(armCells(arm, report.arms));
   const paired = frame.slice(frame.indexOf('Paired vs'));
   for (const c of report.comparisons) expect(rowOf(paired, c.arm)).toEqual(comparisonCells(c));
+}
+
+/** The files `x` wrote into the workspace, oldest first. */
+function exported(home: string): string[] {
+  const dir = join(home, 'exports');
+  return existsSync(dir) ? readdirSync(dir).sort().map((name) => join(dir, name)) : [];
+}
+
+/** The status line of the last frame. */
+const noticeOf = (frame: string) => frame.split('\n').find((line) => /CSV/.test(line))?.trim() ?? '';
+
+/** RFC 4180 read back: CRLF records, quoted fields with doubled quotes. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      const end = text.indexOf('"', i + 1);
+      field += text.slice(i + 1, end);
+      i = end;
+      if (text[i + 1] === '"') field += '"';
+    } else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      rows.push([...row, field]);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  return rows;
 }
 
 // The reference curve (docs/scoring.md) written out again here.
@@ -234,6 +268,39 @@ describe('Eval board', () => {
     await app.press(KEY.down, KEY.enter);
     await app.waitFor((fr) => fr.includes('Right region: worst first'));
     expect(rowOf(app.frame(), 'beta-t5-s0')).toEqual(['beta-t5-s0', 'eval/5', '0', '260.0', f(reference(260, 0.03), 4), 'Japan']);
+  });
+
+  it('x writes the table shown as CSV into the workspace, every column even on a narrow terminal, and says where', async () => {
+    const { app, ws } = await openBoard({ columns: 80, rows: 24 });
+    expect(app.frame()).not.toContain('tok out');
+    await app.press('x');
+    const written = await app.waitFor((fr) => fr.includes('CSV of the arms'));
+    const [file] = exported(ws.home);
+    expect(basename(file!)).toMatch(/^eval-\d{8}-\d{6}-\d{3}\.csv$/);
+    // The path fits in 80 columns only without the row count; its end (the name) always shows.
+    expect(noticeOf(written)).toMatch(new RegExp(`^CSV of the arms: .*${basename(file!)}$`));
+    const text = readFileSync(file!, 'utf8');
+    expect(text.endsWith('\r\n')).toBe(true);
+    const rows = parseCsv(text);
+    const report = await ws.report({ baseline: 'alpha@v2' });
+    expect(rows[0]!.slice(0, 4)).toEqual(['arm', 'tasks', 'failed', 'scored']);
+    expect(rows[0]).toContain('tok out');
+    expect(rows[0]!.at(-1)).toBe('flags');
+    expect(rows.slice(1).map((r) => r[0])).toEqual(report.arms.map((a) => a.arm));
+    // The board's cells, the interval quoted as one field (it holds a comma).
+    const alpha = report.arms[0]!;
+    expect(rows[1]!.slice(0, 8)).toEqual([alpha.arm, String(alpha.tasks), String(alpha.failed), String(alpha.episodes), f(alpha.k, 2), f(alpha.mean_of_k, 4), f(alpha.mean_of_k_se, 4), `[${f(alpha.mean_of_k_ci_low, 4)}, ${f(alpha.mean_of_k_ci_high, 4)}]`]);
+    expect(text).toContain(`"[${f(alpha.mean_of_k_ci_low, 4)}, ${f(alpha.mean_of_k_ci_high, 4)}]"`);
+    // An arm's groups: the table in view is the one written.
+    await app.press(KEY.down, 'c');
+    await app.waitFor((fr) => fr.includes('EVAL BOARD · beta@v2 by country'));
+    await app.press('x');
+    await app.waitFor(() => exported(ws.home).length === 2);
+    const groups = parseCsv(readFileSync(exported(ws.home)[1]!, 'utf8'));
+    expect(groups).toEqual([
+      ['country', 'tasks', 'scored', 'failed', 'mean@k', 'median km'],
+      ...(await ws.report({ by: 'country' })).by!.rows.filter((r) => r.arm === 'beta@v2').map((r) => [r.group, String(r.tasks), String(r.episodes), String(r.failed), f(r.mean_of_k, 4), f(r.median_km, 1)]),
+    ]);
   });
 
   it('shows a sweep found through its runs: bars per model, "stopped" when its writer is gone', async () => {

@@ -1,13 +1,14 @@
 /**
  * The Eval board's tables: arms, paired comparisons, a sweep's progress, an arm's groups, a group's
- * worst episodes, and the run and baseline pickers. Numbers are printed with the digits of
- * `geolab eval report`'s text table, so the board and the command read the same.
+ * worst episodes, and the run and baseline pickers. The columns of the first and the last two are
+ * those of eval/columns.ts, which `x` writes as CSV.
  */
 import { Box, Text } from 'ink';
-import { DEFAULT_SUCCESS_KM, fixed, interval, kmLabel, passAtKColumn, signed, type ArmRow, type Comparison, type GroupRow } from '../../eval/report.js';
+import { fixed, signed, type ArmRow, type Comparison, type GroupRow } from '../../eval/report.js';
 import type { SweepPhase } from '../../eval/sweep-status.js';
 import { useTheme } from '../contexts/ThemeContext.js';
-import { ARM_FLAG_REASONS, groupKey, type GroupBy, type RankedEpisode } from '../eval/board.js';
+import { ARM_FLAG_REASONS, type GroupBy, type RankedEpisode } from '../eval/board.js';
+import { armColumns, GROUP_COLUMNS, worstColumns, type Column } from '../eval/columns.js';
 import { bar, truncate } from '../format.js';
 import type { EvalRunRow, SweepRow } from '../services.js';
 import type { Theme } from '../theme.js';
@@ -24,14 +25,6 @@ function More({ top, visible, total, what }: { top: number; visible: number; tot
   return total > visible ? <Text color={theme.muted}>{`  ${top + 1}-${Math.min(total, top + visible)} of ${total} ${what}`}</Text> : null;
 }
 
-interface Column<T> {
-  title: string;
-  width: number;
-  /** Lower is kept longer when the terminal is narrow. */
-  keep: number;
-  cell: (row: T) => string;
-}
-
 /** The columns that fit in `width` (the most wanted ones), in their own order. */
 function fitting<T>(columns: readonly Column<T>[], width: number): Column<T>[] {
   const kept = new Set<Column<T>>();
@@ -46,39 +39,6 @@ function fitting<T>(columns: readonly Column<T>[], width: number): Column<T>[] {
 
 const cells = <T,>(columns: readonly Column<T>[], row: T) => columns.map((c) => c.cell(row).padStart(c.width)).join('');
 const titles = <T,>(columns: readonly Column<T>[]) => columns.map((c) => c.title.padStart(c.width)).join('');
-
-/** The arms' columns; pass@k's titles name the success threshold (and k, when the arms share it). */
-function armColumns(arms: readonly ArmRow[]): Column<ArmRow>[] {
-  const successKm = arms[0]?.success_km ?? DEFAULT_SUCCESS_KM;
-  const passK = passAtKColumn(arms, successKm);
-  const passWidth = Math.max(13, passK.title.length + 2, ...arms.map((a) => passK.cell(a).length + 2));
-  return [
-    { title: 'tasks', width: 7, keep: 0, cell: (a) => String(a.tasks) },
-    { title: 'failed', width: 8, keep: 0, cell: (a) => String(a.failed) },
-    { title: 'scored', width: 8, keep: 3, cell: (a) => String(a.episodes) },
-    { title: 'k', width: 6, keep: 1, cell: (a) => fixed(a.k, 2) },
-    { title: 'mean@k', width: 9, keep: 0, cell: (a) => fixed(a.mean_of_k, 4) },
-    { title: 'SE', width: 8, keep: 1, cell: (a) => fixed(a.mean_of_k_se, 4) },
-    { title: '95% CI', width: 19, keep: 2, cell: (a) => interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high) },
-    { title: 'best@k', width: 9, keep: 2, cell: (a) => fixed(a.best_of_k, 4) },
-    { title: `pass@1<=${kmLabel(successKm)}`, width: Math.max(13, kmLabel(successKm).length + 10), keep: 2, cell: (a) => fixed(a.pass_at_1, 4) },
-    { title: passK.title, width: passWidth, keep: 2, cell: passK.cell },
-    { title: 'median km', width: 11, keep: 1, cell: (a) => fixed(a.median_km, 1) },
-    { title: '<=25km%', width: 9, keep: 5, cell: (a) => fixed(a.within_25km, 1) },
-    { title: '<=200km%', width: 10, keep: 5, cell: (a) => fixed(a.within_200km, 1) },
-    { title: '<=750km%', width: 10, keep: 5, cell: (a) => fixed(a.within_750km, 1) },
-    { title: 'country%', width: 10, keep: 3, cell: (a) => fixed(a.country_pct, 1) },
-    { title: 'floor%', width: 8, keep: 3, cell: (a) => fixed(a.env_floor_pct, 1) },
-    { title: 'no-guess%', width: 11, keep: 3, cell: (a) => fixed(a.no_guess_pct, 1) },
-    { title: 'forced%', width: 9, keep: 4, cell: (a) => fixed(a.forced_pct, 1) },
-    { title: 'turns', width: 7, keep: 4, cell: (a) => fixed(a.turns, 2) },
-    { title: 'looks', width: 7, keep: 6, cell: (a) => fixed(a.looks, 2) },
-    { title: 'moves', width: 7, keep: 6, cell: (a) => fixed(a.moves, 2) },
-    { title: 'pins', width: 7, keep: 6, cell: (a) => fixed(a.pins, 2) },
-    { title: 'cost', width: 7, keep: 4, cell: (a) => fixed(a.cost, 3) },
-    { title: 'tok out', width: 9, keep: 6, cell: (a) => fixed(a.tokens_out, 0) },
-  ];
-}
 
 /** Room for the arm's label: the longest, within reason (a label past it is cut with …). */
 function labelWidth(labels: readonly string[], most: number): number {
@@ -253,18 +213,14 @@ export function GroupTable({ rows, by, selected, height }: { rows: readonly Grou
   const { top, visible } = windowOf(selected, rows.length, height);
   return (
     <Box flexDirection="column">
-      <Text color={theme.muted}>{`  ${by.padEnd(label)}${'tasks'.padStart(7)}${'scored'.padStart(8)}${'failed'.padStart(8)}${'mean@k'.padStart(9)}${'median km'.padStart(11)}`}</Text>
+      <Text color={theme.muted}>{`  ${by.padEnd(label)}${titles(GROUP_COLUMNS)}`}</Text>
       {rows.slice(top, top + visible).map((r, i) => {
         const current = top + i === selected;
         return (
           <Text key={r.group} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
             {current ? '› ' : '  '}
             {truncate(r.group, label - 1).padEnd(label)}
-            {String(r.tasks).padStart(7)}
-            {String(r.episodes).padStart(8)}
-            {String(r.failed).padStart(8)}
-            {fixed(r.mean_of_k, 4).padStart(9)}
-            {fixed(r.median_km, 1).padStart(11)}
+            {cells(GROUP_COLUMNS, r)}
           </Text>
         );
       })}
@@ -281,21 +237,23 @@ export function WorstTable({ episodes, by, selected, height }: { episodes: reado
     40,
   );
   const { top, visible } = windowOf(selected, episodes.length, height);
+  // The task and the other grouping are left-aligned around the numbers.
+  const columns = worstColumns(by);
+  const task = columns[0] as Column<RankedEpisode>;
+  const other = columns[columns.length - 1] as Column<RankedEpisode>;
+  const numbers = columns.slice(1, -1);
   return (
     <Box flexDirection="column">
-      <Text color={theme.muted}>{`  ${'episode'.padEnd(id)}${'task'.padEnd(14)}${'sample'.padStart(6)}${'km'.padStart(10)}${'reward'.padStart(9)}  ${by === 'country' ? 'verdict' : 'country'}`}</Text>
-      {episodes.slice(top, top + visible).map(({ facts, reward }, i) => {
+      <Text color={theme.muted}>{`  ${'episode'.padEnd(id)}${task.title.padEnd(task.width)}${titles(numbers)}  ${other.title}`}</Text>
+      {episodes.slice(top, top + visible).map((ranked, i) => {
         const current = top + i === selected;
-        const km = facts.failed ? 'failed' : facts.distanceKm === null ? 'no guess' : fixed(facts.distanceKm, 1);
         return (
-          <Text key={facts.episodeId} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
+          <Text key={ranked.facts.episodeId} color={current ? theme.accent : undefined} bold={current} wrap="truncate-end">
             {current ? '› ' : '  '}
-            {truncate(facts.episodeId, id - 1).padEnd(id)}
-            {truncate(facts.taskKey, 13).padEnd(14)}
-            {(facts.sample === null ? '-' : String(facts.sample)).padStart(6)}
-            {km.padStart(10)}
-            {(facts.failed ? '-' : fixed(reward, 4)).padStart(9)}
-            {`  ${groupKey(by === 'country' ? 'verdict' : 'country')(facts)}`}
+            {truncate(ranked.facts.episodeId, id - 1).padEnd(id)}
+            {truncate(task.cell(ranked), task.width - 1).padEnd(task.width)}
+            {cells(numbers, ranked)}
+            {`  ${other.cell(ranked)}`}
           </Text>
         );
       })}

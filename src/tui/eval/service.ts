@@ -4,6 +4,7 @@
  * board is open), by rowid (store/episodes.ts episodesAfter). The store and the report core load
  * on the first read, never with Home.
  */
+import { join } from 'node:path';
 import { isRecord } from '../../core/values.js';
 import type { Db } from '../../store/db.js';
 import type { EvalBoardService, EvalRunRow, SweepRow } from '../services.js';
@@ -65,6 +66,13 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       const next = reading.then(() => read(onProgress, reload));
       reading = next.catch(() => undefined);
       return next;
+    },
+    async exportCsv(csv) {
+      const [ws, { writeFileAtomic }] = await Promise.all([session.open(), import('../../files.js')]);
+      // eval-20261202-183001-123.csv: the time, short enough for the status line to show it.
+      const file = join(ws.paths.exports, `eval-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').replace('.', '-').replace('Z', '')}.csv`);
+      writeFileAtomic(file, csv);
+      return file;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { Box, Text, type Key } from 'ink';
 import { useMemo, useReducer, type Dispatch } from 'react';
 import { ArmFlags, ArmsTable, BaselinePicker, ComparisonsTable, GroupTable, RunPicker, SweepsPanel, WorstTable } from '../components/EvalTables.js';
@@ -8,13 +9,14 @@ import { useNavigation, useNavigationActions, useScreenActive, type NavigationAc
 import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { armGroups, worstEpisodes, type BoardReport, type RankedEpisode } from '../eval/board.js';
+import { armsTable, groupsTable, toCsv, worstTable, writtenLine } from '../eval/export.js';
 import { cursorIn, evalBoardReducer, INITIAL_EVAL_BOARD, type EvalBoardAction, type EvalBoardState, type EvalView } from '../eval/state.js';
 import { useBoardReport, useEvalBoardData } from '../eval/useEvalBoard.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { matches, type HintItem } from '../keys.js';
 import type { GroupRow } from '../../eval/report.js';
-import type { EvalBoardSnapshot, SweepRow } from '../services.js';
+import type { EvalBoardService, EvalBoardSnapshot, SweepRow } from '../services.js';
 
 /** Rows the body cannot use: header, blank line, notice and key hints, the spare last row. */
 const EVAL_CHROME_ROWS = 5;
@@ -27,6 +29,7 @@ const HINTS: Record<EvalView, HintItem[]> = {
     { commands: ['eval.runs'], label: 'runs' },
     { commands: ['eval.baseline'], label: 'baseline' },
     { commands: ['eval.reload'], label: 'reload' },
+    { commands: ['eval.export'], label: 'CSV' },
     'eval.help',
     'eval.back',
   ],
@@ -36,10 +39,17 @@ const HINTS: Record<EvalView, HintItem[]> = {
     { commands: ['eval.up', 'eval.down'], label: 'group' },
     { commands: ['eval.open'], label: 'worst episodes' },
     { commands: ['eval.country', 'eval.verdict'], label: 'country/verdict' },
+    { commands: ['eval.export'], label: 'CSV' },
     'eval.help',
     'eval.back',
   ],
-  episodes: [{ commands: ['eval.up', 'eval.down'], label: 'episode' }, { commands: ['eval.open'], label: 'open in the Player' }, 'eval.help', 'eval.back'],
+  episodes: [
+    { commands: ['eval.up', 'eval.down'], label: 'episode' },
+    { commands: ['eval.open'], label: 'open in the Player' },
+    { commands: ['eval.export'], label: 'CSV' },
+    'eval.help',
+    'eval.back',
+  ],
 };
 
 /** What the board shows of the report for the state: the selected arm, its groups and a group's worst episodes. */
@@ -77,7 +87,10 @@ export function EvalScreen() {
   const { report: board, stale } = useBoardReport(snapshot && { episodes: snapshot.episodes, excludedRuns: state.excludedRuns, baseline: state.baseline });
   const selection = useSelection(board, state);
 
-  useScreenKeys('eval.help', (input, key) => onKey(state, dispatch, actions, snapshot, board, selection, reload, input, key));
+  useScreenKeys('eval.help', (input, key) => {
+    if (matches('eval.export', input, key)) return exportTable(state, board, selection, service, actions, columns - 2);
+    onKey(state, dispatch, actions, snapshot, board, selection, reload, input, key);
+  });
 
   const body = rows - EVAL_CHROME_ROWS;
   const busy = data.progress
@@ -211,6 +224,31 @@ function sweepsThatFit(sweeps: readonly SweepRow[], room: number): { shown: Swee
     lines += needs;
   }
   return { shown, lines: shown.length ? lines : 0 };
+}
+
+/** `x`: the table in view as CSV into the workspace, and a status line saying where (or why not). */
+function exportTable(
+  state: EvalBoardState,
+  board: BoardReport | null,
+  selection: Selection,
+  service: EvalBoardService | undefined,
+  actions: NavigationActions,
+  width: number,
+): void {
+  const { arm, group, groups, worst } = selection;
+  const table =
+    state.view === 'board'
+      ? board && armsTable(board.report.arms)
+      : state.view === 'groups'
+        ? arm !== null && groupsTable(arm, state.by, groups)
+        : state.view === 'episodes'
+          ? arm !== null && group && worstTable(arm, state.by, group.group, worst)
+          : null;
+  if (!service || !table) return actions.notify("Nothing to export here: x writes the arms, an arm's groups or a group's worst episodes.");
+  service.exportCsv(toCsv(table.rows)).then(
+    (file) => actions.notify(writtenLine(table, file, width, homedir())),
+    (err: Error) => actions.notify(`not exported: ${err.message}`),
+  );
 }
 
 function onKey(

@@ -1,15 +1,18 @@
 /**
  * The Episodes list's one-line filter, as typed after `/`: space-separated terms, `model:X`,
- * `split:X`, `country:X`, `verdict:X`, `reward:A..B` (either bound optional), and anything else free
- * text. Double quotes keep spaces in a value (`country:"united states"`) or make a term plain text
+ * `split:X`, `country:X`, `verdict:X`, `status:S` (store/episode-state.ts), `text:W` (words of the
+ * prompts and replies), `reward:A..B` (either bound optional), and anything else free text. Double quotes keep spaces in a value (`country:"united states"`) or make a term plain text
  * (`"model:x"`). Parsed into the fields the store filters on, and written back in one canonical form
  * for the header and for editing. Pure.
  */
+import { EPISODE_STATUSES, episodeStatus, unknownStatus, type EpisodeStatus } from '../../store/episode-state.js';
 
 /** The syntax in a line, for the help and the prompt. */
-export const FILTER_SYNTAX = 'model:X split:X country:X verdict:X reward:0.5..1, or text';
+export const FILTER_SYNTAX = 'model:X split:X country:X verdict:X status:failed text:word reward:0.5..1, or text';
 /** How the named terms match (the store's query does it), for the help. */
-export const FILTER_MATCHING = 'names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS); split: whole name';
+export const FILTER_MATCHING =
+  'names match by their start, any case (verdict:wrong); a country also by its codes, names or demonyms (country:RS); split: whole name; ' +
+  `status: ${EPISODE_STATUSES.join(', ')}; text: words of the prompts, replies and reasoning, the last by its start (text:"white bollard")`;
 
 export interface EpisodeFilter {
   readonly model?: string;
@@ -17,6 +20,9 @@ export interface EpisodeFilter {
   /** Matched as FILTER_MATCHING says ("serbia" finds "Republic of Serbia"). */
   readonly country?: string;
   readonly verdict?: string;
+  readonly status?: EpisodeStatus;
+  /** Searched as one phrase in the prompts, replies and reasoning (store/episode-text.ts). */
+  readonly text?: string;
   readonly minReward?: number;
   readonly maxReward?: number;
   /** The free-text terms, joined by a space: a substring of the id, model, task id, country, verdict or error. */
@@ -26,7 +32,7 @@ export interface EpisodeFilter {
 export type FilterParse = { ok: true; filter: EpisodeFilter } | { ok: false; message: string };
 
 /** The terms that name a field; their order is the canonical order of the written form. */
-const FIELDS = ['model', 'split', 'country', 'verdict'] as const;
+const FIELDS = ['model', 'split', 'country', 'verdict', 'status', 'text'] as const;
 
 const NUMBER = '-?(?:\\d+(?:\\.\\d+)?|\\.\\d+)';
 const RANGE = new RegExp(`^(${NUMBER})?\\.\\.(${NUMBER})?$`);
@@ -50,7 +56,11 @@ export function parseFilter(input: string): FilterParse {
     if (field) {
       if (value === '') return fail(term, `needs a value, like ${field}:${EXAMPLE[field]}`);
       if (filter[field] !== undefined) return fail(term, `is a second ${field}: term; keep one`);
-      filter[field] = value;
+      if (field === 'status') {
+        const status = episodeStatus(value);
+        if (status === undefined) return { ok: false, message: unknownStatus(term.raw) };
+        filter.status = status;
+      } else filter[field] = value;
     } else if (key === 'reward') {
       if (filter.minReward !== undefined || filter.maxReward !== undefined) return fail(term, 'is a second reward: term; keep one');
       const range = RANGE.exec(value);
@@ -75,6 +85,8 @@ const EXAMPLE: Record<(typeof FIELDS)[number], string> = {
   split: 'eval',
   country: 'japan',
   verdict: 'pinpoint',
+  status: 'failed',
+  text: 'bollard',
 };
 
 /** The complaint names the term as typed; it fits an 80-column line for a term of ordinary length. */
