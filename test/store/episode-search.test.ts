@@ -110,9 +110,9 @@ describe('text: over prompts and replies', () => {
     const ws = await workspace();
     saveEpisode(ws.db, replying('old-1', 'a lighthouse'));
     saveEpisode(ws.db, failedRecord({ id: 'old-2' }));
-    // The workspace as it was before migration 6.
+    // The workspace as it was before the full-text migration, the last one.
     ws.db.exec('DROP TABLE episode_text; DROP INDEX turns_provider_error');
-    ws.db.pragma('user_version = 5');
+    ws.db.pragma(`user_version = ${MIGRATIONS.length - 1}`);
     migrate(ws.db);
     expect(schemaVersion(ws.db)).toBe(MIGRATIONS.length);
     expect(ids(ws, { text: 'lighthouse' })).toEqual(['old-1']);

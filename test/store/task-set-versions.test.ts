@@ -16,7 +16,7 @@ const open: Db[] = [];
 afterEach(() => open.splice(0).forEach((d) => d.open && d.close()));
 
 /** The schema as it was before task set versions. */
-const BEFORE_VERSIONS = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE task_set_versions')));
+const BEFORE_VERSIONS = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => typeof m === 'string' && m.includes('CREATE TABLE task_set_versions')));
 
 describe('task set versions', () => {
   it('gives a set imported before versions the version it held, and its old episodes keep reading it after a replace', async () => {
