@@ -2,7 +2,6 @@
  * How the real binary draws the view in a real terminal (tmux), read from the bytes it writes
  * (tmux pipe-pane): half-blocks by default inside tmux even when the outer terminal is kitty.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -33,7 +32,7 @@ function player(flags: string[]): { pane: TmuxPane; output: () => string } {
   panes.push(pane);
   const file = join(tempDir('geolab-e2e-images-out-'), 'pane.bytes');
   writeFileSync(file, '');
-  execFileSync('tmux', ['pipe-pane', '-o', '-t', pane.name, `cat >> '${file}'`]);
+  pane.tmux(['pipe-pane', '-o', '-t', pane.name, `cat >> '${file}'`]);
   return { pane, output: () => readFileSync(file, 'latin1') };
 }
 

@@ -1,4 +1,8 @@
-/** A real terminal for end-to-end tests: the binary runs in a tmux pane; keys go in, the screen comes out. */
+/**
+ * A real terminal for end-to-end tests: the binary runs in a tmux pane; keys go in, the screen comes
+ * out. Each pane is the one session of a tmux server of its own (`tmux -L <name>`), so the tests
+ * never touch a user's tmux server or another test's, and kill() ends the server.
+ */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 
@@ -10,17 +14,22 @@ export class TmuxPane {
     const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`);
     // `env -u CI`: Ink draws no live frames when CI is set (docs/reliability.md).
     const command = ['env', '-u', 'CI', ...assignments, ...args.map(shellQuote)].join(' ');
-    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), command]);
-    execFileSync('tmux', ['set-option', '-t', this.name, 'remain-on-exit', 'on']);
+    this.tmux(['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), command]);
+    this.tmux(['set-option', '-t', this.name, 'remain-on-exit', 'on']);
+  }
+
+  /** A tmux command on this pane's own server. */
+  tmux(args: string[]): string {
+    return execFileSync('tmux', ['-L', this.name, ...args], { encoding: 'utf8' });
   }
 
   screen(): string {
-    return execFileSync('tmux', ['capture-pane', '-p', '-t', this.name], { encoding: 'utf8' });
+    return this.tmux(['capture-pane', '-p', '-t', this.name]);
   }
 
   /** tmux key names ("Right", "Enter", "q") or literal text with `literal`. */
   send(keys: string[], literal = false): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, ...(literal ? ['-l'] : []), ...keys]);
+    this.tmux(['send-keys', '-t', this.name, ...(literal ? ['-l'] : []), ...keys]);
   }
 
   /** Polls the screen until `test` holds; fails with the last screen after `timeoutMs`. */
@@ -38,7 +47,7 @@ export class TmuxPane {
 
   kill(): void {
     try {
-      execFileSync('tmux', ['kill-session', '-t', this.name], { stdio: 'ignore' });
+      execFileSync('tmux', ['-L', this.name, 'kill-server'], { stdio: 'ignore' });
     } catch {
       // already gone
     }
