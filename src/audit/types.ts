@@ -33,7 +33,12 @@ export interface AuditMessage {
 }
 
 /** How a prompt names its task: by task_id, or by split and index. */
-export type TaskRef = { taskId: string } | { split: string; index: number };
+/**
+ * How a prompt names its task: by id, by split and index, or (a workspace episode on a task set) by
+ * split and index in the version of the set it was played on (null: the set's first recorded
+ * version; docs/splits.md, Versions).
+ */
+export type TaskRef = { taskId: string } | { split: string; index: number } | { split: string; index: number; version: string | null };
 
 export interface AuditPrompt {
   /** Where the prompt came from: a file path, or `workspace`. */

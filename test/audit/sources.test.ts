@@ -10,12 +10,14 @@ import { readEpisodeFile } from '../../src/audit/sources/episodes.js';
 import { runTreeFiles } from '../../src/files.js';
 import { readPromptFile } from '../../src/audit/sources/prompt-file.js';
 import { readTraceFile } from '../../src/audit/sources/traces.js';
+import { tasksFromWorkspace } from '../../src/audit/sources/tasks.js';
 import { readWorkspaceEpisodes } from '../../src/audit/sources/workspace.js';
 import type { AuditPrompt } from '../../src/audit/types.js';
 import { saveEpisode } from '../../src/store/episodes.js';
 import { storeImage } from '../../src/store/images.js';
+import { importTaskFile } from '../../src/store/task-sets.js';
 import { completedEpisode, completedRecord, failedRecord, makeJpeg } from '../helpers/episodes.js';
-import { tempDir } from '../helpers/fixtures.js';
+import { makeTask, tempDir, writeJsonl } from '../helpers/fixtures.js';
 import { writeParquet } from '../helpers/parquet.js';
 import { tempWorkspaces } from '../helpers/workspaces.js';
 
@@ -258,5 +260,25 @@ describe('workspace episodes', () => {
     ]);
     const shown = prompts[1]!.messages[1]!.images[0]!;
     expect(shown.bytes?.equals(images.get(shown.ref)!.bytes)).toBe(true);
+  });
+
+  it('audits an episode of a task set against the version it was played on, after the set is replaced (docs/splits.md, Versions)', async () => {
+    const ws = await open();
+    const at = (task_id: string, lat: number, lon: number, country: string) =>
+      makeTask(0, { task_id, country, frames: [{ image_id: `${task_id}-a`, lat, lon, compass_angle: 10, captured_at: '2024-05', is_pano: true }] });
+    const played = await importTaskFile(ws.db, writeJsonl([at('tour-nis', 43.3209, 21.8958, 'Republic of Serbia')]), 'tour');
+    const record = completedRecord({ id: 'v1', split: 'tour', index: 0, turns: 3 });
+    saveEpisode(ws.db, { ...record, task: { ...record.task, task_id: 'tour-nis' } });
+    await importTaskFile(ws.db, writeJsonl([at('tour-lisbon', 38.7223, -9.1393, 'Portugal')]), 'tour', { replace: true });
+    saveEpisode(ws.db, completedRecord({ id: 'demo', split: 'eval', index: 2, turns: 3 }));
+
+    const prompts = await all(readWorkspaceEpisodes(ws));
+    const tasks = await tasksFromWorkspace(ws);
+    const ofTour = prompts.find((p) => p.episodeId === 'v1')!;
+    expect(ofTour.task).toEqual({ split: 'tour', index: 0, version: played.version });
+    expect(tasks.find(ofTour.task)).toMatchObject({ truth: { lat: 43.3209, lon: 21.8958 }, country: 'Republic of Serbia' });
+    // Today's version is still found by split and index, and a split that is no task set as before.
+    expect(tasks.find({ split: 'tour', index: 0 })).toMatchObject({ country: 'Portugal' });
+    expect(prompts.find((p) => p.episodeId === 'demo')!.task).toEqual({ taskId: 'demo-2' });
   });
 });

@@ -10,7 +10,7 @@ import { isCompleted, parseEpisodeRecord, type EpisodeRecord, type Turn } from '
 import type { LatLon } from '../../core/geodesy.js';
 import { InputError } from '../../core/errors.js';
 import { pointsOfAction } from '../../agent/protocols/common.js';
-import type { AuditMessage, AuditPrompt } from '../types.js';
+import type { AuditMessage, AuditPrompt, TaskRef } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
 import { auditMessages, ImageFiles, type ImageStore } from './messages.js';
 
@@ -21,6 +21,8 @@ export interface EpisodeContext {
   files: ImageFiles | null;
   /** Images by sha256 (the workspace's image store); files besides the record otherwise. */
   store?: ImageStore;
+  /** The task, when the caller knows it better than the record (the version a workspace episode played). */
+  task?: TaskRef;
 }
 
 /** The prompts of one record, in turn order; a failed record has none. */
@@ -29,7 +31,7 @@ export function episodePrompts(record: EpisodeRecord, context: EpisodeContext): 
   const turns = [...record.turns].sort((a, b) => a.turn - b.turn);
   const store = context.store ?? imagesOfRecord(turns, context.files);
   const maxTurns = record.config?.max_turns ?? undefined;
-  const task = record.task.task_id ? { taskId: record.task.task_id } : { split: record.task.split, index: record.task.index };
+  const task = context.task ?? (record.task.task_id ? { taskId: record.task.task_id } : { split: record.task.split, index: record.task.index });
   const agentPoints: LatLon[] = [];
   const prompts: AuditPrompt[] = [];
   let previous: Turn | undefined;

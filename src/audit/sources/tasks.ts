@@ -17,6 +17,11 @@ export class TaskLookup {
   private readonly byId = new Map<string, AuditTask>();
   private readonly bySplit = new Map<string, AuditTask>();
   private readonly splits = new Set<string>();
+  /** Tasks of a version of a set, by `split\0version`, read on first use. */
+  private readonly byVersion = new Map<string, (AuditTask | undefined)[]>();
+
+  /** `versions`: where a ref with a version reads that version's tasks (the workspace's task sets); null when the split has none. */
+  constructor(private readonly versions?: (split: string, version: string | null) => Task[] | null) {}
 
   /** `byIndex` false: the file's task_index repeats (several splits in one file), so only its task_ids name its tasks. */
   add(split: string, task: Task, byIndex = true): void {
@@ -28,7 +33,20 @@ export class TaskLookup {
   }
 
   find(ref: TaskRef): AuditTask | null {
+    if ('version' in ref && this.versions) return this.atVersion(ref.split, ref.version)[ref.index] ?? null;
     return ('taskId' in ref ? this.byId.get(ref.taskId) : this.bySplit.get(`${ref.split}\0${ref.index}`)) ?? null;
+  }
+
+  private atVersion(split: string, version: string | null): (AuditTask | undefined)[] {
+    const key = `${split}\0${version ?? ''}`;
+    let tasks = this.byVersion.get(key);
+    if (!tasks) {
+      tasks = [];
+      // A stored set's task_index runs from 0 without gaps: task N is at N.
+      for (const task of this.versions?.(split, version) ?? []) tasks[task.task_index] = auditTaskFromTask(task);
+      this.byVersion.set(key, tasks);
+    }
+    return tasks;
   }
 
   get size(): number {
@@ -87,8 +105,8 @@ async function readTaskFile(file: string, split: string, lookup: TaskLookup): Pr
 
 export async function tasksFromWorkspace(ws: Workspace): Promise<TaskLookup> {
   const { workspaceSplits } = await import('../../env/task-splits.js');
-  const splits = await workspaceSplits(ws);
-  const lookup = new TaskLookup();
+  const [splits, { getTaskSet, readTasksAt }] = await Promise.all([workspaceSplits(ws), import('../../store/task-sets.js')]);
+  const lookup = new TaskLookup((split, version) => (getTaskSet(ws.db, split) ? readTasksAt(ws.db, split, version) : null));
   for (const [split, tasks] of splits.load(splits.sizes.keys()).splits) for (const task of tasks) lookup.add(split, task);
   return lookup;
 }

@@ -8,13 +8,20 @@ import { MessageError } from './messages.js';
 export const WORKSPACE_SOURCE = 'workspace';
 
 export async function* readWorkspaceEpisodes(ws: Workspace): AsyncGenerator<AuditPrompt> {
-  const [{ episodeIds, loadEpisode }, { readImage }] = await Promise.all([import('../../store/episodes.js'), import('../../store/images.js')]);
+  const [{ episodeIds, episodeTaskVersion, loadEpisode }, { readImage }, { getTaskSet }] = await Promise.all([
+    import('../../store/episodes.js'),
+    import('../../store/images.js'),
+    import('../../store/task-sets.js'),
+  ]);
   const store = (sha256: string) => readImage(ws, sha256) ?? null;
   for (const id of episodeIds(ws.db)) {
     const record = loadEpisode(ws.db, id);
     if (!record) continue;
     try {
-      yield* episodePrompts(record, { source: WORKSPACE_SOURCE, files: null, store });
+      // An episode of a task set is audited against the version of the set it was played on.
+      const { split, index } = record.task;
+      const task = getTaskSet(ws.db, split) ? { split, index, version: episodeTaskVersion(ws.db, id) } : undefined;
+      yield* episodePrompts(record, { source: WORKSPACE_SOURCE, files: null, store, ...(task ? { task } : {}) });
     } catch (err) {
       if (err instanceof MessageError) throw new InputError(`episode ${id} in ${ws.dir}: ${err.message}`, { field: err.field });
       throw err;
