@@ -191,6 +191,8 @@ export function buildProgram(): Command {
     .option('--verdict <verdict>', 'only verdicts starting with this (any case): wrong, right, close, pinpoint, perfect')
     .option('--min-reward <r>', 'only episodes whose recorded reward is at least this', number('--min-reward'))
     .option('--search <text>', 'only episodes with this text (any case) in the id, model, task id, country, verdict or error')
+    .option('--status <status>', 'only episodes that ended so: scored, failed, aborted or provider-error (a turn whose model request got no reply)')
+    .option('--text <words>', "only episodes whose prompts, replies or reasoning hold these words, in order (full text; the last word by its start, any case and accents)")
     .option('--run <id>', 'only the episodes of this run')
     .option('--json', 'JSON output')
     .action(async (opts, cmd: Command) => (await import('./commands/episodes.js')).listCommand(withGlobals(opts, cmd)));

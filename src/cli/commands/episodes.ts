@@ -1,7 +1,7 @@
 /** `geolab episodes list | import`. */
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../../core/errors.js';
-import { episodeState } from '../../store/episode-state.js';
+import { episodeState, episodeStatus, unknownStatus } from '../../store/episode-state.js';
 import { countEpisodes, listEpisodes, type EpisodeQuery, type EpisodeRow } from '../../store/episodes.js';
 import { runTreeFiles } from '../../files.js';
 import { importEpisodesFile, type ImportEpisodesResult } from '../../store/import-episodes.js';
@@ -24,12 +24,18 @@ export interface ListOptions extends GlobalOptions {
   search?: string;
   /** Only the episodes of this run. */
   run?: string;
+  /** scored, failed, aborted or provider-error (any case). */
+  status?: string;
+  /** Words of the prompts, replies and reasoning (the workspace's full-text index). */
+  text?: string;
 }
 
 export async function listCommand(opts: ListOptions): Promise<void> {
   const limit = opts.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--limit expects a whole number of episodes, got ${limit}`);
   if (opts.minReward !== undefined && !Number.isFinite(opts.minReward)) throw new UsageError(`--min-reward expects a number, got ${opts.minReward}`);
+  const status = opts.status === undefined ? undefined : episodeStatus(opts.status);
+  if (opts.status !== undefined && !status) throw new UsageError(`--status: ${unknownStatus(opts.status)}`);
   const query: EpisodeQuery = {
     model: opts.model,
     split: opts.split,
@@ -37,6 +43,8 @@ export async function listCommand(opts: ListOptions): Promise<void> {
     verdict: opts.verdict,
     minReward: opts.minReward,
     search: opts.search,
+    status,
+    text: opts.text,
     runId: opts.run,
   };
   const ws = await openWorkspace(opts.workspace);
