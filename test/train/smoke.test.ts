@@ -170,7 +170,9 @@ describe('geolab train smoke', () => {
     const pids = pidsOf(dir, '');
     expect(r.code, r.stderr).toBe(1);
     const events = jsonLines(r.stdout) as { stage: string; step?: number; at?: string; log?: string; message?: string }[];
-    expect(events.filter((e) => e.stage === 'step').map((e) => e.step)).toEqual([1]);
+    // What it printed, and the trainer's log, when the run failed elsewhere than at step 2.
+    const said = () => `${r.stderr}\n${r.stdout}\n${existsSync(join(dir, 'train.log')) ? readFileSync(join(dir, 'train.log'), 'utf8') : '(no train.log)'}`;
+    expect(events.filter((e) => e.stage === 'step').map((e) => e.step), said()).toEqual([1]);
     expect(events.some((e) => e.stage === 'serving' || e.stage === 'reply')).toBe(false);
     expect(events.at(-1)).toMatchObject({ stage: 'failed', at: 'training', log: join(dir, 'train.log') });
     expect(r.stderr).toContain('geolab: smoke failed at training: the trainer ended after step 1 of 2; the last lines of its log:');
