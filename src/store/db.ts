@@ -13,6 +13,8 @@ import { sqliteModule } from '../vendor/commonjs.js';
 
 export type Db = Database.Database;
 export type Statement = Database.Statement;
+/** A function wrapped by db.transaction(): call it with `.immediate()` when it reads before it writes (see beginWrite). */
+export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
 /** A connection with the workspace's settings (busy wait: busyTimeoutS()) and no migration run. */
 export function connect(file: string): Db {

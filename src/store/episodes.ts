@@ -11,7 +11,7 @@ import { isCompleted, type CompletedEpisode, type EpisodeRecord, type Turn } fro
 import type { Task } from '../core/tasks.js';
 import { GeolabError, InputError, UsageError } from '../core/errors.js';
 import { countryNamesFor } from '../geo/countries.js';
-import type { Db } from './db.js';
+import type { Db, Transaction } from './db.js';
 import { DESCENDING_BY_DEFAULT, type EpisodeSort } from './episode-sort.js';
 import { ABORTED_ERROR, unknownStatus, type EpisodeStatus } from './episode-state.js';
 import { searchText, textQuery } from './episode-text.js';
@@ -43,7 +43,7 @@ export class EpisodeFieldError extends InputError {
 
 /** Saves one episode and its turns in one transaction; saving an episode_id again replaces it. */
 export function saveEpisode(db: Db, record: EpisodeRecord, options: SaveOptions = {}): void {
-  statements(db).save(record, options);
+  statements(db).save.immediate(record, options);
 }
 
 /**
@@ -64,7 +64,7 @@ export function saveEpisodeInTransaction(db: Db, record: EpisodeRecord, options:
  */
 export function detachFromRun(db: Db, episodeIds: readonly string[]): void {
   const detach = db.prepare('UPDATE episodes SET run_id = NULL WHERE episode_id = ?');
-  db.transaction(() => episodeIds.forEach((id) => detach.run(id)))();
+  db.transaction(() => episodeIds.forEach((id) => detach.run(id))).immediate();
 }
 
 export interface EpisodeRow {
@@ -416,7 +416,7 @@ function turnColumns(db: Db, episodeId: string, turn: Turn, i: number, options: 
 type EpisodeStatements = ReturnType<typeof prepareStatements>;
 
 // Prepared once per connection: an import saves thousands of episodes a second.
-const prepared = new WeakMap<Db, EpisodeStatements & { save: (record: EpisodeRecord, options: SaveOptions) => void }>();
+const prepared = new WeakMap<Db, EpisodeStatements & { save: Transaction<(record: EpisodeRecord, options: SaveOptions) => void> }>();
 
 function statements(db: Db) {
   let cached = prepared.get(db);

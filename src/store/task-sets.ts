@@ -91,7 +91,7 @@ export async function importTaskFile(
     });
     recordCurrentVersion(db, { set_name: name, sha256: version, source_path: file, n_tasks: tasks.length, imported_at: importedAt });
   });
-  write();
+  write.immediate();
   return { status: existing ? 'replaced' : 'imported', set: getTaskSet(db, name) as TaskSetRow, version };
 }
 
