@@ -1,7 +1,7 @@
 /** The sweep's pure planning: work list, shards, resume keys, and the harness's model file. */
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/core/errors.js';
-import { MIN_THINKING_TOKENS, parseModelsFile } from '../../src/eval/run/models-file.js';
+import { MIN_THINKING_TOKENS, parseModelsFile } from '../../src/agent/models-file.js';
 import {
   chooseIndices,
   episodeKey,

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseModelsFile } from '../../src/eval/run/models-file.js';
+import { parseModelsFile } from '../../src/agent/models-file.js';
 import { geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { fakeMachine } from './machine.js';

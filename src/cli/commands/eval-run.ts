@@ -18,10 +18,11 @@ import { apiKeyFrom, maxReplyProblem, DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, 
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { isCompleted, type EpisodeRecord, type Turn } from '../../core/episode.js';
-import { EXIT, InputError, ServiceError, UsageError } from '../../core/errors.js';
+import { EXIT, ServiceError, UsageError } from '../../core/errors.js';
 import { checkedPanosDir, writeFileAtomic } from '../../files.js';
 import { DEFAULT_BACKOFF_MS, EndpointPool } from '../../eval/run/endpoints.js';
-import { modelSpec, parseModelsFile, type ModelSpec } from '../../eval/run/models-file.js';
+import { endpointOfSpec, modelSpecsOf } from '../../agent/endpoint-choice.js';
+import type { ModelSpec } from '../../agent/models-file.js';
 import { chooseIndices, parseIndices, parseShard, planWork, remainingWork, shardFromEnvironment, shardIndices, type Shard, type WorkItem } from '../../eval/run/plan.js';
 import type { SweepArm } from '../../eval/run/sweep.js';
 import { WINDOW_MS, type Throttle } from '../../eval/run/throttle.js';
@@ -68,7 +69,7 @@ export const DEFAULT_PASSES = 4;
 export const DEFAULT_CONCURRENCY = 8;
 
 export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
-  const specs = modelsOf(opts);
+  const specs = modelSpecsOf(opts);
   const passes = opts.passes ?? DEFAULT_PASSES;
   integerIn('--passes', passes, 1, 1000);
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
@@ -231,28 +232,6 @@ function schedulerRunId(opts: EvalRunOptions): string | null {
 // ---------------------------------------------------------------------------------------------
 // Models
 
-function modelsOf(opts: EvalRunOptions): ModelSpec[] {
-  if (opts.models !== undefined) {
-    if (opts.model !== undefined || opts.baseUrl !== undefined) throw new UsageError('give --models FILE or --model with --base-url, not both');
-    let text: string;
-    try {
-      text = readFileSync(opts.models, 'utf8');
-    } catch (err) {
-      throw new InputError(`cannot read the models file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: opts.models });
-    }
-    return parseModelsFile(text, opts.models);
-  }
-  if (opts.model === undefined) throw new UsageError('expected --model NAME (with --base-url URL), or --models FILE (the harness\'s model file)');
-  if (opts.baseUrl === undefined && (opts.provider ?? 'openai') !== 'anthropic') throw new UsageError('--model needs --base-url URL (replicas comma-separated), e.g. http://127.0.0.1:8000/v1');
-  const flag: Record<string, string> = { base_url: '--base-url', provider: '--provider', api_key_env: '--api-key-env', max_tokens: '--max-tokens', model: '--model' };
-  return [
-    modelSpec(
-      { model: opts.model, base_url: opts.baseUrl, provider: opts.provider, api_key_env: opts.apiKeyEnv, max_tokens: opts.maxTokens },
-      (field, message) => new UsageError(`${flag[field.replace(/\[\d+\]$/, '')] ?? field} ${message}`),
-    ),
-  ];
-}
-
 /**
  * Each model's replicas in a pool, checked first: an OpenAI-compatible replica must list the model
  * (a mistyped adapter name is the commonest way to evaluate the wrong thing); one that does not answer
@@ -283,25 +262,13 @@ async function prepareArms(
         if (down.length === spec.baseUrls.length) throw new ServiceError(`${spec.name}: ${down.join('; ')}`);
         for (const message of down) warn(`geolab: ${spec.name}: replica taken out: ${message}`);
       }
-      const timeoutS = settings.timeoutS ?? spec.timeoutS;
       return {
         spec,
         promptVersion: settings.promptVersion,
         pool,
         workers: (spec.concurrency ?? settings.concurrency) * spec.baseUrls.length,
-        endpoint: {
-          provider: spec.provider,
-          model: spec.model,
-          apiKey,
-          apiKeyEnv: spec.apiKeyEnv,
-          maxTokens: spec.maxTokens,
-          maxAttempts: settings.retries + 1,
-          ...(settings.retryDelayS !== undefined ? { baseDelayMs: settings.retryDelayS * 1000 } : {}),
-          ...(timeoutS !== undefined ? { timeoutMs: timeoutS * 1000 } : {}),
-          ...(settings.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(settings.maxReplyMb * 2 ** 20) } : {}),
-          ...(spec.temperature !== undefined ? { temperature: spec.temperature } : {}),
-          ...(spec.extraBody ? { extraBody: spec.extraBody } : {}),
-        },
+        // The pool gives each episode its replica's URL.
+        endpoint: endpointOfSpec(spec, spec.baseUrls[0]!, settings, apiKey),
       };
     }),
   );

@@ -22,7 +22,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { EnvClient } from '../../env/client/types.js';
 import { randomUUID } from 'node:crypto';
 import type { EndpointPool } from './endpoints.js';
-import type { ModelSpec } from './models-file.js';
+import type { ModelSpec } from '../../agent/models-file.js';
 import type { WorkItem } from './plan.js';
 import type { Throttle } from './throttle.js';
 

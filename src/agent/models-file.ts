@@ -4,8 +4,8 @@
  * model from flags. Pure: the file's text in, checked specs out, each problem an InputError naming the
  * file and the field. Keys the harness reads for other commands (`probe_*`) are let through unread.
  */
-import { InputError } from '../../core/errors.js';
-import { isRecord } from '../../core/values.js';
+import { InputError } from '../core/errors.js';
+import { isRecord } from '../core/values.js';
 
 export type Provider = 'openai' | 'anthropic';
 
