@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import geolab from './eslint/folder-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/'] },
@@ -15,4 +16,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // src/'s folders in layers, so no folder-level import cycle comes back (docs/architecture.md, Layers).
+  { files: ['src/**'], plugins: { geolab }, rules: { 'geolab/folder-layers': 'error' } },
 );

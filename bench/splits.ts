@@ -4,7 +4,7 @@
  * check (shared/bench/scipy_buffer.py) in the same run.
  */
 import { nearestInsideBuffer, unitVectors } from '../src/splits/spatial.js';
-import { seededRandom } from '../src/demo/random.js';
+import { seededRandom } from '../src/core/random.js';
 import { pythonAnchorMs, round, type Bench } from './harness.js';
 
 const N_POOL = 1_000_000;

@@ -10,7 +10,7 @@ import { truthOf, type Task } from '../core/tasks.js';
 import type { EnvClient } from '../env/client/types.js';
 import { EnvError } from '../env/types.js';
 import type { Workspace } from '../store/index.js';
-import { hashString } from '../demo/random.js';
+import { hashString } from '../core/random.js';
 import type { AgentSettings } from './agent-settings.js';
 import { taskProblem } from '../env/task-splits.js';
 import { knowledgeFromSpec, knowledgeFromTask, type GuardKnowledge } from './leak-guard.js';

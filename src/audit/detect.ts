@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
-import { toNumber } from '../agent/protocols/common.js';
+import { toNumber } from '../core/values.js';
 import { codedCountryAt } from '../geo/locate.js';
 import { countryByAdmin } from '../geo/countries.js';
 import { compileIdentity, findIdentity, type IdentityMatcher } from './identity.js';

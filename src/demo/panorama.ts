@@ -8,7 +8,7 @@
  */
 import type { OverlayOptions } from 'sharp';
 import { normalizeDeg } from '../core/geodesy.js';
-import { valueNoise } from './random.js';
+import { valueNoise } from '../core/random.js';
 import { LANE_WIDTH_M, demoScene, mixRgb, type PanoramaTask, type RGB, type Scene, type Tree } from './scenes.js';
 import { sharpModule } from '../vendor/commonjs.js';
 

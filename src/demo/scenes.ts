@@ -11,7 +11,7 @@
  * lane; the direction sign stands on the verge of our side.
  */
 import { haversineKm, initialBearingDeg, normalizeDeg } from '../core/geodesy.js';
-import { hashString, seededRandom } from './random.js';
+import { hashString, seededRandom } from '../core/random.js';
 import { DEMO_SITES, type Climate, type DemoSite } from './sites.js';
 
 export type RGB = readonly [number, number, number];

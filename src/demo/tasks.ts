@@ -4,7 +4,7 @@
  * so it can be regenerated and so a test can prove the file is exactly what the code makes.
  */
 import { destinationPoint, normalizeDeg } from '../core/geodesy.js';
-import { hashString, seededRandom } from './random.js';
+import { hashString, seededRandom } from '../core/random.js';
 import { DEMO_SITES, type DemoSite } from './sites.js';
 
 export interface DemoFrame {

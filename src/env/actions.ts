@@ -8,7 +8,8 @@
  */
 import { z } from '../vendor/zod.js';
 import { EnvError, type Op, type ResetRequest } from './types.js';
-import { isRecord } from '../core/values.js';
+import type { LatLon } from '../core/geodesy.js';
+import { isRecord, toNumber } from '../core/values.js';
 
 /** Agent-written strings are capped: they are echoed back and stored with every turn. */
 export const LABEL_MAX_CHARS = 80;
@@ -285,4 +286,20 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 40 ? `${json.slice(0, 37)}...` : json;
+}
+
+/** The points an action names: the agent's own, so their echo in feedback is not a leak (docs/audit.md item 2). */
+export function pointsOfAction(action: Record<string, unknown> | null | undefined): LatLon[] {
+  if (!action) return [];
+  const points: LatLon[] = [];
+  for (const [latKey, lonKey] of [
+    ['lat', 'lon'],
+    ['lat_a', 'lon_a'],
+    ['lat_b', 'lon_b'],
+  ] as const) {
+    const lat = toNumber(action[latKey]);
+    const lon = toNumber(action[lonKey]);
+    if (lat !== undefined && lon !== undefined) points.push({ lat, lon });
+  }
+  return points;
 }

@@ -248,3 +248,13 @@ function fixed(value: number): string {
 function trim(value: number, digits = 1): string {
   return String(Number(value.toFixed(digits)));
 }
+
+/**
+ * The environment's budget sentence ("23 actions left."). A harness tells the model one budget only,
+ * its own (docs/protocol.md, docs/training.md), so this is cut from every feedback before the model sees it.
+ */
+const ENV_BUDGET = /\s*\b\d+ actions? left\./g;
+
+export function withoutEnvBudget(feedback: string): string {
+  return feedback.replace(ENV_BUDGET, '').trim();
+}

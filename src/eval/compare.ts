@@ -9,7 +9,7 @@ import { compass8 } from '../core/geodesy.js';
 import { UsageError } from '../core/errors.js';
 import { referenceReward } from '../core/scoring.js';
 import type { ParsedAction } from '../env/actions.js';
-import { formatCall, formatKm, formatLatLon, truncate, turnCost } from '../tui/format.js';
+import { formatCall, formatKm, formatLatLon, truncate, turnCost } from '../core/format.js';
 import { executedAction } from './turn-action.js';
 
 export type Point = [number, number];

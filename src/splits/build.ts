@@ -2,7 +2,7 @@
  * The split builder of docs/splits.md, pure: a pool in, eval and train tasks (renumbered), the counts of
  * what was dropped and why, and the self-check of the result out. Nothing here reads or writes files.
  */
-import { hashString, seededRandom } from '../demo/random.js';
+import { hashString, seededRandom } from '../core/random.js';
 import type { Task } from '../core/tasks.js';
 import { checkSplits, latLon, type SplitCheck } from './check.js';
 import { canonicalCountry } from './countries.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fixedPolicy, geometricMedian, priorPolicy, randomLandPoint, randomLandPolicy } from '../../src/agent/policies/baselines.js';
 import type { PolicyContext } from '../../src/agent/types.js';
 import { haversineKm } from '../../src/core/geodesy.js';
-import { seededRandom } from '../../src/demo/random.js';
+import { seededRandom } from '../../src/core/random.js';
 import { countryAt } from '../../src/geo/index.js';
 
 const context = { turn: 1, maxTurns: 12, turnsLeft: 12, history: [], forced: false } as unknown as PolicyContext;

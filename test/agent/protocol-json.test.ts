@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { balancedObjects, extractActionObject } from '../../src/core/action-object.js';
 import {
-  balancedObjects,
-  extractActionObject,
   JSON_INSTRUCTIONS,
   jsonRequest,
   NO_ACTION_FOUND,

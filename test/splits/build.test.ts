@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { haversineKm } from '../../src/core/geodesy.js';
-import { hashString, seededRandom } from '../../src/demo/random.js';
+import { hashString, seededRandom } from '../../src/core/random.js';
 import { buildSplits, DEFAULT_SPLIT_OPTIONS, type SplitOptions } from '../../src/splits/build.js';
 import { asTasks, CENTRES, northOf, spreadPool, type PoolTask } from './pools.js';
 

@@ -6,7 +6,7 @@
  *   great-circle distance to them), the best single guess for a set seen as a whole.
  */
 import type { LatLon } from '../../core/geodesy.js';
-import { seededRandom } from '../../demo/random.js';
+import { seededRandom } from '../../core/random.js';
 import { countryAt } from '../../geo/index.js';
 import { toHarnessAction } from '../protocols/common.js';
 import type { Policy, PolicyDecision } from '../types.js';

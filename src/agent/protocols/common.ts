@@ -1,10 +1,10 @@
 /**
  * What both agent protocols share (docs/protocol.md): the harness form of actions, the harness's own budget
- * wording, argument coercion, and the points an agent chose itself (which the leak guard lets pass).
+ * wording, argument coercion and checks.
  * Pure functions over plain data.
  */
-import type { LatLon } from '../../core/geodesy.js';
 import { parseGuess } from '../../core/parse-guess.js';
+import { toNumber } from '../../core/values.js';
 import { parseAction, type ParsedAction } from '../../env/actions.js';
 import { EnvError, type Action } from '../../env/types.js';
 import type { HarnessAction } from '../types.js';
@@ -25,16 +25,6 @@ export function formatAction(action: HarnessAction): string {
 }
 
 /**
- * The environment's budget sentence ("23 actions left."). A harness tells the model one budget only,
- * its own (docs/protocol.md, docs/training.md), so this is cut from every feedback before the model sees it.
- */
-const ENV_BUDGET = /\s*\b\d+ actions? left\./g;
-
-export function withoutEnvBudget(feedback: string): string {
-  return feedback.replace(ENV_BUDGET, '').trim();
-}
-
-/**
  * The harness's count after a turn, in the protocol's unit ("tool call" or "turn"). At one left the
  * wording is loud on purpose: models trained on this budget learnt to guess when they see it.
  */
@@ -42,16 +32,6 @@ export function budgetSentence(left: number, unit: 'tool call' | 'turn'): string
   if (left <= 0) return `No ${unit}s left.`;
   if (left === 1) return `1 ${unit} left: THIS IS YOUR FINAL ACTION. Guess now, or the episode scores 0.`;
   return `${left} ${unit}s left.`;
-}
-
-/** A number, or a string holding one ("90", " -12.5 "): models quote numbers often enough. */
-export function toNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value === 'string' && value.trim() !== '') {
-    const parsed = Number(value.trim());
-    return Number.isFinite(parsed) ? parsed : undefined;
-  }
-  return undefined;
 }
 
 /** Every value that holds a number-like string becomes that number; the rest is left alone. */
@@ -80,18 +60,3 @@ export function isUsableGuess(action: Action | null | undefined): boolean {
   return action.response !== undefined && parseGuess(action.response).ok;
 }
 
-/** The points an action names: the agent's own, so their echo in feedback is not a leak (docs/audit.md item 2). */
-export function pointsOfAction(action: Record<string, unknown> | null | undefined): LatLon[] {
-  if (!action) return [];
-  const points: LatLon[] = [];
-  for (const [latKey, lonKey] of [
-    ['lat', 'lon'],
-    ['lat_a', 'lon_a'],
-    ['lat_b', 'lon_b'],
-  ] as const) {
-    const lat = toNumber(action[latKey]);
-    const lon = toNumber(action[lonKey]);
-    if (lat !== undefined && lon !== undefined) points.push({ lat, lon });
-  }
-  return points;
-}

@@ -15,7 +15,10 @@ import { parseGuess } from '../../core/parse-guess.js';
 import { COST_HUNDREDTHS, COUNTRY_MAX_CHARS, LABEL_MAX_CHARS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
-import { budgetSentence, checkAction, formatAction, toHarnessAction, toNumber, withoutEnvBudget } from './common.js';
+import { extractActionObject } from '../../core/action-object.js';
+import { toNumber } from '../../core/values.js';
+import { withoutEnvBudget } from '../../env/feedback.js';
+import { budgetSentence, checkAction, formatAction, toHarnessAction } from './common.js';
 import { fillTemplate, type PromptTemplate } from './template.js';
 
 export const JSON_PROMPT_VERSION = 'geolab-json-1';
@@ -206,21 +209,6 @@ export function readJsonReply(reply: string, options: { forced: boolean }): Json
   return { ok: false, note: reading.ok ? 'Only guess is allowed at the turn limit.' : reading.note, ...(sent ? { sent } : {}) };
 }
 
-/** The action object of a reply: the last fenced ```json block that holds one, else the last `{...}` that does. */
-export function extractActionObject(reply: string): Record<string, unknown> | null {
-  const fenced = [...reply.matchAll(/```json\s*([\s\S]*?)```/gi)].map((m) => m[1] ?? '');
-  for (const block of fenced.reverse()) {
-    const object = parseObject(block.trim());
-    if (object && 'action' in object) return object;
-  }
-  for (const candidate of balancedObjects(reply).reverse()) {
-    if (!candidate.includes('action')) continue;
-    const object = parseObject(candidate);
-    if (object && 'action' in object) return object;
-  }
-  return null;
-}
-
 export function actionFromObject(object: Record<string, unknown>): JsonReading {
   const sent: HarnessAction = { ...object, action: typeof object.action === 'string' ? object.action : JSON.stringify(object.action) };
   const refuse = (note: string): JsonReading => ({ ok: false, note, sent });
@@ -272,45 +260,6 @@ function directionOf(value: unknown): 'forward' | 'backward' | null {
   if (['forward', 'forwards', 'fwd', 'ahead', 'f'].includes(word)) return 'forward';
   if (['backward', 'backwards', 'back', 'reverse', 'b'].includes(word)) return 'backward';
   return null;
-}
-
-/** JSON, forgiving the trailing commas models often write. */
-function parseObject(text: string): Record<string, unknown> | null {
-  for (const attempt of [text, text.replace(/,\s*([}\]])/g, '$1')]) {
-    try {
-      const value: unknown = JSON.parse(attempt);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // not this attempt
-    }
-  }
-  return null;
-}
-
-/**
- * Every outermost balanced `{...}` in reading order, in one pass. Quotes count only inside braces,
- * so an apostrophe or a stray quote in the prose cannot swallow the object after it.
- */
-export function balancedObjects(text: string): string[] {
-  const objects: string[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"' && depth > 0) inString = true;
-    else if (ch === '{') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (ch === '}' && depth > 0) {
-      depth--;
-      if (depth === 0) objects.push(text.slice(start, i + 1));
-    }
-  }
-  return objects;
 }
 
 function deg(value: number): string {

@@ -12,7 +12,8 @@ import { parseGuess } from '../../core/parse-guess.js';
 import { ACTION_SCHEMAS, COST_HUNDREDTHS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
-import { budgetSentence, checkAction, coerceNumbers, withoutEnvBudget } from './common.js';
+import { withoutEnvBudget } from '../../env/feedback.js';
+import { budgetSentence, checkAction, coerceNumbers } from './common.js';
 import { fillTemplate, type PromptTemplate } from './template.js';
 
 export const TOOLS_PROMPT_VERSION = 'geolab-tools-1';

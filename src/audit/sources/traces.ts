@@ -9,7 +9,8 @@
  */
 import type { LatLon } from '../../core/geodesy.js';
 import { isRecord } from '../../core/values.js';
-import { pointsOfAction, withoutEnvBudget } from '../../agent/protocols/common.js';
+import { pointsOfAction } from '../../env/actions.js';
+import { withoutEnvBudget } from '../../env/feedback.js';
 import type { AuditPrompt } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
 import { MessageError } from './messages.js';

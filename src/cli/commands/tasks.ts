@@ -6,7 +6,7 @@ import type { TaskError } from '../../core/tasks.js';
 import { geoLabelCheck } from '../../tasks/label-check.js';
 import { loadTaskFile, loadTasksStrict } from '../../tasks/load.js';
 import { panoramaProblems } from '../../tasks/panoramas.js';
-import { TaskStatsCollector } from '../../tasks/stats.js';
+import { TaskStatsCollector } from '../../splits/pool-stats.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, table, warn } from '../output.js';
 

@@ -15,7 +15,7 @@ import sharp from 'sharp';
 import type { RecordedMessage, RecordedPart } from '../../../src/agent/types.js';
 import { assistantMessage, executedCallMessages, openingMessage, type ToolCall } from '../../../src/agent/protocols/tools.js';
 import { destinationPoint, haversineKm } from '../../../src/core/geodesy.js';
-import { seededRandom } from '../../../src/demo/random.js';
+import { seededRandom } from '../../../src/core/random.js';
 import { describePlace, lookFeedback, pinFeedback, viewMapFeedback, budgetTail } from '../../../src/env/feedback.js';
 import { locate } from '../../../src/geo/index.js';
 import { ELSEWHERE, PLACES, type PlaceFacts } from './places.js';

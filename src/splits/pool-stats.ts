@@ -1,7 +1,7 @@
 /** Counts over a task set: what `geolab tasks stats` prints. */
 import type { Task } from '../core/tasks.js';
-import { DEFAULT_SPLIT_OPTIONS } from '../splits/build.js';
-import { LeakPotentialCollector, type LeakPotential } from '../splits/leak.js';
+import { DEFAULT_SPLIT_OPTIONS } from './build.js';
+import { LeakPotentialCollector, type LeakPotential } from './leak.js';
 
 export interface TaskStats {
   tasks: number;
