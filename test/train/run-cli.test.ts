@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { geolab } from '../helpers/cli.js';
+import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
 import { closedPort, fakeMachine, RTX_24GB } from './machine.js';
 
@@ -160,7 +160,9 @@ describe('train launch, watch, stop, resume', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('geolab train resume r1');
 
-    const resumed = run(['train', 'resume', 'r1', '--no-preflight', '--json']);
+    // The resumed trainer holds before its first step until the gate file exists, so the watch below sees it training.
+    const gate = join(outputDir, 'gate');
+    const resumed = run(['train', 'resume', 'r1', '--no-preflight', '--json'], { FAKE_WAIT_FOR: gate });
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
     const second = JSON.parse(resumed.stdout) as { pid: number; env_server: { pid: number }; command: string[] };
@@ -168,10 +170,16 @@ describe('train launch, watch, stop, resume', () => {
     expect(second.command).toContain('--resume');
     expect(second.command).toContain(TRAINER);
 
-    // Followed without a terminal: a line per change, until the run ends.
-    const followed = run(['train', 'watch', 'r1', '--interval', '0.2']);
+    // Followed without a terminal: a line per change, until the run ends. The gate opens once the
+    // watch has printed the run training, held at step 5.
+    const watching = spawnGeolab(['train', 'watch', 'r1', '--interval', '0.2'], { home, env: { HF_TOKEN: SECRET }, timeoutMs: 120_000 });
+    let seen = '';
+    watching.child.stdout!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    for (let i = 0; i < 600 && !/r1 · training · step 5\/12/.test(seen); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toMatch(/r1 · training · step 5\/12/);
+    writeFileSync(gate, '');
+    const followed = await watching.done;
     expect(followed.code).toBe(0);
-    expect(followed.stdout).toMatch(/r1 · training · step \d+\/12/);
     expect(followed.stdout).toContain('run r1 done at step 12/12');
 
     const done = snapshot('r1');
