@@ -89,10 +89,18 @@ describe('geolab episodes fork', () => {
       { text: '{"action": "submit_guess", "lat": 40, "lon": -3}' },
     ]);
     const second = await endpoint([{ text: '{"action": "submit_guess", "lat": 5, "lon": 6}' }]);
-    const result = await geolab(['episodes', 'fork', `${join(original.runDir, 'episodes.jsonl')}:1`, '--turn', '3', '--model', 'scripted', '--base-url', second.baseUrl, '--json']);
+    // The harness's model file, one entry picked by name.
+    const models = join(tempDir('geolab-fork-models-'), 'models.json');
+    writeFileSync(models, JSON.stringify([
+      { name: 'other', provider: 'openai', model: 'scripted', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'NO_SUCH_KEY' },
+      { name: 'second-arm', provider: 'openai', model: 'scripted', base_url: second.baseUrl, api_key_env: 'NO_SUCH_KEY' },
+    ]));
+    const result = await geolab(['episodes', 'fork', `${join(original.runDir, 'episodes.jsonl')}:1`, '--turn', '3', '--models', models, '--name', 'second-arm', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const out = JSON.parse(result.stdout) as { episode_id: string; forked_from: unknown; original: { distance_km: number }; fork: { distance_km: number } };
     expect(out.forked_from).toEqual({ episode_id: original.id, turn: 3 });
+    const shown = await geolab(['episodes', 'show', out.episode_id, '--json']);
+    expect((JSON.parse(shown.stdout) as { model_name: string }).model_name).toBe('second-arm');
     expect(out.fork.distance_km).not.toBe(out.original.distance_km);
     expect(second.requests[0]!.body.messages).toEqual(original.server.requests[2]!.body.messages);
   });

@@ -62,7 +62,15 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
       if (human) next = human;
       else {
         const { createModelPolicy } = await import('../../agent/policies/model.js');
-        next = createModelPolicy({ ...settings, endpoint: model!.endpoint, served: model!.served, guard: environment.guard, name: model!.name });
+        next = createModelPolicy({
+          ...settings,
+          endpoint: model!.endpoint,
+          served: model!.served,
+          guard: environment.guard,
+          name: model!.name,
+          // A models file's thinking setting, in the record's model block as a sweep writes it.
+          ...(model!.thinking !== undefined ? { identity: { thinking: model!.thinking } } : {}),
+        });
       }
       const { createRecorder, newRunId } = await import('../../agent/recorder.js');
       const config = forkConfig(plan.record, settings, opts.play ? 'human' : 'model');
@@ -103,7 +111,7 @@ async function modelOf(opts: ForkCommandOptions) {
   if (opts.apiKeyEnv !== undefined && !endpoint.apiKey) warn(`geolab: $${opts.apiKeyEnv} is not set: sending no API key`);
   const { checkModel } = await import('../../agent/openai.js');
   const served = await checkModel(endpoint.baseUrl, endpoint.model, endpoint);
-  return { endpoint, served, name: spec.name };
+  return { endpoint, served, name: spec.name, thinking: spec.thinking };
 }
 
 /**
