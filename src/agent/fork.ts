@@ -10,7 +10,7 @@ import { isCompleted, type CompletedEpisode, type EpisodeRecord, type FailedEpis
 import { EXIT, GeolabError, InputError, UsageError } from '../core/errors.js';
 import type { EnvClient } from '../env/client/types.js';
 import type { Action, Observation, StepResult } from '../env/types.js';
-import type { NamedEpisode } from '../eval/episode-refs.js';
+import type { NamedEpisode } from '../store/episode-refs.js';
 import { readImage, sha256Hex, sniffImageMime } from '../store/images.js';
 import type { Workspace } from '../store/index.js';
 import { actionFromObject } from './protocols/json.js';

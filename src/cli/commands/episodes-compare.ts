@@ -9,7 +9,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/tasks.js';
 import { isRecord } from '../../core/values.js';
 import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
-import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
+import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
 import type { ReplayedTurn } from '../../eval/replay.js';
 import { readContainedFile } from '../../files.js';
 import type { Workspace } from '../../store/index.js';

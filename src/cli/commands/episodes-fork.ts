@@ -16,7 +16,7 @@ import type { ForkPlan } from '../../agent/fork.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import type { Policy, RunnerEvent } from '../../agent/types.js';
-import type { NamedEpisode } from '../../eval/episode-refs.js';
+import type { NamedEpisode } from '../../store/episode-refs.js';
 import type { Workspace } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -97,7 +97,7 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
 
 /** The episode a reference names: an id or prefix in the workspace, FILE:LINE, or a file holding one. */
 async function namedEpisode(ws: Workspace, ref: string): Promise<NamedEpisode> {
-  const { episodesInFile, fileRef, workspaceEpisode } = await import('../../eval/episode-refs.js');
+  const { episodesInFile, fileRef, workspaceEpisode } = await import('../../store/episode-refs.js');
   const file = fileRef(ref);
   if (!file) return workspaceEpisode(ws, ref);
   const found = await episodesInFile(file);

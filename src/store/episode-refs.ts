@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { parseEpisodeRecord, type EpisodeRecord } from '../core/episode.js';
 import { GeolabError, InputError } from '../core/errors.js';
 import { parseJsonLine, textLines } from '../files.js';
-import type { Workspace } from '../store/index.js';
+import type { Workspace } from './index.js';
 
 export interface NamedEpisode {
   /** How messages name it: `path/episodes.jsonl:3`, or the first 8 characters of its id. */
@@ -60,7 +60,7 @@ export async function episodesInFile({ file, line: wanted }: FileRef): Promise<N
 
 /** The workspace's episode with this id or unique id prefix. */
 export async function workspaceEpisode(ws: Workspace, id: string): Promise<NamedEpisode> {
-  const { loadEpisode } = await import('../store/episodes.js');
+  const { loadEpisode } = await import('./episodes.js');
   const record = loadEpisode(ws.db, id);
   if (!record) throw new GeolabError(`no episode ${id} in ${ws.dir}, and no such file (see \`geolab episodes list\`)`);
   return { label: record.episode_id.slice(0, 8), record };
