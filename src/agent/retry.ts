@@ -129,7 +129,8 @@ export function rebuildRequest(ws: Workspace, named: NamedEpisode, turn: number,
   const protocol: 'tools' | 'json' = !harness && model.protocol === 'tools' ? 'tools' : 'json';
   const toolSet: ToolSet = model.tools === 'all' ? 'all' : 'trained';
   const maxTurns = typeof config.max_turns === 'number' ? config.max_turns : Math.max(...modelTurns);
-  const forced = turn > maxTurns;
+  // Past max_turns only a guess is allowed; the harness's single_shot turn is a guess too (its reply read for coordinates).
+  const forced = turn > maxTurns || config.mode === 'single_shot';
 
   const messages = harness ? harnessMessages(record, turn, named) : (recordedMessages as RecordedMessage[]);
   const tools = protocol === 'tools' ? (forced ? [toolSpec('guess', toolSet)] : toolSpecs(toolSet)) : null;

@@ -225,6 +225,25 @@ describe('a record of the public harness', () => {
     expect(result.summary).toMatchObject({ samples: 2, sameAction: 1, recordedAction: 'guess', guesses: 1 });
     expect(result.samples.find((s) => s.action === 'guess')!.distance_km).toBeLessThan(5);
   });
+
+  it('reads a single-shot reply for its <guess> coordinates, as the harness scores it', async () => {
+    const ws = await workspace();
+    const view0 = await makeJpeg(5);
+    storeImage(ws, view0, 'image/jpeg');
+    const record = harnessRecord(sha256(view0), sha256(view0));
+    record.config = { mode: 'single_shot', prompt_version: 'v2', max_turns: 1 };
+    record.turns = record.turns.slice(0, 2);
+    record.turns[1]!.model = { reply: 'Signs in German.\n<guess>48.1, 11.6</guess>' };
+    const file = join(tempDir(), 'episodes.jsonl');
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const [named] = await episodesInFile({ file });
+    const request = rebuildRequest(ws, named!, 1);
+    expect(request.recordedReply).toMatchObject({ action: 'guess', guess: [48.1, 11.6] });
+    const retry = await server([{ text: 'Probably Austria. <guess>47.5, 13.0</guess>' }]);
+    const result = await retryTurn({ request, endpoint: modelEndpoint({ model: 'scripted', baseUrl: retry.baseUrl }), samples: 1, truth: [48.14, 11.58] });
+    expect(result.samples[0]).toMatchObject({ action: 'guess', guess: [47.5, 13.0], status: 'ok' });
+    expect(result.summary).toMatchObject({ sameAction: 1, guesses: 1, spreadKm: 0 });
+  });
 });
 
 describe('images beside an episode file', () => {

@@ -14,7 +14,7 @@ import { LeakGuardError } from '../../agent/leak-guard.js';
 import type { Endpoint } from '../../agent/openai.js';
 import { rebuildRequest, retryTurn, withEditedMessages, type RebuiltRequest, type RetryResult, type RetrySample } from '../../agent/retry.js';
 import { formatAction } from '../../agent/protocols/common.js';
-import { GeolabError, UsageError } from '../../core/errors.js';
+import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -54,6 +54,7 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
       result = await retryTurn({ request, endpoint, samples, truth: request.truth, signal: controller.signal });
     } catch (err) {
       if (err instanceof LeakGuardError) throw new GeolabError(err.message);
+      if (controller.signal.aborted) throw new GeolabError('interrupted: the samples were not all back, nothing is shown', EXIT.interrupted);
       throw err;
     } finally {
       process.off('SIGINT', stop);
