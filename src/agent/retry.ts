@@ -373,11 +373,18 @@ export async function retryTurn(options: {
   const readOptions = { ...request, truth: options.truth };
   const samples: RetrySample[] = new Array(options.samples);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < options.samples) {
+    // Once one request fails outright (the endpoint gone), the others start no more.
+    while (next < options.samples && !failed) {
       const index = next++;
-      const call = await complete(endpoint, { messages: wire, ...(request.tools ? { tools: request.tools } : {}) }, signal);
-      samples[index] = sampleOf(call, readOptions);
+      try {
+        const call = await complete(endpoint, { messages: wire, ...(request.tools ? { tools: request.tools } : {}) }, signal);
+        samples[index] = sampleOf(call, readOptions);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
       options.onSample?.(index, samples[index]);
     }
   };
