@@ -2,6 +2,8 @@
  * Plain output helpers shared by the commands: JSON on stdout, messages on stderr. Everything is
  * redacted on the way out (src/core/secrets.ts), whatever the command thought it printed.
  */
+import { isCompleted, type CompletedEpisode, type FailedEpisode } from '../core/episode.js';
+import { EXIT } from '../core/errors.js';
 import { redact, redactDeep } from '../core/secrets.js';
 
 export function printJson(value: unknown): void {
@@ -33,4 +35,18 @@ export function table(rows: (string | number)[][]): string {
   return rows
     .map((row) => row.map((cell, i) => (i === row.length - 1 ? String(cell) : String(cell).padEnd(widths[i] ?? 0))).join('  '))
     .join('\n');
+}
+
+/** A played episode's exit code: 0 scored, 130 aborted, 3 a service unreachable (also said on stderr, where scripts look), else 1. */
+export function episodeExitCode(record: CompletedEpisode | FailedEpisode): number {
+  if (isCompleted(record)) return EXIT.ok;
+  switch (record.failure) {
+    case 'aborted':
+      return EXIT.interrupted;
+    case 'unreachable':
+      warn(`geolab: ${record.error}`);
+      return EXIT.unreachable;
+    default:
+      return EXIT.problemFound;
+  }
 }

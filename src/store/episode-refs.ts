@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseEpisodeRecord, type EpisodeRecord } from '../core/episode.js';
-import { GeolabError, InputError } from '../core/errors.js';
+import { GeolabError, InputError, UsageError } from '../core/errors.js';
 import { parseJsonLine, textLines } from '../files.js';
 import type { Workspace } from './index.js';
 
@@ -64,4 +64,17 @@ export async function workspaceEpisode(ws: Workspace, id: string): Promise<Named
   const record = loadEpisode(ws.db, id);
   if (!record) throw new GeolabError(`no episode ${id} in ${ws.dir}, and no such file (see \`geolab episodes list\`)`);
   return { label: record.episode_id.slice(0, 8), record };
+}
+
+/** Every episode a reference names: those of a file (or its one line), or the workspace's one by id. */
+export async function namedEpisodes(ws: Workspace, ref: string): Promise<NamedEpisode[]> {
+  const file = fileRef(ref);
+  return file ? episodesInFile(file) : [await workspaceEpisode(ws, ref)];
+}
+
+/** The one episode a reference names (an id, FILE:LINE, or a file holding just one). */
+export async function oneEpisode(ws: Workspace, ref: string): Promise<NamedEpisode> {
+  const episodes = await namedEpisodes(ws, ref);
+  if (episodes.length === 1) return episodes[0]!;
+  throw new UsageError(`${ref} holds ${episodes.length} episodes: name one as ${ref}:LINE (for example ${episodes[0]!.label})`);
 }

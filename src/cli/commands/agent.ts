@@ -8,7 +8,7 @@
  * 3 the model endpoint or the environment cannot be reached, before or during the episode (which is
  * then recorded as failed, never scored); 130 interrupted (SIGINT, or aborted on the Live screen).
  */
-import { isCompleted, type CompletedEpisode, type FailedEpisode } from '../../core/episode.js';
+import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { checkedPanosDir } from '../../files.js';
 import type { LatLon } from '../../core/geodesy.js';
@@ -35,7 +35,7 @@ import type { ToolSet } from '../../agent/protocols/tools.js';
 import { runHeadless } from '../../agent/headless.js';
 import type { RunOptions } from '../../agent/types.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, warn } from '../output.js';
+import { episodeExitCode, printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 
 export interface AgentOptions extends GlobalOptions {
@@ -89,26 +89,12 @@ export async function agentCommand(opts: AgentOptions): Promise<void> {
       }
       if (opts.json) printJson(record);
       warn(`geolab: episode ${record.episode_id} recorded in ${run.sink.runDir}`);
-      process.exitCode = controller.signal.aborted ? EXIT.interrupted : exitCodeOf(record);
+      process.exitCode = controller.signal.aborted ? EXIT.interrupted : episodeExitCode(record);
     } finally {
       await agentRun.close();
     }
   } finally {
     ws.close();
-  }
-}
-
-/** A failed record's exit code; an unreachable service is also said on stderr, where scripts look. */
-function exitCodeOf(record: CompletedEpisode | FailedEpisode): number {
-  if (isCompleted(record)) return EXIT.ok;
-  switch (record.failure) {
-    case 'aborted':
-      return EXIT.interrupted;
-    case 'unreachable':
-      warn(`geolab: ${record.error}`);
-      return EXIT.unreachable;
-    default:
-      return EXIT.problemFound;
   }
 }
 

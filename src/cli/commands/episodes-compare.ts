@@ -9,7 +9,7 @@ import { EXIT, UsageError } from '../../core/errors.js';
 import type { Task } from '../../core/tasks.js';
 import { isRecord } from '../../core/values.js';
 import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
-import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
+import { episodesInFile, fileRef, namedEpisodes, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
 import type { ReplayedTurn } from '../../eval/replay.js';
 import { readContainedFile } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
@@ -96,8 +96,7 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
   }
   const ws = await openWorkspace(opts.workspace);
   try {
-    const file = fileRef(ref);
-    const episodes = file ? await episodesInFile(file) : [await workspaceEpisode(ws, ref)];
+    const episodes = await namedEpisodes(ws, ref);
     // The size the records say their views were drawn at (a sweep's embedded environment), else the environment's default.
     const viewSizePx = opts.viewSize ?? episodes.map((e) => e.record.config?.view_size).find((v) => typeof v === 'number') ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
     const served = (await workspaceSplits(ws, opts.panos)).load(episodes.map((e) => e.record.task.split));

@@ -11,24 +11,19 @@
 import { isCompleted, type CompletedEpisode, type EpisodeRecord, type FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { DEFAULT_IMAGE_SIZE_PX } from '../../agent/agent-settings.js';
-import { endpointOfSpec, oneModelSpec } from '../../agent/endpoint-choice.js';
+import { endpointOfSpec, oneModelSpec, type ModelFlags } from '../../agent/endpoint-choice.js';
 import type { ForkPlan } from '../../agent/fork.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import type { Policy, RunnerEvent } from '../../agent/types.js';
-import type { NamedEpisode } from '../../store/episode-refs.js';
-import type { Workspace } from '../../store/index.js';
 import type { GlobalOptions } from '../main.js';
-import { printJson, printLine, warn } from '../output.js';
+import { episodeExitCode, printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 
-export interface ForkCommandOptions extends GlobalOptions {
+export interface ForkCommandOptions extends GlobalOptions, ModelFlags {
   turn?: number;
-  model?: string;
-  baseUrl?: string;
-  models?: string;
+  /** The entry of --models. */
   name?: string;
-  apiKeyEnv?: string;
   play?: boolean;
   headless?: boolean;
   env?: string;
@@ -51,7 +46,7 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
   const ws = await openWorkspace(opts.workspace);
   try {
     const { planFork } = await import('../../agent/fork.js');
-    const plan = planFork(await namedEpisode(ws, ref), opts.turn);
+    const plan = planFork(await (await import('../../store/episode-refs.js')).oneEpisode(ws, ref), opts.turn);
     const { openEnvironment } = await import('../../agent/agent-run.js');
     const environment = await openEnvironment({ envUrl: opts.env, split: plan.record.task.split, index: plan.record.task.index }, ws);
     try {
@@ -86,23 +81,13 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
       }
       report(plan, record, sink.runId, opts);
       warn(`geolab: episode ${record.episode_id} recorded in ${sink.runDir}`);
-      process.exitCode = controller.signal.aborted ? EXIT.interrupted : exitCodeOf(record);
+      process.exitCode = controller.signal.aborted ? EXIT.interrupted : episodeExitCode(record);
     } finally {
       await environment.close();
     }
   } finally {
     ws.close();
   }
-}
-
-/** The episode a reference names: an id or prefix in the workspace, FILE:LINE, or a file holding one. */
-async function namedEpisode(ws: Workspace, ref: string): Promise<NamedEpisode> {
-  const { episodesInFile, fileRef, workspaceEpisode } = await import('../../store/episode-refs.js');
-  const file = fileRef(ref);
-  if (!file) return workspaceEpisode(ws, ref);
-  const found = await episodesInFile(file);
-  if (found.length > 1) throw new UsageError(`${ref} holds ${found.length} episodes: name one as ${ref}:LINE (for example ${found[0]!.label})`);
-  return found[0]!;
 }
 
 async function modelOf(opts: ForkCommandOptions) {
@@ -179,17 +164,4 @@ function report(plan: ForkPlan, record: CompletedEpisode | FailedEpisode, runId:
   printLine(`distance    ${km(a.distance_km).padEnd(12)}  ${km(b.distance_km)}`);
   printLine(`reward      ${reward(a.reward).padEnd(12)}  ${reward(b.reward)}`);
   printLine(`compare: geolab episodes compare ${original.episode_id} ${record.episode_id}`);
-}
-
-function exitCodeOf(record: CompletedEpisode | FailedEpisode): number {
-  if (isCompleted(record)) return EXIT.ok;
-  switch (record.failure) {
-    case 'aborted':
-      return EXIT.interrupted;
-    case 'unreachable':
-      warn(`geolab: ${record.error}`);
-      return EXIT.unreachable;
-    default:
-      return EXIT.problemFound;
-  }
 }

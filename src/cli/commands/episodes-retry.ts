@@ -9,23 +9,20 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiKeyFrom } from '../../agent/agent-settings.js';
-import { endpointOfSpec, oneModelSpec } from '../../agent/endpoint-choice.js';
+import { endpointOfSpec, oneModelSpec, type ModelFlags } from '../../agent/endpoint-choice.js';
 import { LeakGuardError } from '../../agent/leak-guard.js';
 import type { Endpoint } from '../../agent/openai.js';
 import { rebuildRequest, retryTurn, withEditedMessages, type RebuiltRequest, type RetryResult, type RetrySample } from '../../agent/retry.js';
 import { formatAction } from '../../agent/protocols/common.js';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
-import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
+import { oneEpisode, type NamedEpisode } from '../../store/episode-refs.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
 
-export interface RetryOptions extends GlobalOptions {
+export interface RetryOptions extends GlobalOptions, ModelFlags {
   turn?: number;
-  model?: string;
-  baseUrl?: string;
-  models?: string;
+  /** The entry of --models. */
   name?: string;
-  apiKeyEnv?: string;
   samples?: number;
   temperature?: number;
   edit?: boolean;
@@ -44,7 +41,7 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
   let result: RetryResult;
   let sentTo: Endpoint;
   try {
-    const named = await oneEpisode(ref, ws);
+    const named = await oneEpisode(ws, ref);
     let request = rebuildRequest(ws, named, opts.turn, opts.temperature !== undefined ? { temperature: opts.temperature } : {});
     const endpoint = endpointOf(opts, named);
     sentTo = endpoint;
@@ -66,14 +63,6 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
   }
   if (opts.json) return printJson(jsonOf(result, sentTo));
   printResult(result, sentTo);
-}
-
-/** The one episode a reference names (an id, FILE:LINE, or a file holding just one). */
-async function oneEpisode(ref: string, ws: Parameters<typeof workspaceEpisode>[0]): Promise<NamedEpisode> {
-  const file = fileRef(ref);
-  const episodes = file ? await episodesInFile(file) : [await workspaceEpisode(ws, ref)];
-  if (episodes.length === 1) return episodes[0]!;
-  throw new UsageError(`${ref} holds ${episodes.length} episodes: name one as ${ref}:LINE (for example ${episodes[0]!.label})`);
 }
 
 /** The flags' endpoint, or the record's own model at its own address (said on stderr). */
