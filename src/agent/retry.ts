@@ -1,5 +1,5 @@
 /**
- * Retrying one recorded turn (docs/eval.md, "Retry a turn"): "would the model do that again?". The
+ * Retrying one recorded turn (docs/episodes.md, "Retry a turn"): "would the model do that again?". The
  * request of turn K is rebuilt from the record (its recorded messages, images from the workspace
  * store by sha256, the tools and sampling geolab sends for that turn), checked against the hash the
  * agent recorded when it sent it (`turn.request_sha256`), and sent N times through the agent's own

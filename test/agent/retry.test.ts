@@ -1,5 +1,5 @@
 /**
- * Retrying one recorded turn (src/agent/retry.ts, docs/eval.md "Retry a turn"): a real episode is
+ * Retrying one recorded turn (src/agent/retry.ts, docs/episodes.md "Retry a turn"): a real episode is
  * recorded first by the agent against a scripted endpoint, then its turn is rebuilt and resent.
  */
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * `geolab episodes retry` end to end: an episode recorded by `geolab agent --headless` against a
- * scripted endpoint, then one of its turns resent by the real binary (docs/eval.md, "Retry a turn").
+ * scripted endpoint, then one of its turns resent by the real binary (docs/episodes.md, "Retry a turn").
  */
 import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `geolab episodes retry ID|FILE[:LINE] --turn K`: resend one recorded turn's exact request N times
- * and show what the model does now beside what it did (docs/eval.md, "Retry a turn"). The work is
+ * and show what the model does now beside what it did (docs/episodes.md, "Retry a turn"). The work is
  * src/agent/retry.ts (the TUI calls it too); this command picks the endpoint, runs the editor for
  * `--edit`, and prints.
  */
