@@ -34,7 +34,7 @@ import { loadPromptTemplate, type PromptTemplate } from '../../agent/protocols/t
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { runHeadless } from '../../agent/headless.js';
 import type { RunOptions } from '../../agent/types.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { episodeExitCode, printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 

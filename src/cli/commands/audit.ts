@@ -17,7 +17,7 @@ import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
 import type { Workspace } from '../../store/index.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
 export interface AuditCommandOptions extends GlobalOptions {

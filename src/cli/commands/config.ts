@@ -2,7 +2,7 @@
 import { EXIT } from '../../core/errors.js';
 import { checkedPanosDir } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine } from '../output.js';
 
 async function withWorkspace<T>(opts: GlobalOptions, use: (ws: Workspace, settings: typeof import('../../store/settings.js')) => T): Promise<T> {

@@ -3,7 +3,7 @@ import { EXIT, ServiceError, UsageError } from '../../core/errors.js';
 import type { ServedSplits } from '../../env/task-splits.js';
 import { checkedPanosDir, ensureWritableDirectory } from '../../files.js';
 import { workspaceDir, workspacePaths } from '../../store/workspace.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
 export interface ServeOptions extends GlobalOptions {

@@ -6,7 +6,7 @@
 import { GeolabError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
 import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine } from '../output.js';
 import { canDrawTui } from '../tty.js';
 import { modelProse } from '../../tui/turn-text.js';

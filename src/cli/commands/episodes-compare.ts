@@ -14,7 +14,7 @@ import type { ReplayedTurn } from '../../eval/replay.js';
 import { readContainedFile } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import type { CompareSide } from '../../tui/state/navigation.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 

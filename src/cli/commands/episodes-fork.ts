@@ -16,7 +16,7 @@ import type { ForkPlan } from '../../agent/fork.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import type { Policy, RunnerEvent } from '../../agent/types.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { episodeExitCode, printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 

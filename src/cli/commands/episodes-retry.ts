@@ -16,7 +16,7 @@ import { rebuildRequest, retryTurn, withEditedMessages, type RebuiltRequest, typ
 import { formatAction } from '../../agent/protocols/common.js';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { oneEpisode, type NamedEpisode } from '../../store/episode-refs.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
 export interface RetryOptions extends GlobalOptions, ModelFlags {

@@ -6,7 +6,7 @@ import { countEpisodes, listEpisodes, type EpisodeQuery, type EpisodeRow } from 
 import { runTreeFiles } from '../../files.js';
 import { importEpisodesFile, type ImportEpisodesResult } from '../../store/import-episodes.js';
 import { openWorkspace } from '../../store/index.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table, warn, warnSkipped } from '../output.js';
 
 const DEFAULT_LIMIT = 50;

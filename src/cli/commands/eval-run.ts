@@ -28,7 +28,7 @@ import type { SweepArm } from '../../eval/run/sweep.js';
 import { WINDOW_MS, type Throttle } from '../../eval/run/throttle.js';
 import { lockSweep, previousRunId, readRecorded, runDirFor, StatusWriter } from '../../eval/run/tree.js';
 import { shardStatusFile, SWEEP_FILE, type SweepModelProgress, type SweepState } from '../../eval/sweep-status.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
 export interface EvalRunOptions extends GlobalOptions {

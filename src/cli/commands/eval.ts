@@ -2,7 +2,7 @@
 import { EXIT, UsageError } from '../../core/errors.js';
 import { factsFromPaths } from '../../eval/episodes.js';
 import { buildReport, DEFAULT_SUCCESS_KM, fixed, groupArms, interval, kmLabel, passAtKColumn, resolveBaseline, signed, type Breakdown, type EpisodeFacts, type Report } from '../../eval/report.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table, warn, warnSkipped } from '../output.js';
 
 export interface ReportOptions extends GlobalOptions {

@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { locate } from '../../geo/index.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
 export interface LocatedPoint {

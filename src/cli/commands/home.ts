@@ -1,6 +1,6 @@
 /** `geolab` with no command: the TUI's Home on a terminal, a plain workspace summary elsewhere. */
 import { describeRuns } from '../../store/eval-runs.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table } from '../output.js';
 import { canDrawTui } from '../tty.js';
 

@@ -8,7 +8,7 @@ import { UsageError, EXIT } from '../../core/errors.js';
 import type { Task } from '../../core/tasks.js';
 import { checkedPanosDir } from '../../files.js';
 import { expectedSha256, panoramaFile, sha256Hex } from '../../tasks/panoramas.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
 interface Wanted {

@@ -1,7 +1,7 @@
 /** `geolab play`: a person plays a task in the Live screen. */
 import { UsageError } from '../../core/errors.js';
 import { checkedPanosDir } from '../../files.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { canDrawTui } from '../tty.js';
 
 export async function playCommand(opts: GlobalOptions & { split?: string; task?: number; env?: string; panos?: string; fetch?: boolean }): Promise<void> {

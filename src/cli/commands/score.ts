@@ -1,7 +1,7 @@
 /** `geolab score`: one distance on one reward curve, the same words as the environment server. */
 import { UsageError } from '../../core/errors.js';
 import { scoreGuess, type Curve, type RewardMode } from '../../core/scoring.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table } from '../output.js';
 
 interface ScoreOptions extends GlobalOptions {

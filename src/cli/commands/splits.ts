@@ -13,7 +13,7 @@ import { refuseTakenTarget, splitNameProblem, writeSplits } from '../../splits/w
 import type { Workspace } from '../../store/index.js';
 import type { TaskSetVersion } from '../../store/task-sets.js';
 import { loadTasksStrict } from '../../tasks/load.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table, warn } from '../output.js';
 
 export interface BuildFlags extends GlobalOptions {

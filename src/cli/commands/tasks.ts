@@ -7,7 +7,7 @@ import { geoLabelCheck } from '../../tasks/label-check.js';
 import { loadTaskFile, loadTasksStrict } from '../../tasks/load.js';
 import { panoramaProblems } from '../../tasks/panoramas.js';
 import { TaskStatsCollector } from '../../splits/pool-stats.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, table, warn } from '../output.js';
 
 export async function validateCommand(file: string, opts: GlobalOptions & { panos?: string }): Promise<void> {

@@ -17,7 +17,7 @@ import { argumentLines, grpoArguments, loraArguments } from '../../train/recipe.
 import { DEFAULT_GRACE_S } from '../../train/stop.js';
 import type { PreflightReport } from '../../train/types.js';
 import { trainerRunning, type RunState } from '../../train/watch.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
 

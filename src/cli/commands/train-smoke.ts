@@ -11,7 +11,7 @@ import { loadTrainConfig } from '../../train/config-file.js';
 import { ENV_LOG_FILE, launch, LOG_FILE } from '../../train/launch.js';
 import { formatDuration } from '../../train/log.js';
 import { followTraining, prepareSmokeDir, serveOnce, SMOKE_STEPS, smokeConfig, SmokeFailure, type Interrupt, type SmokeEvent } from '../../train/smoke.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 import { formatMetric, gate, type TrainDeps } from './train-run.js';
 

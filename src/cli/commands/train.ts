@@ -8,7 +8,7 @@ import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { derive, httpUrlProblem } from '../../train/config.js';
 import type { InitAnswers, SplitChoice } from '../../train/init.js';
 import type { PreflightReport } from '../../train/types.js';
-import type { GlobalOptions } from '../main.js';
+import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
 export async function preflightCommand(file: string, opts: GlobalOptions): Promise<void> {
