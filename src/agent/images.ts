@@ -6,6 +6,8 @@
 import { metadataSegments } from '../audit/images.js';
 import { sha256Hex } from '../store/images.js';
 import { sharpModule } from '../vendor/commonjs.js';
+import type { WireMessage } from './openai.js';
+import type { RecordedMessage } from './types.js';
 
 const sharp = sharpModule();
 
@@ -56,4 +58,25 @@ export function plainJpegWithin(bytes: Buffer, sizePx: number): boolean {
 
 export function dataUrl(image: { bytes: Buffer; mime: string }): string {
   return `data:${image.mime};base64,${image.bytes.toString('base64')}`;
+}
+
+/**
+ * A recorded message as the endpoint gets it: image parts (referenced by sha256) become data URLs
+ * from `images`. The one conversion the agent and `episodes retry` share, so a retried request is
+ * byte for byte what the agent sent.
+ */
+export function wireMessage(message: RecordedMessage, images: ReadonlyMap<string, { bytes: Buffer; mime: string }>): WireMessage {
+  const content =
+    typeof message.content === 'string'
+      ? // An assistant turn that only called tools has no text; the API wants null there.
+        message.content === '' && message.tool_calls?.length
+        ? null
+        : message.content
+      : message.content.map((part) => {
+          if (part.type === 'text') return part;
+          const image = images.get(part.sha256);
+          if (!image) throw new Error(`image ${part.sha256} is referenced but was never prepared`);
+          return { type: 'image_url' as const, image_url: { url: dataUrl(image) } };
+        });
+  return { ...message, content };
 }

@@ -114,6 +114,7 @@ async function play(options: RunOptions, maxTurns: number, signal: AbortSignal, 
       // Spread: the record's schema wants a plain object where the policy's type is an interface.
       model: decision.model ? { ...decision.model } : undefined,
       prompt: decision.prompt,
+      request_sha256: decision.requestSha256,
       messages: decision.messages ?? [],
     };
 

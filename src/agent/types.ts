@@ -72,6 +72,8 @@ export interface PolicyDecision {
   images?: ReadonlyMap<string, { bytes: Buffer; mime: string }>;
   /** The request's main user text (turn.prompt). */
   prompt?: string;
+  /** sha256 of the request's canonical form (turn.request_sha256, src/agent/retry.ts). */
+  requestSha256?: string;
 }
 
 export interface Policy {

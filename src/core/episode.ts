@@ -109,6 +109,8 @@ export const turnSchema = z.looseObject({
   model: maybe(turnModelSchema),
   prompt: maybe(z.string()),
   image_path: maybe(z.string()),
+  /** geolab's extra: sha256 of the request's canonical form, what `episodes retry` checks (docs/formats.md). */
+  request_sha256: maybe(z.string()),
 });
 
 export const outcomeSchema = z.looseObject({

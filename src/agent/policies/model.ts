@@ -7,7 +7,7 @@
 import type { LatLon } from '../../core/geodesy.js';
 import type { Observation, Op, StepResult } from '../../env/types.js';
 import { DEFAULT_IMAGE_SIZE_PX } from '../agent-settings.js';
-import { dataUrl, prepareImage, type PreparedImage } from '../images.js';
+import { prepareImage, wireMessage, type PreparedImage } from '../images.js';
 import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
 import { withoutEmptyKeys } from '../../core/episode.js';
 import { anthropicCompletion } from '../anthropic.js';
@@ -31,6 +31,7 @@ import {
 import type { PromptTemplate } from '../protocols/template.js';
 import type { Policy, PolicyContext, PolicyDecision, RecordedMessage, RecordedPart, TurnModelInfo } from '../types.js';
 import { sha256Hex } from '../../store/images.js';
+import { requestSha256 } from '../retry.js';
 
 export type Protocol = 'tools' | 'json';
 
@@ -74,6 +75,8 @@ abstract class ModelShell {
   private requests = 0;
   private replied = false;
   private lastFailure = 'no answer';
+  /** request_sha256 of the last request sent, for its turn's record. */
+  private lastRequestSha256: string | undefined;
 
   constructor(protected readonly options: ModelPolicyOptions) {
     const { endpoint } = options;
@@ -128,6 +131,9 @@ abstract class ModelShell {
       );
     }
     await guardRequest({ messages, images: this.sent, knowledge: this.options.guard, agentPoints: agentPoints(context) });
+    const { model, temperature, maxTokens, extraBody } = this.options.endpoint;
+    // What `episodes retry` checks a rebuilt request against (docs/formats.md, request_sha256).
+    this.lastRequestSha256 = requestSha256({ model, messages, tools: tools ?? null, sampling: { temperature: temperature ?? null, max_tokens: maxTokens ?? null, extra_body: extraBody ?? null } });
     // The one seam between the policy and the provider: both take OpenAI-shaped messages.
     const complete = this.options.endpoint.provider === 'anthropic' ? anthropicCompletion : chatCompletion;
     const call = await complete(this.options.endpoint, { messages: messages.map((m) => this.toWire(m)), tools }, context.signal);
@@ -138,7 +144,7 @@ abstract class ModelShell {
   }
 
   /** The decision fields every outcome shares: what was sent and what the model did. */
-  protected recorded(messages: RecordedMessage[], call: ChatCall): Pick<PolicyDecision, 'messages' | 'images' | 'prompt' | 'model'> {
+  protected recorded(messages: RecordedMessage[], call: ChatCall): Pick<PolicyDecision, 'messages' | 'images' | 'prompt' | 'model' | 'requestSha256'> {
     const reply = call.reply;
     const model: TurnModelInfo = {
       reply: reply?.content ?? null,
@@ -150,7 +156,7 @@ abstract class ModelShell {
       attempts: call.attempts,
       errors: call.errors,
     };
-    return { messages, images: imagesIn(messages, this.sent), prompt: newHarnessText(messages), model };
+    return { messages, images: imagesIn(messages, this.sent), prompt: newHarnessText(messages), model, requestSha256: this.lastRequestSha256 };
   }
 
   protected providerError(messages: RecordedMessage[], call: ChatCall): PolicyDecision {
@@ -164,19 +170,7 @@ abstract class ModelShell {
   }
 
   private toWire(message: RecordedMessage): WireMessage {
-    const content =
-      typeof message.content === 'string'
-        ? // An assistant turn that only called tools has no text; the API wants null there.
-          message.content === '' && message.tool_calls?.length
-          ? null
-          : message.content
-        : message.content.map((part) => {
-            if (part.type === 'text') return part;
-            const image = this.sent.get(part.sha256);
-            if (!image) throw new Error(`image ${part.sha256} is referenced but was never prepared`);
-            return { type: 'image_url' as const, image_url: { url: dataUrl(image) } };
-          });
-    return { ...message, content };
+    return wireMessage(message, this.sent);
   }
 }
 
