@@ -86,6 +86,26 @@ export interface Policy {
   decide(context: PolicyContext): Promise<PolicyDecision>;
   /** Called with the result of each executed decision, for policies that keep a transcript. */
   observe?(result: StepResult, decision: PolicyDecision): void;
+  /**
+   * Called once, before the first decide, when the policy takes over a recorded episode at a turn
+   * (a fork, src/agent/fork.ts): what it would know had it played the turns before. A policy without
+   * state (a person, a baseline) needs none.
+   */
+  resume?(seed: ResumeSeed): Promise<void> | void;
+}
+
+/** What a policy taking over a recorded episode at turn `turn` is seeded with. */
+export interface ResumeSeed {
+  /** The turn the policy plays first. */
+  turn: number;
+  /** The protocol the record's requests were built by (`tools`, `json`), when it says. */
+  protocol: string | null;
+  /** The recorded request of that turn, images by hash: the native-tools transcript it sent. */
+  messages: RecordedMessage[];
+  /** The images `messages` reference, by sha256 (from the workspace's image store). */
+  images: ReadonlyMap<string, { bytes: Buffer; mime: string }>;
+  /** The latest observation that carried an image, and the turn that returned it (0: the reset). */
+  latestImage: { observation: Observation; turn: number } | null;
 }
 
 export type RunnerEvent =

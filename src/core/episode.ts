@@ -145,6 +145,12 @@ export const outcomeSchema = z.looseObject({
   tokens_out: maybe(count),
 });
 
+/** geolab's extra: the episode this one was forked from, and the first turn played live (docs/formats.md). */
+export const forkedFromSchema = z.looseObject({
+  episode_id: z.string(),
+  turn: count,
+});
+
 export const completedEpisodeSchema = z.looseObject({
   schema_version: schemaVersion,
   episode_id: z.string(),
@@ -156,6 +162,7 @@ export const completedEpisodeSchema = z.looseObject({
   // Required: the harness's own readers (replay) index row["turns"] on every record with no error.
   turns: z.array(turnSchema),
   outcome: outcomeSchema,
+  forked_from: maybe(forkedFromSchema),
 });
 
 /** An episode the harness could not finish: the error is kept instead of turns and an outcome. */
@@ -167,6 +174,7 @@ export const failedEpisodeSchema = z.looseObject({
   config: maybe(episodeConfigSchema),
   error: z.string(),
   traceback: maybe(z.string()),
+  forked_from: maybe(forkedFromSchema),
 });
 
 export type EpisodeTask = z.infer<typeof episodeTaskSchema>;

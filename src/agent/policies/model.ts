@@ -29,7 +29,8 @@ import {
   type ToolSet,
 } from '../protocols/tools.js';
 import type { PromptTemplate } from '../protocols/template.js';
-import type { Policy, PolicyContext, PolicyDecision, RecordedMessage, RecordedPart, TurnModelInfo } from '../types.js';
+import type { Policy, PolicyContext, PolicyDecision, RecordedMessage, RecordedPart, ResumeSeed, TurnModelInfo } from '../types.js';
+import { GeolabError } from '../../core/errors.js';
 import { sha256Hex } from '../../store/images.js';
 import { requestSha256 } from '../retry.js';
 
@@ -185,6 +186,30 @@ class ToolsPolicy extends ModelShell implements Policy {
     return this.options.tools ?? 'trained';
   }
 
+  /**
+   * Takes over a recorded native-tools episode: the recorded request of the turn IS the transcript
+   * it sent (the opening, every reply and tool result, the forced-guess line when it was forced), so
+   * the next request is exactly the one recorded.
+   */
+  resume(seed: ResumeSeed): void {
+    if (seed.protocol !== 'tools' || seed.messages.length === 0) {
+      throw new GeolabError(`turn ${seed.turn} has no recorded native-tools request to resume from (it was played with the ${seed.protocol ?? 'unknown'} protocol): play on with the json protocol`);
+    }
+    for (const message of seed.messages) {
+      if (typeof message.content === 'string') continue;
+      for (const part of message.content) {
+        if (part.type !== 'image') continue;
+        const image = seed.images.get(part.sha256);
+        if (!image) throw new GeolabError(`image ${part.sha256.slice(0, 12)} of turn ${seed.turn}'s request is missing from the seed`);
+        this.sent.set(part.sha256, image);
+      }
+    }
+    this.transcript.splice(0, this.transcript.length, ...seed.messages);
+    this.unanswered = null;
+    const forced = forcedGuessMessage().content;
+    this.forcedAsked = seed.messages.some((m) => m.role === 'user' && m.content === forced);
+  }
+
   async decide(context: PolicyContext): Promise<PolicyDecision> {
     await this.answerLastCall();
     if (this.transcript.length === 0) {
@@ -247,6 +272,14 @@ class ToolsPolicy extends ModelShell implements Policy {
 class JsonPolicy extends ModelShell implements Policy {
   /** The latest image the environment returned, prepared, and the turn that returned it. */
   private latest: { part: RecordedPart; kind: 'view' | 'map'; turn: number } | null = null;
+
+  /** Takes over a recorded episode: every request is built from the history, but for the latest image. */
+  async resume(seed: ResumeSeed): Promise<void> {
+    const latest = seed.latestImage;
+    if (!latest || latest.observation.image_kind === 'none') return;
+    const part = await this.imagePart(latest.observation);
+    if (part) this.latest = { part, kind: latest.observation.image_kind, turn: latest.turn };
+  }
 
   async decide(context: PolicyContext): Promise<PolicyDecision> {
     const image = await this.latestImage(context);
