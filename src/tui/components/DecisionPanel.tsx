@@ -108,7 +108,7 @@ export function DecisionPanel({ panel, outcome, width, height }: DecisionPanelPr
         </Text>
       ) : null}
       {guesses.length && outcome && mapRows >= MIN_MAP_ROWS ? (
-        <RevealMap outcome={outcome} pins={guesses} fitPins pinsLabel="samples' guesses" columns={width} rows={mapRows} />
+        <RevealMap outcome={outcome} pins={guesses} fitPins pinsLabel={guesses.length === 1 ? "sample's guess" : "samples' guesses"} columns={width} rows={mapRows} />
       ) : null}
     </Box>
   );
@@ -175,25 +175,25 @@ function tokensText(sample: SampleView): string {
 function SampleColumn({ title, sample, width }: { title: string; sample: SampleView | null; width: number }) {
   const theme = useTheme();
   const inner = width - 4;
-  const call = sample ? wrapLines(callText(sample), inner).slice(0, 2) : [];
-  const reasoning = sample?.reasoning ? wrapLines(sample.reasoning, inner).slice(0, SAMPLE_REASONING_LINES) : [];
+  const lines: { text: string; colour?: string }[] = [];
+  if (!sample) lines.push({ text: '…', colour: theme.muted });
+  else if (sample.error) wrapLines(sample.error, inner).forEach((text) => lines.push({ text, colour: theme.status.error }));
+  else {
+    wrapLines(callText(sample), inner).slice(0, 2).forEach((text) => lines.push({ text }));
+    if (sample.reasoning) wrapLines(sample.reasoning, inner).slice(0, SAMPLE_REASONING_LINES).forEach((text) => lines.push({ text, colour: theme.muted }));
+    lines.push({ text: tokensText(sample), colour: theme.muted });
+    if (sample.distanceKm !== null) lines.push({ text: `${formatKm(sample.distanceKm)} to the truth` });
+  }
   return (
-    <Box borderStyle="round" borderColor={theme.muted} width={width} height={COLUMN_ROWS} flexDirection="column" paddingX={1} flexShrink={0}>
-      <Text bold color={title === 'recorded' ? theme.accent : undefined}>
+    <Box borderStyle="round" borderColor={theme.muted} width={width} height={COLUMN_ROWS} flexDirection="column" paddingX={1} flexShrink={0} overflow="hidden">
+      <Text bold color={title === 'recorded' ? theme.accent : undefined} wrap="truncate-end">
         {title}
       </Text>
-      {!sample ? (
-        <Text color={theme.muted}>…</Text>
-      ) : sample.error ? (
-        <Text color={theme.status.error}>{wrapLines(sample.error, inner).slice(0, 4).join('\n')}</Text>
-      ) : (
-        <>
-          <Text>{call.join('\n')}</Text>
-          <Text color={theme.muted}>{reasoning.join('\n')}</Text>
-          <Text color={theme.muted}>{tokensText(sample)}</Text>
-          {sample.distanceKm !== null ? <Text>{`${formatKm(sample.distanceKm)} from the truth`}</Text> : null}
-        </>
-      )}
+      {lines.slice(0, COLUMN_ROWS - 3).map((line, i) => (
+        <Text key={i} color={line.colour} wrap="truncate-end">
+          {line.text}
+        </Text>
+      ))}
     </Box>
   );
 }
@@ -203,7 +203,7 @@ function SampleRow({ title, sample }: { title: string; sample: SampleView | null
   if (!sample) return <Text color={theme.muted}>{`${title.padEnd(9)}…`}</Text>;
   const rest = sample.error
     ? sample.error
-    : [callText(sample), tokensText(sample), sample.distanceKm !== null ? `${formatKm(sample.distanceKm)} from the truth` : null, sample.reasoning?.replace(/\s+/g, ' ')]
+    : [callText(sample), tokensText(sample), sample.distanceKm !== null ? `${formatKm(sample.distanceKm)} to the truth` : null, sample.reasoning?.replace(/\s+/g, ' ')]
         .filter(Boolean)
         .join(' · ');
   return (

@@ -88,7 +88,7 @@ export function useLiveEpisode(
           if (context) dispatch({ type: 'personWaiting', forced: context.forced });
         });
       }
-      await runEpisode({
+      await (source.run ?? runEpisode)({
         ...options,
         policy: current.human ?? gatedPolicy(options.policy, gate, abort.signal),
         signal: abort.signal,
