@@ -129,6 +129,7 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
       const problem = decisionTurnProblem(turns, Math.min(player.position, turns.length - 1));
       if (problem) return actions.notify(problem);
       dispatch({ type: 'stopAutoplay' });
+      actions.notify(null);
       return panelActions.open(matches('player.retry', input, key) ? 'retry' : 'fork', turn!.turn);
     }
     const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
