@@ -10,12 +10,13 @@
  * (src/agent/policies/model.ts) calls the same function, so "the same request" has one definition.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isCompleted, tokenCounts, withoutEmptyKeys, type EpisodeRecord, type Turn } from '../core/episode.js';
 import { GeolabError, UsageError } from '../core/errors.js';
 import { haversineKm, type LatLon } from '../core/geodesy.js';
 import type { NamedEpisode } from '../eval/episode-refs.js';
+import { readContainedFile } from '../files.js';
+import { MAX_IMAGE_BYTES } from '../store/import-episodes.js';
 import { readImage, sha256Hex, sniffImageMime } from '../store/images.js';
 import type { Workspace } from '../store/index.js';
 import { anthropicCompletion } from './anthropic.js';
@@ -283,16 +284,22 @@ function imagesOf(ws: Workspace, named: NamedEpisode, messages: readonly Recorde
   return images;
 }
 
+/**
+ * An image beside the episode's file: its run folder's images/ (named by hash), or a turn's
+ * image_path. Read as the import reads it: only inside that folder and under the size cap.
+ */
 function besideFile(named: NamedEpisode, sha256: string): Buffer | undefined {
   if (!named.fileDir || !/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+  const root = resolve(named.fileDir);
   const turns = isCompleted(named.record) ? named.record.turns : [];
   const candidates = [
-    join(named.fileDir, 'images', `${sha256}.jpg`),
-    join(named.fileDir, 'images', `${sha256}.png`),
-    ...turns.filter((t) => t.image_sha256 === sha256 && typeof t.image_path === 'string').map((t) => resolve(named.fileDir!, t.image_path!)),
+    join(root, 'images', `${sha256}.jpg`),
+    join(root, 'images', `${sha256}.png`),
+    ...turns.filter((t) => t.image_sha256 === sha256 && typeof t.image_path === 'string').map((t) => resolve(root, t.image_path!)),
   ];
   for (const file of candidates) {
-    if (existsSync(file)) return readFileSync(file);
+    const read = readContainedFile(file, [root], MAX_IMAGE_BYTES);
+    if (read.ok) return read.bytes;
   }
   return undefined;
 }

@@ -218,6 +218,21 @@ export function buildProgram(): Command {
     .option('--json', 'per-turn results as JSON')
     .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-compare.js')).replayCommand(ref, withGlobals(opts, cmd)));
   episodes
+    .command('retry')
+    .description("send one recorded turn's exact request again, N times: would the model do that again? (exit 3 when the endpoint cannot be reached)")
+    .argument('<episode>', 'episode id (or a unique prefix), or an episode JSONL FILE[:LINE]')
+    .option('--turn <k>', 'the model turn to retry (1 is the first)', integer('--turn'))
+    .option('--model <name>', "the model, as its endpoint serves it (default: the record's own, at its own base_url)")
+    .option('--base-url <url>', 'its endpoint')
+    .option('--models <file>', "the harness's model file (pick an entry with --name)")
+    .option('--name <name>', 'the entry of --models')
+    .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
+    .option('--samples <n>', 'how many times to send it (default 5)', integer('--samples'))
+    .option('--temperature <t>', "in place of the recorded temperature", number('--temperature'))
+    .option('--edit', 'edit the messages in $VISUAL/$EDITOR before sending them')
+    .option('--json', 'recorded reply, samples, summary and the hash check as JSON')
+    .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-retry.js')).retryCommand(ref, withGlobals(opts, cmd)));
+  episodes
     .command('import')
     .description('import schema-v2 episode files and whole run trees (the public harness\'s runs) into the workspace; idempotent')
     .argument('<paths...>', 'episodes JSONL files, or run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/episodes.jsonl)')
