@@ -15,7 +15,7 @@ import { readImage, sha256Hex, sniffImageMime } from '../store/images.js';
 import type { Workspace } from '../store/index.js';
 import { actionFromObject } from './protocols/json.js';
 import { DEFAULT_MAX_TURNS, runEpisode } from './runner.js';
-import type { EpisodeSink, HarnessAction, Policy, PolicyContext, PolicyDecision, RecordedMessage, ResumeSeed, RunnerEvent, TurnModelInfo } from './types.js';
+import type { EpisodeSink, HarnessAction, Policy, PolicyContext, PolicyDecision, RecordedMessage, ResumeSeed, RunnerEvent, RunOptions, TurnModelInfo } from './types.js';
 
 /** The view the environment returns now is not the one recorded: the fork would not be a fork. */
 export class EnvironmentChangedError extends GeolabError {
@@ -177,21 +177,19 @@ export interface ForkOptions {
 }
 
 /**
- * Plays the fork. A view that differs from the record throws EnvironmentChangedError and records
- * nothing (neither the sink nor a `finished` event hears of it); otherwise the record, completed or
- * failed, carries `forked_from` and goes to the sink.
+ * The fork as runner options, for a caller that runs the episode itself (the TUI's Live screen owns
+ * the events and the abort): the sink adds `forked_from` and records nothing once a view differed;
+ * `policy.environmentChanged` then says why the run failed.
  */
-export async function forkEpisode(options: ForkOptions): Promise<CompletedEpisode | FailedEpisode> {
-  const { plan, ws, next } = options;
+export function forkRun(options: Omit<ForkOptions, 'onEvent' | 'signal'>): { run: RunOptions; policy: ForkPolicy; forkedFrom: ForkedFrom } {
+  const { plan, ws, next, sink } = options;
   checkResumable(plan, ws, next);
   const policy = forkPolicy(plan, ws, next);
   const forkedFrom: ForkedFrom = { episode_id: plan.record.episode_id, turn: plan.turn };
-  const mark = <T extends EpisodeRecord>(record: T): T => ({ ...record, forked_from: forkedFrom });
-  const { sink, onEvent } = options;
   const { split, index, sample, ...task } = plan.record.task;
   const config = options.config ?? plan.record.config ?? {};
   const maxTurns = typeof config.max_turns === 'number' ? config.max_turns : DEFAULT_MAX_TURNS;
-  const record = await runEpisode({
+  const run: RunOptions = {
     client: options.client,
     policy,
     split,
@@ -200,15 +198,34 @@ export async function forkEpisode(options: ForkOptions): Promise<CompletedEpisod
     task,
     maxTurns,
     config,
+    sink: sink && { write: async (record, images) => (policy.environmentChanged ? undefined : sink.write(markFork(record, forkedFrom), images)) },
+  };
+  return { run, policy, forkedFrom };
+}
+
+/** The record with its `forked_from`. */
+export function markFork<T extends EpisodeRecord>(record: T, forkedFrom: ForkedFrom): T {
+  return { ...record, forked_from: forkedFrom };
+}
+
+/**
+ * Plays the fork. A view that differs from the record throws EnvironmentChangedError and records
+ * nothing (neither the sink nor a `finished` event hears of it); otherwise the record, completed or
+ * failed, carries `forked_from` and goes to the sink.
+ */
+export async function forkEpisode(options: ForkOptions): Promise<CompletedEpisode | FailedEpisode> {
+  const { run, policy, forkedFrom } = forkRun(options);
+  const { onEvent } = options;
+  const record = await runEpisode({
+    ...run,
     signal: options.signal,
-    sink: sink && { write: async (r, images) => (policy.environmentChanged ? undefined : sink.write(mark(r), images)) },
     onEvent: (event) => {
       if (event.type !== 'finished') return onEvent?.(event);
-      if (!policy.environmentChanged) onEvent?.({ type: 'finished', record: mark(event.record) });
+      if (!policy.environmentChanged) onEvent?.({ type: 'finished', record: markFork(event.record, forkedFrom) });
     },
   });
   if (policy.environmentChanged) throw policy.environmentChanged;
-  return mark(record);
+  return markFork(record, forkedFrom);
 }
 
 /**

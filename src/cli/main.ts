@@ -233,6 +233,21 @@ export function buildProgram(): Command {
     .option('--json', 'recorded reply, samples, summary and the hash check as JSON')
     .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-retry.js')).retryCommand(ref, withGlobals(opts, cmd)));
   episodes
+    .command('fork')
+    .description('replay an episode up to turn K (its recorded decisions, every view checked), then play on live from K: a model, or you (--play)')
+    .argument('<episode>', 'episode id (or a unique prefix), or an episode JSONL FILE[:LINE]')
+    .option('--turn <k>', 'the first turn played live (1 to the episode\'s last turn)', integer('--turn'))
+    .option('--model <name>', 'model that plays on, as the endpoint lists it (with --base-url)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint of --model')
+    .option('--models <file>', "the harness's model file (pick an entry with --name)")
+    .option('--name <name>', 'the entry of --models that plays on')
+    .option('--api-key-env <VAR>', 'environment variable holding the API key (none sent when unset)')
+    .option('--play', 'you play on from turn K in the Live screen (needs a terminal)')
+    .option('--headless', 'no Live screen: one line per turn, then both outcomes side by side')
+    .option('--env <url>', 'a remote environment server (default: the embedded one)')
+    .option('--json', 'print the fork\'s id and both outcomes as JSON (no Live screen)')
+    .action(async (ref: string, opts, cmd: Command) => (await import('./commands/episodes-fork.js')).forkCommand(ref, withGlobals(opts, cmd)));
+  episodes
     .command('import')
     .description('import schema-v2 episode files and whole run trees (the public harness\'s runs) into the workspace; idempotent')
     .argument('<paths...>', 'episodes JSONL files, or run folders (<run>/episodes.jsonl, pass-<p>/shard-<i>/episodes.jsonl)')

@@ -17,7 +17,7 @@ export type LiveScreenOptions = LiveRun;
  * aborted by leaving (the runner records an aborted episode as failed).
  */
 export async function openLiveScreen(options: LiveScreenOptions): Promise<CompletedEpisode | FailedEpisode> {
-  const person = options.policy instanceof HumanPolicy;
+  const person = options.human !== undefined || options.policy instanceof HumanPolicy;
   const runs = runTracker();
   try {
     await runApp('the live screen', {

@@ -46,17 +46,17 @@ function modelPolicy(server: ScriptedOpenAI, protocol: Protocol, opened: OpenedE
 }
 
 /** Records one episode in the workspace, as `geolab agent` does. */
-async function record(ws: Workspace, protocol: Protocol, script: ScriptedReply[]): Promise<{ record: CompletedEpisode; server: ScriptedOpenAI }> {
+async function record(ws: Workspace, protocol: Protocol, script: ScriptedReply[], maxTurns = 12): Promise<{ record: CompletedEpisode; server: ScriptedOpenAI }> {
   const server = await endpoint(script);
   const opened = await environment(ws);
-  const config = { mode: 'agentic', protocol, max_turns: 12 };
+  const config = { mode: 'agentic', protocol, max_turns: maxTurns };
   const episode = await runEpisode({
     client: opened.client,
     policy: modelPolicy(server, protocol, opened),
     split: SPLIT,
     index: INDEX,
     task: opened.task,
-    maxTurns: 12,
+    maxTurns,
     config,
     sink: createRecorder(ws, { config }),
   });
@@ -165,6 +165,22 @@ describe('forkEpisode with the native-tools protocol', () => {
     expect(second.requests[0]!.body.messages).toEqual(first.requests[0]!.body.messages);
   });
 
+  it('forks at the forced guess with the forced request, only guess offered', async () => {
+    const ws = await workspace();
+    const { record: original, server: first } = await record(
+      ws,
+      'tools',
+      [{ toolCalls: [toolCall('look', { heading_deg: 90 })] }, { toolCalls: [toolCall('zoom', { fov_deg: 40 })] }, { toolCalls: [toolCall('guess', { lat: 40, lon: -3 })] }],
+      2,
+    );
+    expect(original.turns.map((t) => t.action?.action)).toEqual(['reset', 'look', 'zoom', 'guess']);
+    const { forked, server: second } = await fork(ws, original, 3, 'tools', [{ toolCalls: [toolCall('guess', { lat: 1, lon: 2 })] }]);
+    expect(completed(forked).outcome.guess).toEqual([1, 2]);
+    // The forced line was in the recorded request: sent once, not twice.
+    expect(second.requests[0]!.body.messages).toEqual(first.requests[2]!.body.messages);
+    expect(second.requests[0]!.body.tools!.map((t) => t.function.name)).toEqual(['guess']);
+  });
+
   it('stops with EnvironmentChangedError when a replayed view differs, recording nothing', async () => {
     const ws = await workspace();
     const { record: original } = await record(ws, 'tools', TOOLS_SCRIPT);
@@ -223,6 +239,20 @@ describe('forkEpisode with the JSON protocol', () => {
     expect(second.requests[0]!.body.messages).toEqual(first.requests[2]!.body.messages);
     expect(episode.outcome.guess).toEqual([5, 6]);
     expect(episode).toMatchObject({ forked_from: { episode_id: original.episode_id, turn: 3 } });
+  });
+
+  it('seeds the latest image when the turn before K returned none (a measure)', async () => {
+    const ws = await workspace();
+    const { record: original, server: first } = await record(ws, 'json', [
+      { text: '{"action": "look", "heading_deg": 90}' },
+      { text: '{"action": "measure", "lat_a": 10, "lon_a": 20, "lat_b": 11, "lon_b": 21}' },
+      { text: '{"action": "submit_guess", "lat": 40, "lon": -3}' },
+    ]);
+    expect(original.turns.map((t) => t.image_kind)).toEqual(['view', 'view', 'none', expect.anything()]);
+    const { server: second } = await fork(ws, original, 3, 'json', [{ text: '{"action": "submit_guess", "lat": 5, "lon": 6}' }]);
+    // Turn 3's request shows turn 1's view, which the JSON policy only knows from the seed.
+    expect(JSON.stringify(first.requests[2]!.body.messages)).toContain('data:image/jpeg;base64,');
+    expect(second.requests[0]!.body.messages).toEqual(first.requests[2]!.body.messages);
   });
 
   it("forks a record in the public harness's dialect: harness actions, no wire actions or messages", async () => {

@@ -82,15 +82,17 @@ export function useLiveEpisode(
       abort.signal.throwIfAborted();
       dispatch({ type: 'prepared', config: { ...options.config, max_turns: options.maxTurns ?? DEFAULT_MAX_TURNS } });
       if (source.driver === 'person') {
-        if (!(options.policy instanceof HumanPolicy)) throw new Error('a person plays through a HumanPolicy');
-        current.human = options.policy;
-        current.unsubscribe = options.policy.onWaiting((context) => {
+        const human = options.human ?? (options.policy instanceof HumanPolicy ? options.policy : undefined);
+        if (!human) throw new Error('a person plays through a HumanPolicy');
+        current.human = human;
+        current.unsubscribe = human.onWaiting((context) => {
           if (context) dispatch({ type: 'personWaiting', forced: context.forced });
         });
       }
       await (source.run ?? runEpisode)({
         ...options,
-        policy: current.human ?? gatedPolicy(options.policy, gate, abort.signal),
+        // A person's policy runs as it is (a fork's wraps the person), a model's behind the pause gate.
+        policy: current.human ? options.policy : gatedPolicy(options.policy, gate, abort.signal),
         signal: abort.signal,
         onEvent: (event) => dispatch({ type: 'runner', event, at: Date.now() }),
       });

@@ -1,10 +1,17 @@
 /** What a Live screen runs, and how it gets there without loading the environment before the first frame. */
+import type { HumanPolicy } from '../../agent/policies/human.js';
 import type { RunOptions } from '../../agent/types.js';
 import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import type { Driver } from '../state/live.js';
 
 /** An episode for the runner, less the callbacks the screen owns (events, abort). */
-export type LiveRun = Omit<RunOptions, 'onEvent' | 'signal'>;
+export type LiveRun = Omit<RunOptions, 'onEvent' | 'signal'> & {
+  /**
+   * The person at the keys when the run's policy wraps them (a fork replays recorded turns before
+   * handing over, src/agent/fork.ts); absent when the policy is the person's HumanPolicy itself.
+   */
+  human?: HumanPolicy;
+};
 
 /** The agent runner's entry point, injected so the TUI loads it only when an episode starts. */
 export type RunEpisode = (options: RunOptions) => Promise<CompletedEpisode | FailedEpisode>;
