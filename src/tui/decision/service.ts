@@ -2,9 +2,10 @@
  * The Player's `R` and `F` for real (services.ts, DecisionService): the form's prefill, a retry
  * through src/agent/retry.ts and a fork through src/agent/fork.ts, each on an episode of the
  * workspace. A fork's Live source opens its environment in `prepare` (after the Live screen is up),
- * records through the workspace recorder as Live does, and frees the environment in `dispose`.
+ * records through the workspace recorder under a run `fork-<time>` as `geolab episodes fork` does,
+ * and frees the environment in `dispose`.
  */
-import { DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, apiKeyEnvProblem, apiKeyFrom, modelEndpoint } from '../../agent/agent-settings.js';
+import { DEFAULT_MAX_TURNS, apiKeyEnvProblem, apiKeyFrom, modelEndpoint } from '../../agent/agent-settings.js';
 import type { OpenedEnvironment } from '../../agent/agent-run.js';
 import type { Endpoint, ServedModel } from '../../agent/openai.js';
 import type { RetrySample } from '../../agent/retry.js';
@@ -117,12 +118,11 @@ export function decisionService(
       } catch (err) {
         return { ok: false, field: null, message: oneLine(err) };
       }
-      const record = plan.record;
-      if (who === 'person') return { ok: true, source: forkSource({ ws, record, plan, track, person: true }) };
+      if (who === 'person') return { ok: true, source: forkSource({ ws, plan, track, person: true }) };
       const endpoint = endpointOf(who);
       const check = await served(endpoint);
       if (!check.ok) return check;
-      return { ok: true, source: forkSource({ ws, record, plan, track, person: false, endpoint, served: check.served }) };
+      return { ok: true, source: forkSource({ ws, plan, track, person: false, endpoint, served: check.served }) };
     },
   };
 }
@@ -145,7 +145,6 @@ function sameUrl(a: string, b: string): boolean {
 
 interface ForkSourceOptions {
   ws: Workspace;
-  record: EpisodeRecord;
   plan: import('../../agent/fork.js').ForkPlan;
   track: RunTracker['track'];
   person: boolean;
@@ -156,35 +155,29 @@ interface ForkSourceOptions {
 /** Live's source for a fork: the recorded task on the environment it was played on, the fork service as the runner. */
 function forkSource(options: ForkSourceOptions): LiveSource {
   const { ws, plan, person } = options;
-  const model = (plan.record.model ?? {}) as Record<string, unknown>;
-  const config = (plan.record.config ?? {}) as Record<string, unknown>;
+  const recorded = (plan.record.config ?? {}) as Record<string, unknown>;
   let environment: OpenedEnvironment | undefined;
   let disposed: Promise<void> | undefined;
   return {
     driver: person ? 'person' : 'model',
     who: person ? 'you' : (options.endpoint?.model ?? 'model'),
     async prepare() {
-      const [{ openEnvironment }, { createRecorder }, { HumanPolicy }, { createModelPolicy }, { PLAY_RUN_ID }] = await Promise.all([
+      const [{ openEnvironment }, { createRecorder, newRunId }, { HumanPolicy }, { createModelPolicy }, { forkConfig, recordedSettings }] = await Promise.all([
         import('../../agent/agent-run.js'),
         import('../../agent/recorder.js'),
         import('../../agent/policies/human.js'),
         import('../../agent/policies/model.js'),
-        import('../../store/eval-runs.js'),
+        import('../../agent/fork.js'),
       ]);
       // The environment the original was played on: a remote server by its URL, else the embedded one.
-      const location = typeof config.base_url === 'string' && /^https?:/.test(config.base_url) ? config.base_url : undefined;
+      const location = typeof recorded.base_url === 'string' && /^https?:/.test(recorded.base_url) ? recorded.base_url : undefined;
       environment = await openEnvironment({ envUrl: location, split: plan.record.task.split, index: plan.record.task.index }, ws);
-      const protocol = model.protocol === 'tools' || config.protocol === 'tools' ? 'tools' : 'json';
+      // As `geolab episodes fork` asks: the model the way the original asked its own, so turn K's request is the one it sent.
+      const settings = recordedSettings(plan.record);
       const policy: Policy = person
         ? new HumanPolicy()
-        : createModelPolicy({
-            endpoint: options.endpoint!,
-            protocol,
-            tools: model.tools === 'all' ? 'all' : 'trained',
-            imageSizePx: typeof model.image_size === 'number' ? model.image_size : DEFAULT_IMAGE_SIZE_PX,
-            guard: environment.guard,
-            served: options.served,
-          });
+        : createModelPolicy({ ...settings, endpoint: options.endpoint!, guard: environment.guard, served: options.served });
+      const config = forkConfig(plan.record, settings, person ? 'human' : 'model');
       return {
         client: environment.client,
         policy,
@@ -194,13 +187,13 @@ function forkSource(options: ForkSourceOptions): LiveSource {
         // The fork plays to the original's budget (src/agent/fork.ts), whoever plays on.
         maxTurns: typeof config.max_turns === 'number' ? config.max_turns : DEFAULT_MAX_TURNS,
         config,
-        sink: person ? createRecorder(ws, { runId: PLAY_RUN_ID, runName: 'human play' }) : createRecorder(ws, { config }),
+        sink: createRecorder(ws, { runId: `fork-${newRunId()}`, config }),
       };
     },
     run: (run) =>
       options.track(
         import('../../agent/fork.js').then(({ forkEpisode }) =>
-          forkEpisode({ ws, plan, next: run.policy, client: run.client, sink: run.sink, onEvent: run.onEvent, signal: run.signal }),
+          forkEpisode({ ws, plan, next: run.policy, client: run.client, sink: run.sink, config: run.config, onEvent: run.onEvent, signal: run.signal }),
         ),
       ),
     dispose() {
