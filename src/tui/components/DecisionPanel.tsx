@@ -36,7 +36,7 @@ export interface DecisionPanelProps {
 const EMPTY: Partial<Record<DecisionField, string>> = {
   model: 'the name the endpoint lists at /v1/models',
   apiKeyEnv: 'none: no key is sent',
-  temperature: "blank: the endpoint's default",
+  temperature: 'blank: as recorded',
 };
 
 const LABEL_WIDTH = Math.max(...decisionFields('retry').map((f) => f.label.length)) + 2;

@@ -17,7 +17,7 @@ export interface DecisionValues {
   baseUrl: string;
   /** The NAME of the variable with the key; empty: no key is sent. Never the key. */
   apiKeyEnv: string;
-  /** Blank: the endpoint's default. */
+  /** Blank: as recorded (the endpoint's default when the record has none). */
   temperature: string;
   samples: string;
 }
@@ -95,7 +95,7 @@ export interface DecisionRequest {
   model: string;
   baseUrl: string;
   apiKeyEnv: string;
-  /** Null: the endpoint's default. */
+  /** Null: as recorded (the endpoint's default when the record has none). */
   temperature: number | null;
   samples: number;
 }
@@ -241,7 +241,7 @@ export function checkDecisionForm(
   if (nameProblem) return wrong('apiKeyEnv', `API key env var ${nameProblem}`);
   const temperature = v.temperature === '' ? null : Number(v.temperature);
   if (temperature !== null && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) {
-    return wrong('temperature', `temperature must be a number from 0 to 2 (blank: the endpoint's default), got "${v.temperature}"`);
+    return wrong('temperature', `temperature must be a number from 0 to 2 (blank: as recorded), got "${v.temperature}"`);
   }
   let samples = 1;
   if (kind === 'retry') {
