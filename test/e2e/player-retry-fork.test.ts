@@ -4,7 +4,8 @@
  * OpenAI-compatible server on loopback. The forms are prefilled with that server (the record's
  * model block), so the test only presses Enter: the samples stream in beside the recorded reply
  * with the summary and the request-hash line; the fork replays turn 1, the model plays on in Live
- * to the reveal, and the workspace then holds a record with `forked_from`.
+ * to the reveal, and the workspace then holds a record with `forked_from`. `p` in the fork's form
+ * plays on yourself: the replayed turns, then your guess, recorded as a fork with no model asked.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -125,6 +126,39 @@ describe('retry and fork from the Player in a real terminal', () => {
     expect(turns.find((t) => t.turn === 1)?.action?.action).toBe('look');
     expect(turns.find((t) => t.turn === 2)?.action?.action).toBe('pin');
   }, 180_000);
+});
+
+describe('a fork played on by you', () => {
+  it('F then p opens Live with the turns before replayed, and your guess is recorded with forked_from', async () => {
+    pane?.kill();
+    pane = new TmuxPane([process.execPath, BIN, 'episodes', 'show', episodeId.slice(0, 8)], { GEOLAB_HOME: HOME, TERM: 'xterm-256color' }, { columns: 160, rows: 50 });
+    await pane.waitFor('turn 0/3');
+    pane.send(['Right', 'Right', 'Right']);
+    await pane.waitFor('turn 3/3');
+    const before = records().filter((r) => r.forked_from).length;
+    const asked = server.requests.length;
+    pane.send(['F']);
+    await pane.waitFor('› [ Play on with the model ]');
+    pane.send(['p']);
+    // Turns 1 and 2 replayed as recorded; turn 3 is yours.
+    const live = await pane.waitFor((s) => s.includes('LIVE · you · eval/0') && s.includes('Your move: turn 3'), 30_000);
+    expect(live).toContain('2 actions');
+    pane.send(['g']);
+    pane.send(['47.1, 10.4'], true);
+    pane.send(['Enter']);
+    await pane.waitFor('Showing the reveal', 30_000);
+    // No model was asked.
+    expect(server.requests.length).toBe(asked);
+    pane.send(['q']);
+    await pane.waitFor((s) => s.includes('turn 3/3') && !s.includes('LIVE'));
+    pane.send(['q']);
+    await waitUntil(() => records().filter((r) => r.forked_from).length > before);
+    const forked = records().filter((r) => r.forked_from).at(-1)!;
+    expect(forked.forked_from).toEqual({ episode_id: episodeId, turn: 3 });
+    const turns = forked.turns as { turn: number; action?: { action: string; lat?: number } }[];
+    expect(turns.map((t) => t.action?.action)).toEqual(['reset', 'look', 'pin', 'guess']);
+    expect(turns[3]!.action?.lat).toBe(47.1);
+  }, 120_000);
 });
 
 async function waitUntil(ok: () => boolean, timeoutMs = 20_000): Promise<void> {
