@@ -82,7 +82,7 @@ export function DecisionPanel({ panel, outcome, width, height }: DecisionPanelPr
         </Text>
       ) : null}
       {panel.phase === 'sending' ? (
-        <Spinner label={retry ? `${panel.samples.filter(Boolean).length} of ${panel.samples.length} samples back` : `asking ${panel.values.baseUrl.trim()} whether it serves "${panel.values.model.trim()}"`} />
+        <Spinner label={retry ? `${panel.samples.filter(Boolean).length} of ${panel.samples.length} samples back` : 'checking the endpoint (for a model) and opening Live on the fork'} />
       ) : null}
       {panel.check ? <CheckLine panel={panel} /> : null}
       {showsSamples ? (
