@@ -129,7 +129,8 @@ export function rebuildRequest(ws: Workspace, named: NamedEpisode, turn: number,
   const protocol: 'tools' | 'json' = !harness && model.protocol === 'tools' ? 'tools' : 'json';
   const toolSet: ToolSet = model.tools === 'all' ? 'all' : 'trained';
   const maxTurns = typeof config.max_turns === 'number' ? config.max_turns : Math.max(...modelTurns);
-  const forced = turn > maxTurns;
+  // Past max_turns only a guess is allowed; the harness's single_shot turn is a guess too (its reply read for coordinates).
+  const forced = turn > maxTurns || config.mode === 'single_shot';
 
   const messages = harness ? harnessMessages(record, turn, named) : (recordedMessages as RecordedMessage[]);
   const tools = protocol === 'tools' ? (forced ? [toolSpec('guess', toolSet)] : toolSpecs(toolSet)) : null;
@@ -372,11 +373,18 @@ export async function retryTurn(options: {
   const readOptions = { ...request, truth: options.truth };
   const samples: RetrySample[] = new Array(options.samples);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < options.samples) {
+    // Once one request fails outright (the endpoint gone), the others start no more.
+    while (next < options.samples && !failed) {
       const index = next++;
-      const call = await complete(endpoint, { messages: wire, ...(request.tools ? { tools: request.tools } : {}) }, signal);
-      samples[index] = sampleOf(call, readOptions);
+      try {
+        const call = await complete(endpoint, { messages: wire, ...(request.tools ? { tools: request.tools } : {}) }, signal);
+        samples[index] = sampleOf(call, readOptions);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
       options.onSample?.(index, samples[index]);
     }
   };

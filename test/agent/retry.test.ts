@@ -2,7 +2,7 @@
  * Retrying one recorded turn (src/agent/retry.ts, docs/eval.md "Retry a turn"): a real episode is
  * recorded first by the agent against a scripted endpoint, then its turn is rebuilt and resent.
  */
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openAgentRun } from '../../src/agent/agent-run.js';
@@ -110,6 +110,26 @@ describe('rebuildRequest', () => {
     expect(result.summary).toMatchObject({ samples: 1, sameAction: 1, recordedAction: 'look', guesses: 0, spreadKm: null });
   });
 
+  it('says the tools differ when the tools a record names are no longer the ones its hash was taken over', async () => {
+    const ws = await workspace();
+    const { named } = await recordEpisode(ws);
+    const record = structuredClone(named.record) as CompletedEpisode;
+    (record.model as Record<string, unknown>).tools = 'all';
+    const file = join(tempDir(), 'episodes.jsonl');
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const [changed] = await episodesInFile({ file });
+    const request = rebuildRequest(ws, changed!, 2);
+    expect(request.sha256).not.toBe(request.recordedSha256);
+    expect(request.differences).toEqual(['tools: recorded 5 (the trained set), rebuilt 11']);
+    // Nothing to explain it: the record's messages were changed since.
+    const messages = record.turns[2]!.messages as { role: string; content: unknown }[];
+    messages.push({ role: 'user', content: 'added later' });
+    (record.model as Record<string, unknown>).tools = 'trained';
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const [edited] = await episodesInFile({ file });
+    expect(rebuildRequest(ws, edited!, 2).differences[0]).toMatch(/^the recorded request hashes otherwise: .* the record was changed since/);
+  });
+
   it('names the model turns when asked for another, and catches a changed or missing image', async () => {
     const ws = await workspace();
     const { named } = await recordEpisode(ws);
@@ -159,6 +179,18 @@ describe('rebuildRequest', () => {
   });
 });
 
+describe('retryTurn', () => {
+  it('runs the leak guard on the request before anything is sent', async () => {
+    const ws = await workspace();
+    const { record, named } = await recordEpisode(ws);
+    const request = rebuildRequest(ws, named, 1);
+    const leaky = withEditedMessages(request, [...request.messages, { role: 'user', content: `Hint: this is task ${record.task.task_id}.` }]);
+    const retry = await server([{ toolCalls: [{ name: 'look', arguments: { heading_deg: 90 } }] }]);
+    await expect(retryTurn({ request: leaky, endpoint: modelEndpoint({ model: 'scripted', baseUrl: retry.baseUrl }), samples: 2, truth: null })).rejects.toThrow(/^leak guard: /);
+    expect(retry.requests).toHaveLength(0);
+  });
+});
+
 describe('a record of the public harness', () => {
   it('rebuilds its one user message: the prompt text and the image the turn before returned', async () => {
     const ws = await workspace();
@@ -192,6 +224,46 @@ describe('a record of the public harness', () => {
     ]);
     expect(result.summary).toMatchObject({ samples: 2, sameAction: 1, recordedAction: 'guess', guesses: 1 });
     expect(result.samples.find((s) => s.action === 'guess')!.distance_km).toBeLessThan(5);
+  });
+
+  it('reads a single-shot reply for its <guess> coordinates, as the harness scores it', async () => {
+    const ws = await workspace();
+    const view0 = await makeJpeg(5);
+    storeImage(ws, view0, 'image/jpeg');
+    const record = harnessRecord(sha256(view0), sha256(view0));
+    record.config = { mode: 'single_shot', prompt_version: 'v2', max_turns: 1 };
+    record.turns = record.turns.slice(0, 2);
+    record.turns[1]!.model = { reply: 'Signs in German.\n<guess>48.1, 11.6</guess>' };
+    const file = join(tempDir(), 'episodes.jsonl');
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const [named] = await episodesInFile({ file });
+    const request = rebuildRequest(ws, named!, 1);
+    expect(request.recordedReply).toMatchObject({ action: 'guess', guess: [48.1, 11.6] });
+    const retry = await server([{ text: 'Probably Austria. <guess>47.5, 13.0</guess>' }]);
+    const result = await retryTurn({ request, endpoint: modelEndpoint({ model: 'scripted', baseUrl: retry.baseUrl }), samples: 1, truth: [48.14, 11.58] });
+    expect(result.samples[0]).toMatchObject({ action: 'guess', guess: [47.5, 13.0], status: 'ok' });
+    expect(result.summary).toMatchObject({ sameAction: 1, guesses: 1, spreadKm: 0 });
+  });
+});
+
+describe('images beside an episode file', () => {
+  it('reads an image the store lacks from the file\'s folder (a turn\'s image_path), and names it when neither has it', async () => {
+    const ws = await workspace();
+    const dir = tempDir();
+    const view0 = await makeJpeg(3);
+    const view1 = await makeJpeg(4);
+    mkdirSync(join(dir, 'frames'));
+    writeFileSync(join(dir, 'frames', 'a1b2c3d4e5f6-001.jpg'), view1);
+    const record = harnessRecord(sha256(view0), sha256(view1));
+    record.turns[1]!.image_path = 'frames/a1b2c3d4e5f6-001.jpg';
+    const file = join(dir, 'episodes.jsonl');
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const [named] = await episodesInFile({ file });
+    const request = rebuildRequest(ws, named!, 2);
+    expect(request.images.get(sha256(view1))?.bytes.equals(view1)).toBe(true);
+
+    // Turn 1's request sends turn 0's view, which is neither in the store nor beside the file.
+    expect(() => rebuildRequest(ws, named!, 1)).toThrow(new RegExp(`has no image ${sha256(view0)} .*geolab episodes import ${dir}`));
   });
 });
 

@@ -54,6 +54,8 @@ describe('geolab episodes retry', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`retrying against the record's own endpoint: scripted at ${server.baseUrl}`);
     const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe(`model scripted at ${server.baseUrl}`);
+    lines.shift();
     expect(lines[0]).toMatch(/^turn 2 \(tools protocol\): 4 message\(s\), 5 tool\(s\), temperature unset, max_tokens 6144$/);
     expect(lines[1]).toMatch(/^request [0-9a-f]{16}: request hash matches the recorded one$/);
     expect(lines[3]).toMatch(/^recorded {3}pin\(lat=10, lon=20, span_deg=7\) · tokens 102 in, 12 out$/);
@@ -78,6 +80,9 @@ describe('geolab episodes retry', () => {
     expect(Object.keys(out).sort()).toEqual(['recorded', 'request', 'samples', 'summary']);
     expect(out.request).toEqual({
       turn: 3,
+      model: 'scripted',
+      recorded_model: 'scripted',
+      base_url: server.baseUrl,
       sha256: episode.turns[3]!.request_sha256,
       recorded_sha256: episode.turns[3]!.request_sha256,
       differences: [],

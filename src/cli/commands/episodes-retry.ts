@@ -14,7 +14,7 @@ import { LeakGuardError } from '../../agent/leak-guard.js';
 import type { Endpoint } from '../../agent/openai.js';
 import { rebuildRequest, retryTurn, withEditedMessages, type RebuiltRequest, type RetryResult, type RetrySample } from '../../agent/retry.js';
 import { formatAction } from '../../agent/protocols/common.js';
-import { GeolabError, UsageError } from '../../core/errors.js';
+import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../eval/episode-refs.js';
 import type { GlobalOptions } from '../main.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -42,10 +42,12 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
   const { openWorkspace } = await import('../../store/index.js');
   const ws = await openWorkspace(opts.workspace);
   let result: RetryResult;
+  let sentTo: Endpoint;
   try {
     const named = await oneEpisode(ref, ws);
     let request = rebuildRequest(ws, named, opts.turn, opts.temperature !== undefined ? { temperature: opts.temperature } : {});
     const endpoint = endpointOf(opts, named);
+    sentTo = endpoint;
     if (opts.edit) request = withEditedMessages(request, editMessages(request.messages), 'the edited messages');
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -54,6 +56,7 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
       result = await retryTurn({ request, endpoint, samples, truth: request.truth, signal: controller.signal });
     } catch (err) {
       if (err instanceof LeakGuardError) throw new GeolabError(err.message);
+      if (controller.signal.aborted) throw new GeolabError('interrupted: the samples were not all back, nothing is shown', EXIT.interrupted);
       throw err;
     } finally {
       process.off('SIGINT', stop);
@@ -61,8 +64,8 @@ export async function retryCommand(ref: string, opts: RetryOptions): Promise<voi
   } finally {
     ws.close();
   }
-  if (opts.json) return printJson(jsonOf(result));
-  printResult(result);
+  if (opts.json) return printJson(jsonOf(result, sentTo));
+  printResult(result, sentTo);
 }
 
 /** The one episode a reference names (an id, FILE:LINE, or a file holding just one). */
@@ -189,8 +192,10 @@ function hashCheck(request: RebuiltRequest): string {
   return `differs: ${request.differences.join('; ')}`;
 }
 
-function printResult({ request, recorded, samples, summary }: RetryResult): void {
+function printResult({ request, recorded, samples, summary }: RetryResult, endpoint: Endpoint): void {
   const { sampling } = request;
+  const other = endpoint.model === sampling.model ? '' : ` (recorded: ${sampling.model})`;
+  printLine(`model ${endpoint.model}${other} at ${endpoint.baseUrl}`);
   const settings = [`temperature ${sampling.temperature ?? 'unset'}`, `max_tokens ${sampling.max_tokens ?? 'unset'}`, ...(sampling.extra_body ? [`extra_body ${JSON.stringify(sampling.extra_body)}`] : [])];
   printLine(
     `turn ${request.turn} (${request.protocol} protocol${request.forced ? ', forced guess' : ''}): ${request.messages.length} message(s), ${request.tools ? `${request.tools.length} tool(s)` : 'no tools'}, ${settings.join(', ')}`,
@@ -233,7 +238,7 @@ function formatKm(km: number): string {
   return km >= 100 ? String(Math.round(km)) : km.toFixed(1);
 }
 
-function jsonOf({ request, recorded, samples, summary }: RetryResult) {
+function jsonOf({ request, recorded, samples, summary }: RetryResult, endpoint: Endpoint) {
   return {
     recorded,
     samples,
@@ -247,6 +252,9 @@ function jsonOf({ request, recorded, samples, summary }: RetryResult) {
     },
     request: {
       turn: request.turn,
+      model: endpoint.model,
+      recorded_model: request.sampling.model,
+      base_url: endpoint.baseUrl,
       sha256: request.sha256,
       recorded_sha256: request.recordedSha256,
       differences: request.differences,
