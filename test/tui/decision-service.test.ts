@@ -4,13 +4,13 @@
  * saved for), what a panel is told when the endpoint is down or the turn cannot be forked, and how a
  * reply is shown.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RetrySample } from '../../src/agent/retry.js';
 import type { CompletedEpisode } from '../../src/core/episode.js';
 import { saveEpisode } from '../../src/store/episodes.js';
-import { sniffImageMime, storeImage } from '../../src/store/images.js';
+import { imagePath, sniffImageMime, storeImage } from '../../src/store/images.js';
 import type { Workspace } from '../../src/store/index.js';
 import { decisionService, sampleView } from '../../src/tui/decision/service.js';
 import { runTracker } from '../../src/tui/launch.js';
@@ -78,6 +78,21 @@ describe('what the panel is told', () => {
     const service = decisionService(session(ws), watchFile(WATCH), runTracker().track, {});
     await expect(service.prepare('fork', id, 9)).rejects.toThrow(/^turn 9 cannot be forked at: episode 3f9a21c0 has turns 1 to 3$/);
     await expect(service.prepare('retry', 'ffffffff', 1)).rejects.toThrow(/^no episode ffffffff in /);
+  });
+
+  it("a turn whose request's image is gone from the store is one line naming it", async () => {
+    const ws = await workspace();
+    const { episode, images } = await makeEpisode();
+    for (const bytes of images.values()) storeImage(ws, bytes, sniffImageMime(bytes)!);
+    // A record of the public harness: turn 1's request is its prompt and the reset's image.
+    const turns = episode.turns.map((t) => (t.turn === 1 ? { ...t, prompt: 'Where is this? Reply with one JSON action.' } : t));
+    saveEpisode(ws.db, { ...episode, turns });
+    const gone = episode.turns[0]!.image_sha256!;
+    rmSync(imagePath(ws, gone)!);
+    const service = decisionService(session(ws), watchFile(WATCH), runTracker().track, {});
+    const error = await service.prepare('retry', episode.episode_id, 1).catch((err: Error) => err);
+    expect((error as Error).message).toMatch(new RegExp(`^the workspace's image store has no image ${gone} .*geolab episodes import DIR`));
+    expect((error as Error).message).not.toContain('\n');
   });
 
   it('an endpoint that refuses connections stops the retry with one line and the fork before Live opens', async () => {
