@@ -125,6 +125,20 @@ describe('the retry panel', () => {
     expect(back).toContain('turn 1/3');
   });
 
+  it('on a narrow terminal the samples go one a row', async () => {
+    const calls: Calls = { retries: [], release: [], forks: [] };
+    const app = await openPlayer(service(calls), { columns: 80, rows: 30 });
+    await app.press(KEY.right, 'R');
+    await app.waitFor((f) => f.includes('[ Send ]'));
+    await app.press(KEY.enter);
+    await releaseAll(calls, app, 5);
+    const done = await app.waitFor((f) => f.includes('[ Send again ]'));
+    expect(done).toMatch(/recorded +look\(heading_deg=90, fov_deg=90\) · 40 tok · 1\.4 s/);
+    expect(done).toMatch(/#1 +guess\(lat=47\.1, lon=10\.1\) · 11 tok · 0\.5 s · 21 km to the truth/);
+    expect(done).toMatch(/#5 +guess/);
+    expect(done).not.toContain('╭──────────────────╮╭');
+  });
+
   it('Esc while samples are on their way aborts them and goes back to the turn', async () => {
     const calls: Calls = { retries: [], release: [], forks: [] };
     const app = await openPlayer(service(calls));
