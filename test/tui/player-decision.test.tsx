@@ -125,6 +125,28 @@ describe('the retry panel', () => {
     expect(back).toContain('turn 1/3');
   });
 
+  it('a send that fails after two samples keeps them in view beside its one-line error', async () => {
+    const calls: Calls = { retries: [], release: [], forks: [] };
+    const base = service(calls);
+    const failing: DecisionService = {
+      ...base,
+      async retry(_id, _turn, _request, onSample) {
+        onSample(0, sample(1));
+        onSample(1, sample(2));
+        await Promise.resolve();
+        throw new Error('cannot reach the model endpoint at http://127.0.0.1:8000/v1: connection refused (ECONNREFUSED)');
+      },
+    };
+    const app = await openPlayer(failing);
+    await app.press(KEY.right, 'R');
+    await app.waitFor((f) => f.includes('[ Send ]'));
+    await app.press(KEY.enter);
+    const failed = await app.waitFor((f) => f.includes('connection refused (ECONNREFUSED)'));
+    expect(failed).toContain('Sample 1 thinks it');
+    expect(failed).toContain('Sample 2 looks');
+    expect(failed).toContain('[ Send ]');
+  });
+
   it('on a narrow terminal the samples go one a row', async () => {
     const calls: Calls = { retries: [], release: [], forks: [] };
     const app = await openPlayer(service(calls), { columns: 80, rows: 30 });

@@ -57,7 +57,8 @@ export function DecisionPanel({ panel, outcome, width, height }: DecisionPanelPr
     ? `RETRY turn ${panel.turn} · its request sent again, each reply beside the recorded one`
     : `FORK at turn ${panel.turn} · a new episode replays turns before ${panel.turn}, then plays on in Live`;
   const guesses = sampleGuesses(panel);
-  const showsSamples = retry && (panel.phase === 'sending' || panel.phase === 'done') && panel.samples.length > 0;
+  // Samples that came back before a send failed stay in view beside its error.
+  const showsSamples = retry && panel.samples.length > 0;
   const columns = showsSamples && Math.floor(width / (panel.samples.length + 1)) >= MIN_COLUMN_WIDTH;
   const used = 1 + fields.length + 2 + 2 + 1 + (showsSamples ? (columns ? COLUMN_ROWS : panel.samples.length + 1) + 1 : 0);
   const mapRows = height - used;
