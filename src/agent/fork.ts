@@ -13,7 +13,10 @@ import type { Action, Observation, StepResult } from '../env/types.js';
 import type { NamedEpisode } from '../store/episode-refs.js';
 import { readImage, sha256Hex, sniffImageMime } from '../store/images.js';
 import type { Workspace } from '../store/index.js';
+import { DEFAULT_IMAGE_SIZE_PX } from './agent-settings.js';
+import type { Protocol } from './policies/model.js';
 import { actionFromObject } from './protocols/json.js';
+import type { ToolSet } from './protocols/tools.js';
 import { DEFAULT_MAX_TURNS, runEpisode } from './runner.js';
 import type { EpisodeSink, HarnessAction, Policy, PolicyContext, PolicyDecision, RecordedMessage, ResumeSeed, RunnerEvent, RunOptions, TurnModelInfo } from './types.js';
 
@@ -292,4 +295,32 @@ function storedImages(ws: Workspace, messages: RecordedMessage[], required: bool
     }
   }
   return images;
+}
+
+/**
+ * How the original asked its model: the protocol, tools and image size it recorded, so that the
+ * request at turn K is the one it sent. A record of the public harness (no protocol) played JSON.
+ */
+export function recordedSettings(record: EpisodeRecord): { protocol: Protocol; tools?: ToolSet; imageSizePx: number } {
+  const model = (record.model ?? {}) as Record<string, unknown>;
+  const config = (record.config ?? {}) as Record<string, unknown>;
+  const protocol: Protocol = (model.protocol ?? config.protocol) === 'tools' ? 'tools' : 'json';
+  const tools = model.tools ?? config.tools;
+  const size = model.image_size ?? config.image_size;
+  return {
+    protocol,
+    ...(protocol === 'tools' && (tools === 'trained' || tools === 'all') ? { tools } : {}),
+    imageSizePx: typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : DEFAULT_IMAGE_SIZE_PX,
+  };
+}
+
+/** The fork's harness config: the original's turn limit, and how the fork plays on. */
+export function forkConfig(record: EpisodeRecord, settings: ReturnType<typeof recordedSettings>, policy: 'model' | 'human'): Record<string, unknown> {
+  const { base_url: _ignored, ...original } = (record.config ?? {}) as Record<string, unknown>;
+  return {
+    ...original,
+    mode: 'agentic',
+    policy,
+    ...(policy === 'model' ? { protocol: settings.protocol, image_size: settings.imageSizePx, ...(settings.tools ? { tools: settings.tools } : {}) } : {}),
+  };
 }

@@ -6,10 +6,15 @@ export function formatCall(action: Turn['action']): string {
   if (!action) return '(no action)';
   const { action: name, ...args } = action;
   if (name === 'reset') return '(start)';
-  const list = Object.entries(args)
+  return `${name === 'forced_guess' ? 'forced guess' : name}(${formatArgs(args)})`;
+}
+
+/** A call's arguments as they go between its parentheses: `heading_deg=90, fov_deg=90`. */
+export function formatArgs(args: Record<string, unknown>): string {
+  return Object.entries(args)
     .filter(([, v]) => v !== undefined && v !== null)
-    .map(([k, v]) => `${k}=${formatArg(v)}`);
-  return `${name === 'forced_guess' ? 'forced guess' : name}(${list.join(', ')})`;
+    .map(([k, v]) => `${k}=${formatArg(v)}`)
+    .join(', ');
 }
 
 function formatArg(value: unknown): string {

@@ -13,6 +13,7 @@ import type { LiveSource } from './live/types.js';
 import type { CompareSide } from './state/navigation.js';
 import { splitsService } from './splits/service.js';
 import { auditService } from './audit/service.js';
+import { decisionService } from './decision/service.js';
 import { evalBoardService } from './eval/service.js';
 import { watchService } from './watch/service.js';
 import { trainService } from './train/service.js';
@@ -52,6 +53,7 @@ export interface OpenPlayOptions {
 export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
   const session = workspaceSession(options.workspace);
   const runs = runTracker();
+  const watchSettings = workspacePaths(workspaceDir(options.workspace)).watchSettings;
   try {
     await runApp('geolab', {
       initialRoute: { screen: 'home' },
@@ -59,7 +61,8 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         openWorkspace: session.view,
         runEpisode: runs.run,
         newPlay: () => playSource(session, {}),
-        watch: watchService(session, workspacePaths(workspaceDir(options.workspace)).watchSettings),
+        watch: watchService(session, watchSettings),
+        decision: decisionService(session, watchSettings, runs.track),
         splits: splitsService(session),
         audit: auditService(session, workspaceDir(options.workspace)),
         evalBoard: evalBoardService(session),
@@ -72,15 +75,18 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
   }
 }
 
-/** The Player on one recorded episode; q leaves the app. */
+/** The Player on one recorded episode (with its retry and fork); q leaves the app. */
 export async function openPlayer(options: OpenPlayerOptions): Promise<void> {
   const session = workspaceSession(options.workspace);
+  const runs = runTracker();
+  const watchSettings = workspacePaths(workspaceDir(options.workspace)).watchSettings;
   try {
     await runApp('geolab episodes show', {
       initialRoute: { screen: 'player', episodeId: options.episodeId },
-      services: { openWorkspace: session.view, runEpisode: runTracker().run },
+      services: { openWorkspace: session.view, runEpisode: runs.run, decision: decisionService(session, watchSettings, runs.track) },
     });
   } finally {
+    await runs.settled();
     await session.close();
   }
 }

@@ -1,5 +1,5 @@
 /** How the TUI writes values: ages, bars, wrapped text, and (from core) the episodes' values. Pure. */
-export { formatCall, formatCost, formatKm, formatLatLon, truncate, turnCost } from '../core/format.js';
+export { formatArgs, formatCall, formatCost, formatKm, formatLatLon, truncate, turnCost } from '../core/format.js';
 import { truncate } from '../core/format.js';
 
 /** "2 min ago" style ages for the workspace summary. */

@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train' | 'compare';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'decision' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train' | 'compare';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -51,6 +51,8 @@ export const KEYMAP = {
   'player.imageSize': { keys: ['i'], description: 'image size small/large' },
   'player.map': { keys: ['m'], description: 'world map on/off' },
   'player.prompt': { keys: ['p'], description: "the turn's full request: every message the model was sent" },
+  'player.retry': { keys: ['R'], description: "retry the turn: send its request again, the samples beside the recorded reply" },
+  'player.fork': { keys: ['F'], description: 'fork: a new episode in Live replays the turns before this one, then a model (or you) plays on' },
   'player.help': { keys: ['?'], description: 'help' },
   'player.back': { keys: ['q'], description: 'back' },
 
@@ -63,6 +65,16 @@ export const KEYMAP = {
   'request.bottom': { keys: ['G'], description: 'bottom' },
   'request.help': { keys: ['?'], description: 'help' },
   'request.close': { keys: ['q', 'escape', 'p'], description: 'close the request' },
+
+  // The Player's retry and fork panel (player.retry, player.fork): an endpoint form, then the samples.
+  // Letters are typed into the fields; on Start they act.
+  'decision.next': { keys: ['down', 'tab'], description: 'next field' },
+  'decision.prev': { keys: ['up', 'backtab'], description: 'previous field' },
+  'decision.erase': { keys: ['backspace'], description: 'erase' },
+  'decision.enter': { keys: ['enter'], description: 'next field; on Start: send (retry) or play on (fork)' },
+  'decision.person': { keys: ['p'], description: 'fork, on Start: play on yourself instead of a model' },
+  'decision.help': { keys: ['?'], description: 'help' },
+  'decision.close': { keys: ['escape'], description: 'close, stopping requests in flight' },
 
   'live.help': { keys: ['?'], description: 'help' },
   'live.quit': { keys: ['q'], description: 'quit (asks to confirm)' },

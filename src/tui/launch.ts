@@ -23,14 +23,15 @@ export interface RunTracker {
   settled(): Promise<void>;
   /** The record of the last run that finished. */
   last(): CompletedEpisode | FailedEpisode | undefined;
+  /** Counts a run started another way (a fork) among those `settled` waits for. */
+  track(run: Promise<CompletedEpisode | FailedEpisode>): Promise<CompletedEpisode | FailedEpisode>;
 }
 
 /** Leaving the app aborts a running episode; the runner still records it, and an entry must wait. */
 export function runTracker(): RunTracker {
   const running = new Set<Promise<unknown>>();
   let last: CompletedEpisode | FailedEpisode | undefined;
-  const run: RunEpisode = (options) => {
-    const promise = import('../agent/runner.js').then(({ runEpisode }) => runEpisode(options));
+  const track = (promise: Promise<CompletedEpisode | FailedEpisode>) => {
     running.add(promise);
     promise.then(
       (record) => {
@@ -41,8 +42,10 @@ export function runTracker(): RunTracker {
     );
     return promise;
   };
+  const run: RunEpisode = (options) => track(import('../agent/runner.js').then(({ runEpisode }) => runEpisode(options)));
   return {
     run,
+    track,
     settled: async () => {
       await Promise.allSettled([...running]);
     },

@@ -18,6 +18,7 @@ import type { RunKinds } from '../store/eval-runs.js';
 import type { SweepPhase, SweepStatus } from '../eval/sweep-status.js';
 import type { BoardEpisode } from './eval/board.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
+import type { DecisionKind, DecisionPreparation, DecisionRequest, DecisionField, SampleSummary, SampleView } from './state/decision.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
 import type { FormError, WatchRequest, WatchSettings } from './state/watch-form.js';
 
@@ -90,6 +91,39 @@ export interface TuiServices {
   evalBoard?: EvalBoardService;
   /** "Train" on Home and `geolab train watch`: the workspace's training runs as they go. */
   train?: TrainService;
+  /** The Player's `R` (retry a turn) and `F` (fork the episode at a turn into Live). */
+  decision?: DecisionService;
+}
+
+/**
+ * Debugging one decision of a workspace episode (src/agent/retry.ts, src/agent/fork.ts). Every
+ * rejection's message is one line a user can act on (missing images, the endpoint down).
+ */
+export interface DecisionService {
+  /**
+   * The form's first values (the record's model and endpoint, else the last "Watch a model"
+   * settings) and, for a retry, the request rebuilt from the record with its hash check.
+   */
+  prepare(kind: DecisionKind, episodeId: string, turn: number): Promise<DecisionPreparation>;
+  /** Whether the variable holds a key; its value never leaves the service. */
+  isSet(name: string): boolean;
+  /** Sends the turn's request `request.samples` times; `onSample` gets each as it comes back. */
+  retry(
+    episodeId: string,
+    turn: number,
+    request: DecisionRequest,
+    onSample: (index: number, sample: SampleView) => void,
+    signal: AbortSignal,
+  ): Promise<{ samples: SampleView[]; summary: SampleSummary }>;
+  /**
+   * Checks the endpoint (not for a person) and gives the Live screen's source: a new episode that
+   * replays the turns before `turn`, then the model or the person plays on; recorded in the workspace.
+   */
+  fork(
+    episodeId: string,
+    turn: number,
+    who: DecisionRequest | 'person',
+  ): Promise<{ ok: true; source: LiveSource } | { ok: false; field: DecisionField | null; message: string }>;
 }
 
 export interface TrainService {

@@ -10,11 +10,8 @@
  */
 import { isCompleted, type CompletedEpisode, type EpisodeRecord, type FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
-import { DEFAULT_IMAGE_SIZE_PX } from '../../agent/agent-settings.js';
 import { endpointOfSpec, oneModelSpec, type ModelFlags } from '../../agent/endpoint-choice.js';
 import type { ForkPlan } from '../../agent/fork.js';
-import type { Protocol } from '../../agent/policies/model.js';
-import type { ToolSet } from '../../agent/protocols/tools.js';
 import type { Policy, RunnerEvent } from '../../agent/types.js';
 import type { GlobalOptions } from '../options.js';
 import { episodeExitCode, printJson, printLine, warn } from '../output.js';
@@ -50,6 +47,7 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
     const { openEnvironment } = await import('../../agent/agent-run.js');
     const environment = await openEnvironment({ envUrl: opts.env, split: plan.record.task.split, index: plan.record.task.index }, ws);
     try {
+      const { forkConfig, recordedSettings } = await import('../../agent/fork.js');
       const settings = recordedSettings(plan.record);
       const { HumanPolicy } = await import('../../agent/policies/human.js');
       const human = opts.play ? new HumanPolicy() : undefined;
@@ -97,34 +95,6 @@ async function modelOf(opts: ForkCommandOptions) {
   const { checkModel } = await import('../../agent/openai.js');
   const served = await checkModel(endpoint.baseUrl, endpoint.model, endpoint);
   return { endpoint, served, name: spec.name, thinking: spec.thinking };
-}
-
-/**
- * How the original asked its model: the protocol, tools and image size it recorded, so that the
- * request at turn K is the one it sent. A record of the public harness (no protocol) played JSON.
- */
-function recordedSettings(record: EpisodeRecord): { protocol: Protocol; tools?: ToolSet; imageSizePx: number } {
-  const model = (record.model ?? {}) as Record<string, unknown>;
-  const config = (record.config ?? {}) as Record<string, unknown>;
-  const protocol: Protocol = (model.protocol ?? config.protocol) === 'tools' ? 'tools' : 'json';
-  const tools = model.tools ?? config.tools;
-  const size = model.image_size ?? config.image_size;
-  return {
-    protocol,
-    ...(protocol === 'tools' && (tools === 'trained' || tools === 'all') ? { tools } : {}),
-    imageSizePx: typeof size === 'number' && Number.isInteger(size) && size > 0 ? size : DEFAULT_IMAGE_SIZE_PX,
-  };
-}
-
-/** The fork's harness config: the original's turn limit, and how the fork plays on. */
-function forkConfig(record: EpisodeRecord, settings: ReturnType<typeof recordedSettings>, policy: 'model' | 'human'): Record<string, unknown> {
-  const { base_url: _ignored, ...original } = (record.config ?? {}) as Record<string, unknown>;
-  return {
-    ...original,
-    mode: 'agentic',
-    policy,
-    ...(policy === 'model' ? { protocol: settings.protocol, image_size: settings.imageSizePx, ...(settings.tools ? { tools: settings.tools } : {}) } : {}),
-  };
 }
 
 type Run = Parameters<typeof import('../../agent/fork.js').forkEpisode>[0];

@@ -28,6 +28,10 @@ export interface RevealMapProps {
   /** The space for the map, borders and legend included. */
   columns: number;
   rows: number;
+  /** Fit a regional map to the pins as well as guess and truth. */
+  fitPins?: boolean;
+  /** What the pins are, in the legend (default: pins). */
+  pinsLabel?: string;
 }
 
 /**
@@ -35,15 +39,15 @@ export interface RevealMapProps {
  * Guesses too far off for a regional map (half the globe) get the world map; so does an episode
  * without a usable guess.
  */
-export function RevealMap({ outcome, pins, columns, rows }: RevealMapProps) {
+export function RevealMap({ outcome, pins, columns, rows, fitPins = false, pinsLabel }: RevealMapProps) {
   const theme = useTheme();
   const guess = point(outcome.guess);
   const truth = point(outcome.truth);
   const mapColumns = columns - 2;
   const mapRows = rows - REVEAL_MAP_CHROME_ROWS;
-  const input = JSON.stringify({ columns: mapColumns, rows: mapRows, guess, truth, pins });
+  const input = JSON.stringify({ columns: mapColumns, rows: mapRows, guess, truth, pins, fitPins });
   const regional = useMemo(() => {
-    const parsed = JSON.parse(input) as { columns: number; rows: number; guess: LatLon | null; truth: LatLon | null; pins: LatLon[] };
+    const parsed = JSON.parse(input) as { columns: number; rows: number; guess: LatLon | null; truth: LatLon | null; pins: LatLon[]; fitPins: boolean };
     return parsed.guess && parsed.truth ? drawRegionalMap({ ...parsed, guess: parsed.guess, truth: parsed.truth }) : null;
   }, [input]);
   const world = fitMap(mapColumns, mapRows);
@@ -60,7 +64,7 @@ export function RevealMap({ outcome, pins, columns, rows }: RevealMapProps) {
     guess ? mark(theme.map.guess, GUESS_MARK, ' guess') : null,
     truth ? mark(theme.map.truth, TRUTH_MARK, ' truth') : null,
     guess && truth && km !== null ? mark(theme.map.path, '⠒⠒', ` great circle ${formatKm(km)}`) : null,
-    pins.length ? mark(theme.map.pin, pins.length === 1 ? '1' : `1…${pins.length % 10}`, pins.length === 1 ? ' pin' : ' pins') : null,
+    pins.length ? mark(theme.map.pin, pins.length === 1 ? '1' : `1…${pins.length % 10}`, ` ${pinsLabel ?? (pins.length === 1 ? 'pin' : 'pins')}`) : null,
   ].filter(Boolean);
   return (
     <Box flexDirection="column" flexShrink={0}>

@@ -89,7 +89,7 @@ export function useLiveEpisode(
           if (context) dispatch({ type: 'personWaiting', forced: context.forced });
         });
       }
-      await runEpisode({
+      await (source.run ?? runEpisode)({
         ...options,
         // A person's policy runs as it is (a fork's wraps the person), a model's behind the pause gate.
         policy: current.human ? options.policy : gatedPolicy(options.policy, gate, abort.signal),

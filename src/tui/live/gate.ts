@@ -83,6 +83,8 @@ export function gatedPolicy(policy: Policy, gate: Gate, signal: AbortSignal): Po
     identity: policy.identity,
     begin: policy.begin?.bind(policy),
     observe: policy.observe?.bind(policy),
+    // A fork seeds the model that plays on (src/agent/fork.ts) through the gate.
+    resume: policy.resume?.bind(policy),
     async decide(context: PolicyContext): Promise<PolicyDecision> {
       await gate.pass(AbortSignal.any([signal, context.signal]));
       return policy.decide(context);

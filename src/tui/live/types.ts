@@ -26,6 +26,11 @@ export interface LiveSource {
   /** Who plays, as the header says it: "you", or the policy's name. */
   readonly who: string;
   prepare(): Promise<LiveRun>;
+  /**
+   * How the prepared episode is played, in place of the app's runner: a fork (the Player's `F`)
+   * replays the recorded turns before it lets the policy play on.
+   */
+  run?: RunEpisode;
   /** Frees what `prepare` made (an embedded environment); called when the screen goes away. */
   dispose?(): Promise<void>;
 }

@@ -21,6 +21,8 @@ export interface RegionalMapInput {
   guess: LatLon;
   truth: LatLon;
   pins?: readonly LatLon[];
+  /** Fit the crop to the pins too, not only to guess and truth (the Player's retried guesses). */
+  fitPins?: boolean;
 }
 
 export interface RegionalMap {
@@ -43,11 +45,11 @@ const MAX_LAT = 84;
  * The crop of `columns` x `rows` cells that holds guess, truth and the great circle between them
  * with a margin, or null when they are too far apart for a regional map (half the globe, or a pole).
  */
-export function fitRegion(guess: LatLon, truth: LatLon, columns: number, rows: number): Region | null {
+export function fitRegion(guess: LatLon, truth: LatLon, columns: number, rows: number, also: readonly LatLon[] = []): Region | null {
   const width = columns * 2;
   const height = rows * 4;
   const stepDeg = Math.max(haversineKm(guess.lat, guess.lon, truth.lat, truth.lon) / KM_PER_DEG / FIT_SAMPLES, 1e-6);
-  const points = greatCircleEvery(guess, truth, stepDeg).map((p) => ({ lat: p.lat, lon: unwrapFrom(guess.lon, p.lon) }));
+  const points = [...greatCircleEvery(guess, truth, stepDeg), ...also].map((p) => ({ lat: p.lat, lon: unwrapFrom(guess.lon, p.lon) }));
   const lats = points.map((p) => p.lat);
   const lons = points.map((p) => p.lon);
   const [south, north] = [Math.min(...lats), Math.max(...lats)];
@@ -84,7 +86,7 @@ export function projectDot(region: Region, width: number, height: number, p: Lat
 /** The regional map, or null when guess and truth are too far apart for one (see fitRegion). */
 export function drawRegionalMap(input: RegionalMapInput): RegionalMap | null {
   const { columns, rows, guess, truth } = input;
-  const region = fitRegion(guess, truth, columns, rows);
+  const region = fitRegion(guess, truth, columns, rows, input.fitPins ? input.pins : []);
   if (!region) return null;
   const width = columns * 2;
   const height = rows * 4;

@@ -1,6 +1,7 @@
-import { Box, Text } from 'ink';
+import { Box, Text, type Key } from 'ink';
 import { useMemo } from 'react';
 import { isFailed, type CompletedEpisode, type FailedEpisode, type Turn } from '../../core/episode.js';
+import { DecisionPanel } from '../components/DecisionPanel.js';
 import { Footer } from '../components/Footer.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
@@ -15,8 +16,10 @@ import { TurnInfo } from '../components/TurnInfo.js';
 import { TurnList } from '../components/TurnList.js';
 import { WorldMap } from '../components/WorldMap.js';
 import { useNavigation, useNavigationActions } from '../contexts/NavigationContext.js';
+import { useServices } from '../contexts/ServicesContext.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { useWorkspaceState } from '../contexts/WorkspaceContext.js';
+import { useDecisionPanel, type DecisionPanelActions } from '../hooks/useDecisionPanel.js';
 import { turnsOf, usePlayback } from '../hooks/usePlayback.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
@@ -24,6 +27,7 @@ import { imageCells, isWide } from '../layout.js';
 import { matches, type Command, type HintItem } from '../keys.js';
 import { fitMap } from '../map/world-map.js';
 import type { ScreenProps } from '../screens.js';
+import { decisionTurnProblem, startPosition, type DecisionState } from '../state/decision.js';
 import type { PlayerAction, PlayerState } from '../state/player.js';
 import { requestLines, requestOf, turnBudget } from '../turn-text.js';
 
@@ -47,6 +51,8 @@ const HINTS: HintItem[] = [
   { commands: ['player.reasoning'], label: 'reasoning' },
   { commands: ['player.map'], label: 'map' },
   { commands: ['player.prompt'], label: 'request' },
+  { commands: ['player.retry'], label: 'retry' },
+  { commands: ['player.fork'], label: 'fork' },
   { commands: ['player.imageSize'], label: 'image size' },
   { commands: ['player.help'], label: 'help' },
   { commands: ['player.back'], label: 'back' },
@@ -60,6 +66,24 @@ const REQUEST_HINTS: HintItem[] = [
   { commands: ['request.close'], label: 'close' },
 ];
 
+const DECISION_HINTS: HintItem[] = [
+  { commands: ['decision.prev', 'decision.next'], label: 'field' },
+  { commands: ['decision.enter'], label: 'next/send' },
+  { commands: ['decision.help'], label: 'help' },
+  { commands: ['decision.close'], label: 'close' },
+];
+
+const FORK_HINTS: HintItem[] = [
+  { commands: ['decision.prev', 'decision.next'], label: 'field' },
+  { commands: ['decision.enter'], label: 'next/play on' },
+  { commands: ['decision.person'], label: 'play on yourself' },
+  { commands: ['decision.help'], label: 'help' },
+  { commands: ['decision.close'], label: 'close' },
+];
+
+/** Rows besides the panel: the header, a notice and the footer. */
+const DECISION_CHROME_ROWS = 3;
+
 /** Rows besides the request view: the header, a notice and the footer. */
 const REQUEST_CHROME_ROWS = 3;
 
@@ -72,6 +96,8 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
   const actions = useNavigationActions();
   const workspace = useWorkspaceState();
   const { episode, player, dispatch } = usePlayback(workspace, route.episodeId, route.turn);
+  const loadedId = episode?.status === 'ready' ? episode.value.episode_id : null;
+  const { panel, actions: panelActions } = useDecisionPanel(useServices().decision, loadedId, (source) => actions.open({ screen: 'live', source }));
   const size = useTerminalSize();
   const requestOpen = player.request !== null;
   const turns = episode?.status === 'ready' ? turnsOf(episode.value) : [];
@@ -82,7 +108,8 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
     return request ? requestLines(request, size.columns - 2) : null;
   }, [requestOpen, turn, size.columns]);
 
-  useScreenKeys(requestOpen ? 'request.help' : 'player.help', (input, key) => {
+  useScreenKeys(panel ? 'decision.help' : requestOpen ? 'request.help' : 'player.help', (input, key) => {
+    if (panel) return onPanelKey(panel, panelActions, input, key);
     if (requestOpen) {
       // The title takes a row; a page keeps one line of the last in view.
       const max = Math.max(0, (lines?.length ?? 0) - (requestHeight - 1));
@@ -98,6 +125,13 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
       return;
     }
     if (matches('player.back', input, key)) return actions.back();
+    if (matches('player.retry', input, key) || matches('player.fork', input, key)) {
+      const problem = decisionTurnProblem(turns, Math.min(player.position, turns.length - 1));
+      if (problem) return actions.notify(problem);
+      dispatch({ type: 'stopAutoplay' });
+      actions.notify(null);
+      return panelActions.open(matches('player.retry', input, key) ? 'retry' : 'fork', turn!.turn);
+    }
     const hit = KEY_ACTIONS.find(([command]) => matches(command, input, key));
     if (hit) dispatch(hit[1]);
   });
@@ -108,6 +142,20 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
       <Box flexDirection="column" paddingX={1}>
         <Text color={theme.status.error}>{episode.message}</Text>
         <Footer notice={notice} hints={['player.back']} />
+      </Box>
+    );
+  }
+  if (panel) {
+    const outcome = isFailed(episode.value) ? null : episode.value.outcome;
+    return (
+      <Box flexDirection="column" paddingX={1} height="100%">
+        <EpisodeHeader episode={episode.value} player={player} />
+        {help ? (
+          <HelpOverlay title={panel.kind === 'retry' ? 'Retry' : 'Fork'} groups={['decision']} />
+        ) : (
+          <DecisionPanel panel={panel} outcome={outcome} width={size.columns - 2} height={size.rows - DECISION_CHROME_ROWS} />
+        )}
+        <Footer notice={notice} hints={panel.kind === 'retry' ? DECISION_HINTS : FORK_HINTS} />
       </Box>
     );
   }
@@ -131,6 +179,20 @@ export function PlayerScreen({ route }: ScreenProps<'player'>) {
       <Footer notice={notice} hints={HINTS} />
     </Box>
   );
+}
+
+/** The panel's keys: Esc always; the form's while it is a form; letters are text except on Start. */
+function onPanelKey(panel: DecisionState, actions: DecisionPanelActions, input: string, key: Key): void {
+  if (matches('decision.close', input, key)) return actions.close();
+  if (panel.phase !== 'editing' && panel.phase !== 'done') return;
+  const onStart = panel.focus === startPosition(panel);
+  if (matches('decision.next', input, key)) actions.move(1);
+  else if (matches('decision.prev', input, key)) actions.move(-1);
+  else if (matches('decision.erase', input, key)) actions.erase();
+  else if (matches('decision.enter', input, key)) actions.submit();
+  else if (onStart && panel.kind === 'fork' && matches('decision.person', input, key)) actions.person();
+  // Printable text only: arrows and other named keys arrive with an empty input.
+  else if (!onStart && input && !key.ctrl && !key.meta) actions.type(input);
 }
 
 function EpisodeHeader({ episode, player }: { episode: CompletedEpisode | FailedEpisode; player: PlayerState }) {

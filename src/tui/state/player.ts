@@ -29,6 +29,8 @@ export type PlayerAction =
   | { type: 'first' }
   | { type: 'last' }
   | { type: 'toggleAutoplay' }
+  /** Another view takes the screen (the retry or fork panel): the turn stays where it is. */
+  | { type: 'stopAutoplay' }
   /** One beat of the autoplay clock: the next turn, stopping at the last. */
   | { type: 'tick' }
   | { type: 'toggleReasoning' }
@@ -59,6 +61,8 @@ export function playerReducer(state: PlayerState, action: PlayerAction): PlayerS
       if (state.autoplay) return { ...state, autoplay: false };
       // Starting at the end replays from the start, as a media player does.
       return { ...(state.position >= last ? goTo(state, 0) : state), autoplay: last > 0 };
+    case 'stopAutoplay':
+      return state.autoplay ? { ...state, autoplay: false } : state;
     case 'tick': {
       if (!state.autoplay) return state;
       const next = goTo(state, state.position + 1);
