@@ -5,9 +5,10 @@
  * and the words of the summary and request-hash lines; the sending is the hook's
  * (hooks/useDecisionPanel.ts), the work the services' (src/agent/retry.ts, src/agent/fork.ts).
  */
-import { apiKeyEnvProblem, baseUrlProblem } from '../../agent/agent-settings.js';
+import type { RetrySummary } from '../../agent/retry.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { formatKm } from '../format.js';
+import { endpointFieldsError } from './watch-form.js';
 
 export type DecisionKind = 'retry' | 'fork';
 
@@ -62,14 +63,8 @@ export interface SampleView {
   error?: string | null;
 }
 
-export interface SampleSummary {
-  samples: number;
-  sameAction: number;
-  recordedAction: string | null;
-  guesses: number;
-  spreadKm: number | null;
-  meanDistanceKm: number | null;
-}
+/** The samples' summary, as the retry service counts it. */
+export type SampleSummary = RetrySummary;
 
 /** Whether the request rebuilt from the record is the one the model was sent (its sha256). */
 export interface RequestCheck {
@@ -232,13 +227,8 @@ export function checkDecisionForm(
 ): { ok: true; request: DecisionRequest } | { ok: false; field: DecisionField; message: string } {
   const v = Object.fromEntries(Object.entries(values).map(([k, text]) => [k, text.trim()])) as unknown as DecisionValues;
   const wrong = (field: DecisionField, message: string) => ({ ok: false as const, field, message });
-  if (!v.model) return wrong('model', 'model: type the name the endpoint lists at /v1/models');
-  if (!v.baseUrl) return wrong('baseUrl', 'base URL: type the endpoint, e.g. http://127.0.0.1:8000/v1');
-  const urlProblem = baseUrlProblem(v.baseUrl);
-  if (urlProblem) return wrong('baseUrl', `base URL ${urlProblem}`);
-  // The text is probably a key: not echoed back.
-  const nameProblem = v.apiKeyEnv ? apiKeyEnvProblem(v.apiKeyEnv) : null;
-  if (nameProblem) return wrong('apiKeyEnv', `API key env var ${nameProblem}`);
+  const endpointError = endpointFieldsError(v);
+  if (endpointError) return { ok: false, ...endpointError };
   const temperature = v.temperature === '' ? null : Number(v.temperature);
   if (temperature !== null && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) {
     return wrong('temperature', `temperature must be a number from 0 to 2 (blank: as recorded), got "${v.temperature}"`);

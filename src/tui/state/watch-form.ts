@@ -127,17 +127,26 @@ function positionOf(field: WatchField | null | undefined): number | undefined {
   return at < 0 ? undefined : at;
 }
 
+/**
+ * The endpoint's fields of a form (this one, the Player's retry and fork form): the first that is
+ * wrong and what to type instead, or null.
+ */
+export function endpointFieldsError(v: { model: string; baseUrl: string; apiKeyEnv: string }): { field: 'model' | 'baseUrl' | 'apiKeyEnv'; message: string } | null {
+  if (!v.model) return { field: 'model', message: 'model: type the name the endpoint lists at /v1/models' };
+  if (!v.baseUrl) return { field: 'baseUrl', message: 'base URL: type the endpoint, e.g. http://127.0.0.1:8000/v1' };
+  const urlProblem = baseUrlProblem(v.baseUrl);
+  if (urlProblem) return { field: 'baseUrl', message: `base URL ${urlProblem}` };
+  // The text is probably a key: not echoed back.
+  const nameProblem = v.apiKeyEnv ? apiKeyEnvProblem(v.apiKeyEnv) : null;
+  return nameProblem ? { field: 'apiKeyEnv', message: `API key env var ${nameProblem}` } : null;
+}
+
 /** The request the text describes, or the first field that is wrong and what to type instead. */
 export function checkWatchForm(values: WatchValues): { ok: true; request: WatchRequest } | ({ ok: false } & FormError) {
   const v = Object.fromEntries(Object.entries(values).map(([k, text]) => [k, text.trim()])) as WatchValues;
   const wrong = (field: WatchField, message: string) => ({ ok: false as const, field, message });
-  if (!v.model) return wrong('model', 'model: type the name the endpoint lists at /v1/models');
-  if (!v.baseUrl) return wrong('baseUrl', 'base URL: type the endpoint, e.g. http://127.0.0.1:8000/v1');
-  const urlProblem = baseUrlProblem(v.baseUrl);
-  if (urlProblem) return wrong('baseUrl', `base URL ${urlProblem}`);
-  const nameProblem = v.apiKeyEnv ? apiKeyEnvProblem(v.apiKeyEnv) : null;
-  // The text is probably a key: not echoed back.
-  if (nameProblem) return wrong('apiKeyEnv', `API key env var ${nameProblem}`);
+  const endpointError = endpointFieldsError(v);
+  if (endpointError) return { ok: false, ...endpointError };
   if (!(PROTOCOLS as readonly string[]).includes(v.protocol)) return wrong('protocol', `protocol must be ${PROTOCOLS.join(' or ')}`);
   if (!v.split) return wrong('split', 'split: type a split name, e.g. eval');
   if (v.task && !/^\d+$/.test(v.task)) {
