@@ -11,7 +11,11 @@
  *   from a chunk as from its source. src/paths.ts finds the root by looking for package.json.
  * - Packages stay outside the bundle (resolved from node_modules at run time as before) except the
  *   small pure-JS ones a command loads at start-up (BUNDLED), which would otherwise be more modules
- *   to load one by one. Native ones (better-sqlite3, sharp), ink/React and the rest are external.
+ *   to load one by one, and the two geolab patches (patches/, applied by patch-package at `npm ci`):
+ *   Ink and axios are bundled as patched, so an install of the published package runs the patched
+ *   code whether or not its install scripts run (npm skips a global install's scripts unless they
+ *   are allowed). A bundled package's dependencies come with it; React stays one shared instance.
+ *   Native ones (better-sqlite3, sharp) and the rest are external.
  * - Chunks `require` Node's built-ins through the banner's `require` (commander is CommonJS).
  * - Source maps sit beside every chunk; test/helpers/bundle.ts reads them to tell which source
  *   modules a run loaded.
@@ -31,8 +35,11 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = 'dist/bundle';
 
-/** Packages bundled in: pure JS, loaded at start-up by common commands. */
-const BUNDLED = new Set(['zod', 'commander', 'any-ascii', 'kdbush', 'geokdbush', 'tinyqueue']);
+/** Packages bundled in: pure JS, loaded at start-up by common commands, and the patched ones (Ink, axios). */
+const BUNDLED = new Set(['zod', 'commander', 'any-ascii', 'kdbush', 'geokdbush', 'tinyqueue', 'ink', 'axios']);
+
+/** Imports of bundled packages left to run time: React (one instance for Ink and the TUI), Ink's optional devtools. */
+const KEPT_OUT = new Set(['react', 'react-devtools-core']);
 
 /** Every other bare import stays a run-time import from node_modules. */
 const externalPackages = {
@@ -41,6 +48,10 @@ const externalPackages = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      // A bundled package's own dependencies are bundled with it, as it resolves them (a nested
+      // node_modules may hold another version than the top level's), all but React, of which the
+      // TUI and Ink must share the one instance, and Ink's optional devtools, never installed.
+      if (args.importer.includes('/node_modules/')) return KEPT_OUT.has(name) ? { path: args.path, external: true } : undefined;
       return BUNDLED.has(name) ? undefined : { path: args.path, external: true };
     });
   },
