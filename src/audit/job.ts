@@ -5,7 +5,7 @@
  * when its episodes were audited. The command prints the job; the screen draws it.
  */
 import type { SkippedEntry } from '../files.js';
-import { EXIT } from '../core/errors.js';
+import { EXIT, type ExitCode } from '../core/errors.js';
 import type { Workspace } from '../store/index.js';
 import { workspacePaths } from '../store/workspace.js';
 import { acceptedBy, acceptedEntry, acceptInBaseline, DEFAULT_BASELINE, readBaseline, writeBaseline, type Baseline } from './baseline.js';
@@ -56,7 +56,7 @@ export interface AuditJob {
   /** Counts of the findings, new and accepted, and the gate at the job's fail-on. */
   summary: AuditSummary;
   /** EXIT.problemFound on a new finding at or above fail-on or an invalid line skipped, else EXIT.ok. */
-  exitStatus: number;
+  exitStatus: ExitCode;
   /** With `update`: how many findings were newly accepted. */
   newlyAccepted?: number;
   /** Where the last counts were written (the workspace's own audit only). */
@@ -142,13 +142,7 @@ function acceptAll(findings: Finding[], baseline: Baseline, file: string): numbe
   return added;
 }
 
-function sourcesOf(options: AuditJobSetup): AuditSources & { tasks?: string[] } {
-  const { episodes, prompts, traces, completions, tasks } = options;
-  return {
-    ...(episodes ? { episodes } : {}),
-    ...(prompts ? { prompts } : {}),
-    ...(traces ? { traces } : {}),
-    ...(completions ? { completions } : {}),
-    ...(tasks ? { tasks } : {}),
-  };
+/** The sources and task files of a setup, for the run. */
+function sourcesOf({ episodes, prompts, traces, completions, tasks }: AuditJobSetup): AuditSources & { tasks?: string[] } {
+  return { episodes, prompts, traces, completions, tasks };
 }

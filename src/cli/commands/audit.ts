@@ -3,8 +3,9 @@
  * the detector core, the findings reported as text, JSON or SARIF, and the gate: exit 1 on a new
  * (not baselined) finding at or above --fail-on. `geolab audit baseline add|list|remove` keep the
  * baseline of accepted findings.
- * Prompts are streamed; only findings are kept. Draws no TUI: ink and React are never loaded, and
- * SQLite only when the workspace is read.
+ * The work is the audit job's (src/audit/job.ts, which the Audit screen calls too): this parses the
+ * options into its setup and prints what it returns. Prompts are streamed; only findings are kept.
+ * Draws no TUI: ink and React are never loaded, and SQLite only when the workspace is read.
  */
 import { existsSync } from 'node:fs';
 import { editDistance, UsageError } from '../../core/errors.js';
