@@ -1,23 +1,23 @@
 /**
  * One audit run, as `geolab audit` and the TUI's Audit screen both do it: the sources' prompts
- * streamed through the detector core against the tasks' truth, repeats within an episode dropped,
- * findings marked against the baseline. Only findings (and the lines that locate them) are kept.
+ * streamed through the detector core against the tasks' truth, repeats within an episode dropped.
+ * Only findings (and the lines that locate them) are kept. The baseline, the summary and the gate
+ * are the job's (src/audit/job.ts), which both call.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { runTreeFiles, type SkippedEntry } from '../files.js';
 import type { Workspace } from '../store/index.js';
-import type { Baseline } from './baseline.js';
 import { auditPromptAsync, findingId } from './detect.js';
 import { AuditSession } from './session.js';
-import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, summarize, type AuditCounts, type AuditSummary, type ExplainedSummary } from './report.js';
+import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, type AuditCounts, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
 import type { OnBytes, OnInvalid } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
 import { readTraceFile } from './sources/traces.js';
-import type { AuditPrompt, AuditTask, Explanation, Finding, FindingKind, Severity } from './types.js';
+import type { AuditPrompt, AuditTask, Explanation, Finding, FindingKind } from './types.js';
 
 export interface AuditSources {
   episodes?: string[];
@@ -33,8 +33,6 @@ export interface RunAuditOptions extends AuditSources {
   workspace?: () => Promise<Workspace>;
   readWorkspace: boolean;
   radiusKm: number;
-  baseline: Baseline;
-  failOn: Severity;
   /** Skip bad lines of prompt files (each told to `onInvalid`, all counted) instead of stopping. */
   skipInvalid?: boolean;
   onInvalid?: OnInvalid;
@@ -54,10 +52,10 @@ export type OnAuditProgress = (progress: AuditProgress) => void | Promise<void>;
 
 export interface AuditResult {
   counts: AuditCounts;
+  /** Every finding unaccepted (`baselined` false): the job marks them against its baseline. */
   findings: Finding[];
   /** Mentions the agent's own points explain: counted, the first few kept. */
   explained: ExplainedSummary;
-  summary: AuditSummary;
   /** The source line a finding's prompt was read from, when it came from a line of a file. */
   lineOf(finding: Finding): number | undefined;
 }
@@ -77,7 +75,6 @@ export function hasFileSources(sources: AuditSources): boolean {
 }
 
 export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditProgress): Promise<AuditResult> {
-  const started = performance.now();
   const files = fileSources(options, options.onSkipped);
   const ws = options.readWorkspace || !options.tasks ? await options.workspace?.() : undefined;
   if (!options.tasks && !ws) throw new Error('runAudit: neither task files nor a workspace to find the tasks in');
@@ -86,7 +83,7 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
   const findings: Finding[] = [];
   const lines = new Map<string, number>();
   const explained = emptyExplained();
-  const run = new Run(tasks, options.radiusKm, options.baseline, counts, findings, lines, explained);
+  const run = new Run(tasks, options.radiusKm, counts, findings, lines, explained);
   const progress: AuditProgress = { prompts: 0, bytesDone: 0, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
   const onBytes = (bytes: number) => {
     progress.bytesDone += bytes;
@@ -114,8 +111,7 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     for await (const prompt of readWorkspaceEpisodes(ws)) await audit(prompt);
   }
   run.finish();
-  const summary = summarize(findings, counts, options.failOn, (performance.now() - started) / 1000, explained);
-  return { counts, findings, explained, summary, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
+  return { counts, findings, explained, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
 }
 
 /**
@@ -182,7 +178,6 @@ class Run {
   constructor(
     private readonly tasks: TaskLookup,
     private readonly radiusKm: number,
-    private readonly baseline: Baseline,
     private readonly counts: AuditCounts,
     private readonly findings: Finding[],
     private readonly lines: Map<string, number>,
@@ -215,7 +210,6 @@ class Run {
         }
         this.reported.add(key);
       }
-      f.baselined = this.baseline.has(f.id);
       this.findings.push(f);
       if (task && TEMPLATE_KINDS.has(f.kind)) this.noteLine(f, prompt, task);
       if (prompt.line !== undefined) this.lines.set(promptKey(prompt.source, prompt.promptId), prompt.line);
@@ -320,7 +314,7 @@ class Run {
       text: line,
       context: line,
       evidence: `in the prompts of ${tasks}${tasks >= TASKS_COUNTED_MAX ? ' or more' : ''} different tasks; names ${[...seen.names].join(', ')}`,
-      baselined: this.baseline.has(id),
+      baselined: false,
     };
   }
 }

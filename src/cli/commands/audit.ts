@@ -3,20 +3,20 @@
  * the detector core, the findings reported as text, JSON or SARIF, and the gate: exit 1 on a new
  * (not baselined) finding at or above --fail-on. `geolab audit baseline add|list|remove` keep the
  * baseline of accepted findings.
- * Prompts are streamed; only findings are kept. Draws no TUI: ink and React are never loaded, and
- * SQLite only when the workspace is read.
+ * The work is the audit job's (src/audit/job.ts, which the Audit screen calls too): this parses the
+ * options into its setup and prints what it returns. Prompts are streamed; only findings are kept.
+ * Draws no TUI: ink and React are never loaded, and SQLite only when the workspace is read.
  */
 import { existsSync } from 'node:fs';
-import { editDistance, EXIT, UsageError } from '../../core/errors.js';
-import { acceptedBy, acceptedEntry, acceptInBaseline, DEFAULT_BASELINE, isFindingId, readBaseline, writeBaseline, type Baseline } from '../../audit/baseline.js';
-import { LEAK_RADIUS_KM } from '../../audit/detect.js';
-import { lastAuditOf, writeLastAudit } from '../../audit/last-run.js';
-import { failing, jsonReport, summarize, textReport } from '../../audit/report.js';
-import { hasFileSources, runAudit, type AuditProgress, type AuditResult } from '../../audit/run.js';
+import { editDistance, UsageError } from '../../core/errors.js';
+import { isFindingId, readBaseline, writeBaseline } from '../../audit/baseline.js';
+import { acceptFindings, auditFiles, auditJob, type AuditJob, type AuditJobOptions, type AuditJobSetup } from '../../audit/job.js';
+import { jsonReport, textReport } from '../../audit/report.js';
+import { hasFileSources, type AuditProgress } from '../../audit/run.js';
 import type { OnInvalid } from '../../audit/sources/jsonl.js';
 import type { Finding, Severity } from '../../audit/types.js';
 import type { Workspace } from '../../store/index.js';
-import { workspaceDir, workspacePaths } from '../../store/workspace.js';
+import { workspaceDir } from '../../store/workspace.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
@@ -34,54 +34,24 @@ export interface AuditCommandOptions extends GlobalOptions {
   skipInvalid?: boolean;
 }
 
-/** What a run of the audit reads and where its baseline is: the same for the audit and its baseline commands. */
-interface AuditSetup {
-  radiusKm: number;
-  failOn: Severity;
-  filesNamed: boolean;
-  readWorkspace: boolean;
-  paths: ReturnType<typeof workspacePaths> | undefined;
-  baselineFile: string;
-}
-
-function auditSetup(opts: AuditCommandOptions): AuditSetup {
+/** The job's setup from the options: what it reads, where its baseline is, what it gates on. */
+function auditSetup(opts: AuditCommandOptions): AuditJobSetup {
   if (opts.workspace?.startsWith('-')) {
     throw new UsageError(`--workspace takes the workspace folder, got "${opts.workspace}" (without any source the audit reads the default workspace)`);
   }
-  const radiusKm = opts.radiusKm ?? LEAK_RADIUS_KM;
-  if (!(radiusKm > 0)) throw new UsageError(`--radius-km expects a distance above 0 km, got ${radiusKm}`);
-  const filesNamed = hasFileSources(opts);
-  const readWorkspace = opts.workspace !== undefined || !filesNamed;
-  // The workspace's audit keeps its baseline in the workspace, where the TUI's Audit screen writes it.
-  const paths = readWorkspace ? workspacePaths(workspaceDir(opts.workspace)) : undefined;
-  return { radiusKm, failOn: opts.failOn ?? 'high', filesNamed, readWorkspace, paths, baselineFile: opts.baseline ?? paths?.auditBaseline ?? DEFAULT_BASELINE };
+  if (opts.radiusKm !== undefined && !(opts.radiusKm > 0)) throw new UsageError(`--radius-km expects a distance above 0 km, got ${opts.radiusKm}`);
+  const { episodes, prompts, traces, completions, tasks, radiusKm, baseline, failOn } = opts;
+  const setup: AuditJobSetup = { episodes, prompts, traces, completions, tasks, radiusKm, baseline, failOn, readWorkspace: opts.workspace !== undefined || !hasFileSources(opts) };
+  return setup.readWorkspace ? { ...setup, workspaceDir: workspaceDir(opts.workspace) } : setup;
 }
 
-/**
- * The baseline a run gates against. A file that does not exist yet accepts nothing (the first run of
- * a CI recipe); one that exists must be a baseline, or the gate would be wrong.
- */
-function baselineOf(file: string, named: boolean): Baseline {
-  const baseline = readBaseline(file, true);
-  if (named && baseline.size === 0 && !existsSync(file)) warn(`baseline ${file} does not exist yet: no finding is accepted (\`geolab audit baseline add\` or --update writes it)`);
-  return baseline;
-}
-
-async function runWith(opts: AuditCommandOptions, setup: AuditSetup, baseline: Baseline, onInvalid?: OnInvalid): Promise<AuditResult> {
+/** The job with the command's progress line and workspace, closed when it ends. */
+async function runJob(opts: AuditCommandOptions, job: AuditJobOptions): Promise<AuditJob> {
   let ws: Workspace | undefined;
   const progress = new Progress();
   try {
-    return await runAudit(
-      {
-        ...opts,
-        readWorkspace: setup.readWorkspace,
-        radiusKm: setup.radiusKm,
-        baseline,
-        failOn: setup.failOn,
-        ...(onInvalid ? { skipInvalid: true, onInvalid } : {}),
-        onSkipped: warnSkipped,
-        workspace: async () => (ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace)),
-      },
+    return await auditJob(
+      { ...job, onSkipped: warnSkipped, openWorkspace: async () => (ws = await (await import('../../store/index.js')).openWorkspace(opts.workspace)) },
       progress.tick,
     );
   } finally {
@@ -96,49 +66,29 @@ const INVALID_LISTED = 50;
 export async function auditCommand(opts: AuditCommandOptions): Promise<void> {
   if (opts.json && opts.sarif) throw new UsageError('--json and --sarif both given: choose one output');
   const setup = auditSetup(opts);
-  const { failOn, baselineFile, paths, filesNamed } = setup;
-  const started = performance.now();
-  // A broken baseline stops the run before any reading: the gate would be wrong without it.
-  const baseline = baselineOf(baselineFile, opts.baseline !== undefined);
-  let invalid = 0;
+  const { baselineFile } = auditFiles(setup);
+  // The job reads the baseline first (a broken one stops it); a named one that is missing accepts nothing.
+  if (opts.baseline !== undefined && !existsSync(baselineFile)) warn(`baseline ${baselineFile} does not exist yet: no finding is accepted (\`geolab audit baseline add\` or --update writes it)`);
+  let listed = 0;
   const onInvalid: OnInvalid | undefined = opts.skipInvalid
     ? (error) => {
-        if (++invalid <= INVALID_LISTED) warn(`skipped ${error.message}`);
+        if (++listed <= INVALID_LISTED) warn(`skipped ${error.message}`);
       }
     : undefined;
-  const result = await runWith(opts, setup, baseline, onInvalid);
-  const { findings, counts, explained, lineOf } = result;
-  if (invalid > INVALID_LISTED) warn(`skipped ${invalid - INVALID_LISTED} more invalid line(s) not listed`);
-  if (invalid) warn(`${invalid} invalid line(s) skipped: the audit fails until they are fixed`);
-
-  if (opts.update) acceptAll(findings, baseline, baselineFile);
-  const summary = summarize(findings, counts, failOn, (performance.now() - started) / 1000, explained);
-  // Home shows the open findings of the workspace's own audit (its episodes, nothing else).
-  if (paths && !filesNamed) writeLastAudit(paths.lastAudit, lastAuditOf(counts, findings, summary.seconds));
+  const job = await runJob(opts, { ...setup, ...(opts.update ? { update: true } : {}), ...(onInvalid ? { skipInvalid: true, onInvalid } : {}) });
+  const { summary, findings } = job;
+  if (summary.invalid > INVALID_LISTED) warn(`skipped ${summary.invalid - INVALID_LISTED} more invalid line(s) not listed`);
+  if (summary.invalid) warn(`${summary.invalid} invalid line(s) skipped: the audit fails until they are fixed`);
+  if (job.newlyAccepted !== undefined) warn(`baseline: ${job.newlyAccepted} finding(s) newly accepted, ${job.baseline.size} in ${baselineFile}`);
   if (opts.sarif) {
     const { geolabVersion, sarifReport } = await import('../../audit/report-sarif.js');
-    printJson(sarifReport(findings, { version: geolabVersion(), lineOf, baseline }));
+    printJson(sarifReport(findings, { version: geolabVersion(), lineOf: job.result.lineOf, baseline: job.baseline }));
   } else if (opts.json) {
     printJson(jsonReport(summary, findings));
   } else {
-    for (const line of textReport(summary, findings, lineOf)) printLine(line);
+    for (const line of textReport(summary, findings, job.result.lineOf)) printLine(line);
   }
-  if (invalid > 0 || failing(findings, failOn).length > 0) process.exitCode = EXIT.problemFound;
-}
-
-/** --update: every current finding becomes accepted (those already accepted keep their reason). */
-function acceptAll(findings: Finding[], baseline: Baseline, file: string): void {
-  const by = acceptedBy();
-  let added = 0;
-  for (const f of findings) {
-    if (!baseline.has(f.id)) {
-      baseline.set(f.id, acceptedEntry(f.id, `accepted with --update (${f.kind}: ${f.evidence})`, by));
-      added++;
-    }
-    f.baselined = true;
-  }
-  writeBaseline(file, baseline);
-  warn(`baseline: ${added} finding(s) newly accepted, ${baseline.size} in ${file}`);
+  if (job.exitStatus) process.exitCode = job.exitStatus;
 }
 
 /**
@@ -151,9 +101,11 @@ export async function baselineAddCommand(id: string, opts: AuditCommandOptions &
   const reason = opts.reason?.trim();
   if (!reason) throw new UsageError('--reason TEXT is required: say why this finding is acceptable');
   const setup = auditSetup(opts);
-  const { findings } = await runWith(opts, setup, readBaseline(setup.baselineFile, true));
+  // Only checks the id: Home's last counts stay those of the last audit proper.
+  const job = await runJob(opts, { ...setup, recordLastAudit: false });
+  const { findings } = job;
   if (!findings.some((f) => f.id === id)) {
-    const what = setup.filesNamed ? 'the sources named' : "the workspace's episodes";
+    const what = hasFileSources(setup) ? 'the sources named' : "the workspace's episodes";
     if (findings.length === 0) throw new UsageError(`no finding has id ${id}: the audit of ${what} has no findings (name the audit's sources before \`baseline\`: geolab audit --prompts FILE --tasks FILE baseline add ID)`);
     const near = closestIds(id, findings.map((f) => f.id)).map((near) => {
       const f = findings.find((x) => x.id === near) as Finding;
@@ -161,13 +113,13 @@ export async function baselineAddCommand(id: string, opts: AuditCommandOptions &
     });
     throw new UsageError(`no current finding of ${what} has id ${id}; the closest:\n${near.join('\n')}`);
   }
-  const { existed, baseline } = acceptInBaseline(setup.baselineFile, [id], reason);
-  printLine(`${existed.length ? 'updated' : 'accepted'} ${id} in ${setup.baselineFile} (${baseline.size} accepted)`);
+  const { existed } = acceptFindings(job, [id], reason);
+  printLine(`${existed.length ? 'updated' : 'accepted'} ${id} in ${job.baselineFile} (${job.baseline.size} accepted)`);
 }
 
 /** `geolab audit baseline list`: the accepted findings, with who accepted each, when and why. */
 export function baselineListCommand(opts: AuditCommandOptions): void {
-  const { baselineFile } = auditSetup(opts);
+  const { baselineFile } = auditFiles(auditSetup(opts));
   const baseline = readBaseline(baselineFile, true);
   const entries = [...baseline.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (opts.json) {
@@ -184,7 +136,7 @@ export function baselineListCommand(opts: AuditCommandOptions): void {
 
 /** `geolab audit baseline remove ID`: the finding is no longer accepted; an id the baseline lacks is refused with the closest. */
 export function baselineRemoveCommand(id: string, opts: AuditCommandOptions): void {
-  const { baselineFile } = auditSetup(opts);
+  const { baselineFile } = auditFiles(auditSetup(opts));
   const baseline = readBaseline(baselineFile, true);
   if (!baseline.delete(id)) {
     const near = closestIds(id, [...baseline.keys()]);
