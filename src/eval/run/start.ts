@@ -302,7 +302,9 @@ export function backoffMsOf(retryDelayS: number | undefined): number {
 function writeOptions(out: string, options: SweepOptions): void {
   // The workspace is where the resume runs, not where this one did; no key is in the options (only the variables' names).
   const { workspace: _workspace, shard: _shard, fallbackRunId: _fallback, ...kept } = options;
-  writeFileAtomic(join(out, OPTIONS_FILE), JSON.stringify(kept, null, 2) + '\n');
+  // Paths whole: the board resumes from wherever the app was started.
+  const paths = { promptFile: kept.promptFile === undefined ? undefined : resolve(kept.promptFile), panos: kept.panos === undefined ? undefined : resolve(kept.panos) };
+  writeFileAtomic(join(out, OPTIONS_FILE), JSON.stringify({ ...kept, ...paths }, null, 2) + '\n');
 }
 
 /**
