@@ -162,6 +162,7 @@ export const KEYMAP = {
   'eval.toggle': { keys: ['space'], description: 'include/exclude the run (run list)' },
   'eval.baseline': { keys: ['b'], description: 'choose the baseline arm of the paired comparisons' },
   'eval.reload': { keys: ['R'], description: "read the workspace's episodes again" },
+  'eval.resume': { keys: ['u'], description: 'resume the first stopped or interrupted sweep listed, in this app (same folder, run id and options); it goes on when the board is left' },
   'eval.export': { keys: ['x'], description: 'write the table shown (every row and column) as CSV into the workspace: exports/eval-<time>.csv' },
   'eval.help': { keys: ['?'], description: 'help' },
   'eval.back': { keys: ['q', 'escape'], description: 'back' },

@@ -16,6 +16,7 @@ import type { RunLine } from '../train/run-line.js';
 import type { RunState } from '../train/watch.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { SweepPhase, SweepStatus } from '../eval/sweep-status.js';
+import type { SweepOutcome } from '../eval/run/start.js';
 import type { BoardEpisode } from './eval/board.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
 import type { DecisionKind, DecisionPreparation, DecisionRequest, DecisionField, SampleSummary, SampleView } from './state/decision.js';
@@ -208,4 +209,10 @@ export interface EvalBoardService {
   read(onProgress: (read: number, of: number) => void, reload?: boolean): Promise<EvalBoardSnapshot>;
   /** Writes a table (CSV text) to a new file in the workspace's exports folder, atomically; returns its path. */
   exportCsv(csv: string): Promise<string>;
+  /**
+   * Runs the sweep in `dir` again in this process with the options it keeps there (same folder, same
+   * run id): it resumes, and its sweep.json shows it running. Settles when it ends: its summary and
+   * exit status; rejects when it cannot start (no options kept, a model gone, already running here).
+   */
+  resumeSweep(dir: string): Promise<SweepOutcome>;
 }

@@ -147,8 +147,8 @@ function phaseColour(phase: SweepPhase, theme: Theme) {
 }
 
 const PHASE_NOTE: Partial<Record<SweepPhase, string>> = {
-  stopped: 'its process is gone: run the same command again to resume',
-  interrupted: 'run the same command again to resume',
+  stopped: 'its process is gone: u resumes it here, or run the same command again',
+  interrupted: 'u resumes it here, or run the same command again',
 };
 
 const BAR_CELLS = 20;

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { isRecord } from '../../core/values.js';
 import type { Db } from '../../store/db.js';
+import type { SweepOutcome } from '../../eval/run/start.js';
 import type { EvalBoardService, EvalRunRow, SweepRow } from '../services.js';
 import type { WorkspaceSession } from '../workspace-session.js';
 import { NO_RUN, type BoardEpisode } from './board.js';
@@ -24,6 +25,8 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
   // One read at a time: a read the screen gave up on (it left, or asked for a reload) still finishes
   // before the next starts, so the two never both add what they read.
   let reading: Promise<unknown> = Promise.resolve();
+  /** The folders of the sweeps this process is running. */
+  const resuming = new Set<string>();
   const read: EvalBoardService['read'] = async (onProgress, reload = false) => {
     const [ws, { episodesAfter }, { episodeFacts }, sweeps, { latestPerSweepEpisode, sweepRunIds }] = await Promise.all([
       session.open(),
@@ -67,6 +70,7 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       reading = next.catch(() => undefined);
       return next;
     },
+    resumeSweep: (dir) => resumeSweep(session, dir, resuming),
     async exportCsv(csv) {
       const [ws, { writeFileAtomic }] = await Promise.all([session.open(), import('../../files.js')]);
       // eval-20261202-183001-123.csv: the time, short enough for the status line to show it.
@@ -75,6 +79,25 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       return file;
     },
   };
+}
+
+/**
+ * `u` on the board: the sweep run again through the same service as `geolab eval run`, with the
+ * options its folder keeps (docs/sweeps.md, 'Resuming from the Eval board'). It goes on when the
+ * board is left; quitting geolab stops it as a kill would (it then reads as stopped, and resumes again).
+ */
+async function resumeSweep(session: WorkspaceSession, dir: string, resuming: Set<string>): Promise<SweepOutcome> {
+  if (resuming.has(dir)) throw new Error(`the sweep in ${dir} is already running here`);
+  resuming.add(dir);
+  try {
+    const [ws, { readSweepOptions, startSweep, OPTIONS_FILE }] = await Promise.all([session.open(), import('../../eval/run/start.js')]);
+    const options = readSweepOptions(dir);
+    if (!options) throw new Error(`${dir} keeps no ${OPTIONS_FILE} (a sharded sweep, or one of an older geolab): run its command again`);
+    // Its own connection to the workspace: the sweep outlives no screen, but may outlive the board's reads.
+    return await startSweep({ ...options, out: dir, workspace: ws.paths.dir });
+  } finally {
+    resuming.delete(dir);
+  }
 }
 
 function runRows(db: Db): { rows: EvalRunRow[]; sweeps: Map<string, string[]> } {

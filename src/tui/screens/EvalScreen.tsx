@@ -30,6 +30,7 @@ const HINTS: Record<EvalView, HintItem[]> = {
     { commands: ['eval.baseline'], label: 'baseline' },
     { commands: ['eval.reload'], label: 'reload' },
     { commands: ['eval.export'], label: 'CSV' },
+    { commands: ['eval.resume'], label: 'resume sweep' },
     'eval.help',
     'eval.back',
   ],
@@ -89,6 +90,7 @@ export function EvalScreen() {
 
   useScreenKeys('eval.help', (input, key) => {
     if (matches('eval.export', input, key)) return exportTable(state, board, selection, service, actions, columns - 2);
+    if (matches('eval.resume', input, key) && state.view === 'board') return resumeSweep(snapshot, service, actions);
     onKey(state, dispatch, actions, snapshot, board, selection, reload, input, key);
   });
 
@@ -248,6 +250,24 @@ function exportTable(
   service.exportCsv(toCsv(table.rows)).then(
     (file) => actions.notify(writtenLine(table, file, width, homedir())),
     (err: Error) => actions.notify(`not exported: ${err.message}`),
+  );
+}
+
+/** Phases a sweep can be resumed from: its process gone, or it ended short of done. */
+const RESUMABLE: ReadonlySet<string> = new Set(['stopped', 'interrupted', 'failed']);
+
+/**
+ * `u`: the first stopped (or interrupted, or failed) sweep listed runs again in this process; the
+ * panel shows it running from its sweep.json, and a status line says how it ended.
+ */
+function resumeSweep(snapshot: EvalBoardSnapshot | null, service: EvalBoardService | undefined, actions: NavigationActions): void {
+  const sweep = snapshot?.sweeps.find((s) => s.phase !== null && RESUMABLE.has(s.phase));
+  if (!service || !sweep) return actions.notify('No stopped sweep to resume: u resumes one whose process is gone or that was interrupted.');
+  const name = sweep.status?.run_id ?? sweep.dir;
+  actions.notify(`resuming sweep ${name} in ${sweep.dir}…`);
+  service.resumeSweep(sweep.dir).then(
+    (outcome) => actions.notify(`sweep ${outcome.runId}: ${outcome.status} · ${outcome.summary.join(' · ')}`),
+    (err: Error) => actions.notify(`sweep ${name} not resumed: ${err.message}`),
   );
 }
 
