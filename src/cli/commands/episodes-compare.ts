@@ -6,11 +6,11 @@
 import { resolve } from 'node:path';
 import type { EpisodeRecord, Turn } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
-import type { Task } from '../../core/tasks.js';
 import { isRecord } from '../../core/values.js';
 import { compareEpisodes, comparisonLines, taskMismatch } from '../../eval/compare.js';
-import { episodesInFile, fileRef, namedEpisodes, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
+import { episodesInFile, fileRef, workspaceEpisode, type NamedEpisode } from '../../store/episode-refs.js';
 import type { ReplayedTurn } from '../../eval/replay.js';
+import type { ReplayProgress } from '../../eval/replay-run.js';
 import { readContainedFile } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import type { CompareSide } from '../../tui/state/navigation.js';
@@ -83,65 +83,15 @@ export interface ReplayOptions extends GlobalOptions {
 }
 
 export async function replayCommand(ref: string, opts: ReplayOptions): Promise<void> {
-  const [{ DEFAULT_ENGINE_CONFIG }, { replayEpisode, lookupTask }, { workspaceSplits }, { createEnvironment }, { openWorkspace }, { episodeSplitTasks, episodeTaskVersion }] = await Promise.all([
-    import('../../env/engine-config.js'),
-    import('../../eval/replay.js'),
-    import('../../env/task-splits.js'),
-    import('../../env/environment.js'),
-    import('../../store/index.js'),
-    import('../../store/episodes.js'),
-  ]);
   if (opts.viewSize !== undefined && (!Number.isInteger(opts.viewSize) || opts.viewSize < 16 || opts.viewSize > 4096)) {
     throw new UsageError(`--view-size expects whole pixels from 16 to 4096, got ${opts.viewSize}`);
   }
+  const [{ replayEpisodes }, { openWorkspace }] = await Promise.all([import('../../eval/replay-run.js'), import('../../store/index.js')]);
   const ws = await openWorkspace(opts.workspace);
   try {
-    const episodes = await namedEpisodes(ws, ref);
-    // The size the records say their views were drawn at (a sweep's embedded environment), else the environment's default.
-    const viewSizePx = opts.viewSize ?? episodes.map((e) => e.record.config?.view_size).find((v) => typeof v === 'number') ?? DEFAULT_ENGINE_CONFIG.viewSizePx;
-    const served = (await workspaceSplits(ws, opts.panos)).load(episodes.map((e) => e.record.task.split));
-    // A stored episode reads its task set at the version it was played on (docs/splits.md, Versions),
-    // served beside the current one (as `SPLIT@VERSION`, from the same panorama cache) so its panoramas are found.
-    const played = new Map<NamedEpisode, { key: string; tasks: readonly Task[] }>();
-    const splits = new Map(served.splits);
-    const panoramas = new Map(served.panoramas);
-    const demo = [...served.demo];
-    for (const episode of episodes) {
-      const split = episode.record.task.split;
-      if (episode.fileDir !== undefined) continue;
-      const key = `${split}@${episodeTaskVersion(ws.db, episode.record.episode_id) ?? 'first'}`;
-      const tasks = splits.get(key) ?? episodeSplitTasks(ws.db, episode.record.episode_id, split);
-      if (!tasks) continue;
-      played.set(episode, { key, tasks });
-      splits.set(key, tasks);
-      const dir = served.panoramas.get(split);
-      if (dir !== undefined) panoramas.set(key, dir);
-      if (served.demo.includes(split)) demo.push(key);
-    }
-    // One episode's images at a time on this thread: no worker threads to start for a check.
-    const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
-    const replays: { episode: NamedEpisode; turns: ReplayedTurn[] }[] = [];
     // A whole run takes a while (about a second per episode): a terminal gets count, rate and ETA.
-    const started = Date.now();
-    const progress = process.stderr.isTTY && !opts.json && episodes.length > 1;
-    try {
-      for (const episode of episodes) {
-        const version = played.get(episode);
-        const lookup = lookupTask(episode.record, version ? new Map([[episode.record.task.split, version.tasks]]) : served.splits, `the workspace ${ws.dir}`);
-        replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
-        if (progress) {
-          const rate = replays.length / Math.max(0.001, (Date.now() - started) / 1000);
-          const eta = Math.round((episodes.length - replays.length) / rate);
-          process.stderr.write(`\r\x1b[Kreplayed ${replays.length}/${episodes.length} episodes, ${rate.toFixed(1)}/s, about ${eta} s left`);
-        }
-      }
-    } finally {
-      if (progress) process.stderr.write('\r\x1b[K');
-      await env.close();
-    }
-    const all = replays.flatMap((r) => r.turns);
-    const count = (status: ReplayedTurn['status']) => all.filter((t) => t.status === status).length;
-    const totals = { images: all.length, ok: count('ok'), changed: count('changed'), cannot_render: count('cannot-render') };
+    const progress = (total: number) => (process.stderr.isTTY && !opts.json && total > 1 ? progressMeter(total) : undefined);
+    const { viewSizePx, replays, totals } = await replayEpisodes(ws, ref, { viewSize: opts.viewSize, panos: opts.panos, progress });
     if (totals.changed > 0) process.exitCode = EXIT.problemFound;
     if (opts.json) {
       return printJson({
@@ -155,6 +105,21 @@ export async function replayCommand(ref: string, opts: ReplayOptions): Promise<v
   } finally {
     ws.close();
   }
+}
+
+/** Episodes replayed, the rate and the time left, on one line of stderr redrawn in place; cleared at the end. */
+function progressMeter(total: number): ReplayProgress {
+  const started = Date.now();
+  return {
+    replayed(done) {
+      const rate = done / Math.max(0.001, (Date.now() - started) / 1000);
+      const eta = Math.round((total - done) / rate);
+      process.stderr.write(`\r\x1b[Kreplayed ${done}/${total} episodes, ${rate.toFixed(1)}/s, about ${eta} s left`);
+    },
+    end() {
+      process.stderr.write('\r\x1b[K');
+    },
+  };
 }
 
 function jsonTurn(t: ReplayedTurn) {

@@ -12,7 +12,9 @@ import { isCompleted, type CompletedEpisode, type EpisodeRecord, type FailedEpis
 import { EXIT, UsageError } from '../../core/errors.js';
 import { endpointOfSpec, oneModelSpec, type ModelFlags } from '../../agent/endpoint-choice.js';
 import type { ForkPlan } from '../../agent/fork.js';
-import type { Policy, RunnerEvent } from '../../agent/types.js';
+import type { ForkSession } from '../../agent/fork-session.js';
+import type { RunnerEvent } from '../../agent/types.js';
+import type { Workspace } from '../../store/index.js';
 import type { GlobalOptions } from '../options.js';
 import { episodeExitCode, printJson, printLine, warn } from '../output.js';
 import { canDrawTui } from '../tty.js';
@@ -27,6 +29,30 @@ export interface ForkCommandOptions extends GlobalOptions, ModelFlags {
 }
 
 export async function forkCommand(ref: string, opts: ForkCommandOptions): Promise<void> {
+  const { turn, tui } = checkFlags(opts);
+  // The model is checked first: a wrong name or a dead endpoint should fail in a second.
+  const model = opts.play ? null : await modelOf(opts);
+
+  const { openWorkspace } = await import('../../store/index.js');
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    const { openForkSession } = await import('../../agent/fork-session.js');
+    const fork = await openForkSession(ws, { ref, turn, envUrl: opts.env, model });
+    try {
+      const { record, interrupted } = await play(ws, fork, tui, opts);
+      report(fork.plan, record, fork.sink.runId, opts);
+      warn(`geolab: episode ${record.episode_id} recorded in ${fork.sink.runDir}`);
+      process.exitCode = interrupted ? EXIT.interrupted : episodeExitCode(record);
+    } finally {
+      await fork.environment.close();
+    }
+  } finally {
+    ws.close();
+  }
+}
+
+/** Who plays on and where, as the flags say; refused before anything is opened. */
+function checkFlags(opts: ForkCommandOptions): { turn: number; tui: boolean } {
   if (opts.turn === undefined) throw new UsageError('expected --turn K: the first turn played live (turns before it are replayed as recorded)');
   const modelFlags = opts.model !== undefined || opts.baseUrl !== undefined || opts.models !== undefined || opts.name !== undefined;
   if (opts.play && modelFlags) throw new UsageError('give --play (you play on) or a model (--model/--base-url, --models/--name), not both');
@@ -36,55 +62,20 @@ export async function forkCommand(ref: string, opts: ForkCommandOptions): Promis
   if (!opts.play && !tui && !opts.headless && !opts.json) {
     throw new UsageError('no terminal for the Live screen: add --headless to play on with the model and print one line per turn');
   }
-  // The model is checked first: a wrong name or a dead endpoint should fail in a second.
-  const model = opts.play ? null : await modelOf(opts);
+  return { turn: opts.turn, tui };
+}
 
-  const { openWorkspace } = await import('../../store/index.js');
-  const ws = await openWorkspace(opts.workspace);
+/** The fork played on the Live screen or headless; Ctrl-C aborts a headless one. */
+async function play(ws: Workspace, fork: ForkSession, tui: boolean, opts: ForkCommandOptions): Promise<{ record: CompletedEpisode | FailedEpisode; interrupted: boolean }> {
+  const { plan, next, human, environment, sink, config } = fork;
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.once('SIGINT', interrupt);
   try {
-    const { planFork } = await import('../../agent/fork.js');
-    const plan = planFork(await (await import('../../store/episode-refs.js')).oneEpisode(ws, ref), opts.turn);
-    const { openEnvironment } = await import('../../agent/agent-run.js');
-    const environment = await openEnvironment({ envUrl: opts.env, split: plan.record.task.split, index: plan.record.task.index }, ws);
-    try {
-      const { forkConfig, recordedSettings } = await import('../../agent/fork.js');
-      const settings = recordedSettings(plan.record);
-      const { HumanPolicy } = await import('../../agent/policies/human.js');
-      const human = opts.play ? new HumanPolicy() : undefined;
-      let next: Policy;
-      if (human) next = human;
-      else {
-        const { createModelPolicy } = await import('../../agent/policies/model.js');
-        next = createModelPolicy({
-          ...settings,
-          endpoint: model!.endpoint,
-          served: model!.served,
-          guard: environment.guard,
-          name: model!.name,
-          // A models file's thinking setting, in the record's model block as a sweep writes it.
-          ...(model!.thinking !== undefined ? { identity: { thinking: model!.thinking } } : {}),
-        });
-      }
-      const { createRecorder, newRunId } = await import('../../agent/recorder.js');
-      const config = forkConfig(plan.record, settings, opts.play ? 'human' : 'model');
-      const sink = createRecorder(ws, { runId: `fork-${newRunId()}`, config });
-      const controller = new AbortController();
-      const interrupt = () => controller.abort();
-      process.once('SIGINT', interrupt);
-      let record: CompletedEpisode | FailedEpisode;
-      try {
-        record = tui ? await onLiveScreen({ ws, plan, next, human, environment, sink, config }) : await headless({ ws, plan, next, client: environment.client, sink, config, signal: controller.signal }, opts);
-      } finally {
-        process.off('SIGINT', interrupt);
-      }
-      report(plan, record, sink.runId, opts);
-      warn(`geolab: episode ${record.episode_id} recorded in ${sink.runDir}`);
-      process.exitCode = controller.signal.aborted ? EXIT.interrupted : episodeExitCode(record);
-    } finally {
-      await environment.close();
-    }
+    const record = tui ? await onLiveScreen({ ws, plan, next, human, environment, sink, config }) : await headless({ ws, plan, next, client: environment.client, sink, config, signal: controller.signal }, opts);
+    return { record, interrupted: controller.signal.aborted };
   } finally {
-    ws.close();
+    process.off('SIGINT', interrupt);
   }
 }
 

@@ -58,74 +58,83 @@ async function workspaceFacts(opts: ReportOptions): Promise<EpisodeFacts[]> {
   }
 }
 
-function sections(report: Report): { title: string; rows: string[][] }[] {
-  const passK = passAtKColumn(report.arms, report.success_km);
-  const out = [
-    {
-      title: `Arms (reference curve, recomputed from distance and cost; failed episodes counted apart, in no statistic; SE and 95% CI of mean@k over tasks; pass@k: an attempt within ${kmLabel(report.success_km)} succeeds)`,
-      rows: [
-        ['arm', 'scored', 'failed', 'tasks', 'k', 'mean@k', 'SE', '95% CI', 'best@k', `pass@1<=${kmLabel(report.success_km)}`, passK.title, 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
-        ...report.arms.map((a) => [
-          a.arm,
-          String(a.episodes),
-          String(a.failed),
-          String(a.tasks),
-          fixed(a.k, 2),
-          fixed(a.mean_of_k, 4),
-          fixed(a.mean_of_k_se, 4),
-          interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high),
-          fixed(a.best_of_k, 4),
-          fixed(a.pass_at_1, 4),
-          passK.cell(a),
-          fixed(a.median_km, 1),
-          fixed(a.within_25km, 1),
-          fixed(a.within_200km, 1),
-          fixed(a.within_750km, 1),
-          fixed(a.country_pct, 1),
-          fixed(a.turns, 2),
-          fixed(a.looks, 2),
-          fixed(a.moves, 2),
-          fixed(a.pins, 2),
-          fixed(a.cost, 3),
-          fixed(a.env_floor_pct, 1),
-          fixed(a.no_guess_pct, 1),
-          fixed(a.forced_pct, 1),
-          fixed(a.tokens_out, 0),
-          a.flags.join(',') || '-',
-        ]),
-      ],
-    },
-  ];
-  if (report.comparisons.length > 0) {
-    out.push({
-      title: 'Paired comparison on shared tasks (SE is the standard error; 95% CI = delta +/- 1.96 SE; a task within 1e-9 is a tie)',
-      rows: [
-        ['arm', 'baseline', 'n', 'delta', 'SE', '95% CI', 'better', 'worse', 'ties', 'significant'],
-        ...report.comparisons.map((c) => [
-          c.arm,
-          c.baseline,
-          String(c.n),
-          signed(c.delta, 4),
-          fixed(c.se, 4),
-          `[${signed(c.ci_low, 4)}, ${signed(c.ci_high, 4)}]`,
-          `${c.better}/${c.n}`,
-          `${c.worse}/${c.n}`,
-          String(c.ties),
-          c.significant ? 'yes' : 'no',
-        ]),
-      ],
-    });
-  }
-  if (report.by) {
-    out.push({
-      title: `By ${report.by.key}`,
-      rows: [
-        ['arm', report.by.key, 'tasks', 'scored', 'failed', 'mean@k', 'median km'],
-        ...report.by.rows.map((r) => [r.arm, r.group, String(r.tasks), String(r.episodes), String(r.failed), fixed(r.mean_of_k, 4), fixed(r.median_km, 1)]),
-      ],
-    });
-  }
+type Section = { title: string; rows: string[][] };
+
+/** The report's tables, in the order they print: arms, then the paired comparison and the breakdown when there are any. */
+function sections(report: Report): Section[] {
+  const out = [armsSection(report)];
+  if (report.comparisons.length > 0) out.push(comparisonSection(report));
+  if (report.by) out.push(bySection(report.by));
   return out;
+}
+
+function armsSection(report: Report): Section {
+  const passK = passAtKColumn(report.arms, report.success_km);
+  return {
+    title: `Arms (reference curve, recomputed from distance and cost; failed episodes counted apart, in no statistic; SE and 95% CI of mean@k over tasks; pass@k: an attempt within ${kmLabel(report.success_km)} succeeds)`,
+    rows: [
+      ['arm', 'scored', 'failed', 'tasks', 'k', 'mean@k', 'SE', '95% CI', 'best@k', `pass@1<=${kmLabel(report.success_km)}`, passK.title, 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
+      ...report.arms.map((a) => [
+        a.arm,
+        String(a.episodes),
+        String(a.failed),
+        String(a.tasks),
+        fixed(a.k, 2),
+        fixed(a.mean_of_k, 4),
+        fixed(a.mean_of_k_se, 4),
+        interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high),
+        fixed(a.best_of_k, 4),
+        fixed(a.pass_at_1, 4),
+        passK.cell(a),
+        fixed(a.median_km, 1),
+        fixed(a.within_25km, 1),
+        fixed(a.within_200km, 1),
+        fixed(a.within_750km, 1),
+        fixed(a.country_pct, 1),
+        fixed(a.turns, 2),
+        fixed(a.looks, 2),
+        fixed(a.moves, 2),
+        fixed(a.pins, 2),
+        fixed(a.cost, 3),
+        fixed(a.env_floor_pct, 1),
+        fixed(a.no_guess_pct, 1),
+        fixed(a.forced_pct, 1),
+        fixed(a.tokens_out, 0),
+        a.flags.join(',') || '-',
+      ]),
+    ],
+  };
+}
+
+function comparisonSection(report: Report): Section {
+  return {
+    title: 'Paired comparison on shared tasks (SE is the standard error; 95% CI = delta +/- 1.96 SE; a task within 1e-9 is a tie)',
+    rows: [
+      ['arm', 'baseline', 'n', 'delta', 'SE', '95% CI', 'better', 'worse', 'ties', 'significant'],
+      ...report.comparisons.map((c) => [
+        c.arm,
+        c.baseline,
+        String(c.n),
+        signed(c.delta, 4),
+        fixed(c.se, 4),
+        `[${signed(c.ci_low, 4)}, ${signed(c.ci_high, 4)}]`,
+        `${c.better}/${c.n}`,
+        `${c.worse}/${c.n}`,
+        String(c.ties),
+        c.significant ? 'yes' : 'no',
+      ]),
+    ],
+  };
+}
+
+function bySection(by: NonNullable<Report['by']>): Section {
+  return {
+    title: `By ${by.key}`,
+    rows: [
+      ['arm', by.key, 'tasks', 'scored', 'failed', 'mean@k', 'median km'],
+      ...by.rows.map((r) => [r.arm, r.group, String(r.tasks), String(r.episodes), String(r.failed), fixed(r.mean_of_k, 4), fixed(r.median_km, 1)]),
+    ],
+  };
 }
 
 function text(report: Report): string {

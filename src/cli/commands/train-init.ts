@@ -42,6 +42,8 @@ async function interruptible<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+type Context = { output: NodeJS.WritableStream } | undefined;
+
 async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: InitGiven, json: boolean): Promise<InitAnswers> {
   const context = json ? { output: process.stderr } : undefined;
   const answers = { ...start };
@@ -52,28 +54,7 @@ async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: I
     );
   }
   if (!given.model) answers.model = await input({ message: 'Base model (--model)', default: answers.model, validate: (v) => v.trim() !== '' || 'a model id or path' }, context);
-  if (!given.environment) {
-    const picked = await select(
-      {
-        message: 'Tasks to train on (--split, or --env-url for a remote server)',
-        choices: [
-          ...choices.map((c) => ({ name: `${c.name}  ${c.tasks} tasks, ${c.countries} countries${c.demo ? ' (demo)' : ''}`, value: c.name })),
-          { name: 'a remote environment server (--env-url)', value: REMOTE },
-        ],
-        default: choices.some((c) => c.name === answers.split) ? answers.split : undefined,
-        pageSize: 12,
-      },
-      context,
-    );
-    if (picked === REMOTE) {
-      answers.envUrl = await input({ message: 'Environment URL (--env-url)', default: 'http://127.0.0.1:8000', validate: (v) => httpUrlProblem(v) ?? true }, context);
-      answers.split = await input({ message: 'Split it serves to train on (--split)', default: answers.split, validate: (v) => v.trim() !== '' || 'a split name' }, context);
-    } else {
-      answers.split = picked;
-      answers.envUrl = undefined;
-      if (!given.panos) answers.panos = choices.find((c) => c.name === picked)?.panos;
-    }
-  }
+  if (!given.environment) await askEnvironment(answers, choices, given, context);
   if (!given.panos && !answers.envUrl && !answers.tasks) {
     const chosen = choices.find((c) => c.name === answers.split);
     const note = chosen?.demo ? ', demo panoramas are drawn there' : '';
@@ -83,26 +64,54 @@ async function ask(start: InitAnswers, choices: readonly SplitChoice[], given: I
     answers.maxSteps = await number({ message: 'Optimizer steps (--max-steps; the published run plateaued by 200-250)', default: answers.maxSteps, min: 1, step: 1, required: true }, context);
   }
   if (!given.gpus) answers.gpus = await number({ message: 'GPUs on this machine to train on (--gpus)', default: answers.gpus, min: 1, step: 1, required: true }, context);
-  if (!given.python) {
-    answers.python = await input(
-      {
-        message: "Python environment: the trainer's interpreter, e.g. .venv/bin/python with src/train/python/requirements.txt installed (--python)",
-        default: answers.python ?? 'python3',
-        validate: (v) => v.trim() !== '' || 'an interpreter path or command',
-      },
-      context,
-    );
-  }
-  if (!given.secrets) {
-    const names = await input(
-      {
-        message: 'Secrets the run needs, by name only, e.g. HF_TOKEN (--secrets; empty for none)',
-        default: (answers.secrets ?? []).join(','),
-        validate: (v) => secretNamesProblem(parseSecretNames(v)) ?? true,
-      },
-      context,
-    );
-    answers.secrets = parseSecretNames(names);
-  }
+  if (!given.python) answers.python = await askPython(answers.python, context);
+  if (!given.secrets) answers.secrets = await askSecrets(answers.secrets, context);
   return answers;
+}
+
+/** A task set of the workspace, or a remote server and the split it serves; sets `split`, `envUrl` and maybe `panos`. */
+async function askEnvironment(answers: InitAnswers, choices: readonly SplitChoice[], given: InitGiven, context: Context): Promise<void> {
+  const picked = await select(
+    {
+      message: 'Tasks to train on (--split, or --env-url for a remote server)',
+      choices: [
+        ...choices.map((c) => ({ name: `${c.name}  ${c.tasks} tasks, ${c.countries} countries${c.demo ? ' (demo)' : ''}`, value: c.name })),
+        { name: 'a remote environment server (--env-url)', value: REMOTE },
+      ],
+      default: choices.some((c) => c.name === answers.split) ? answers.split : undefined,
+      pageSize: 12,
+    },
+    context,
+  );
+  if (picked === REMOTE) {
+    answers.envUrl = await input({ message: 'Environment URL (--env-url)', default: 'http://127.0.0.1:8000', validate: (v) => httpUrlProblem(v) ?? true }, context);
+    answers.split = await input({ message: 'Split it serves to train on (--split)', default: answers.split, validate: (v) => v.trim() !== '' || 'a split name' }, context);
+  } else {
+    answers.split = picked;
+    answers.envUrl = undefined;
+    if (!given.panos) answers.panos = choices.find((c) => c.name === picked)?.panos;
+  }
+}
+
+async function askPython(current: string | undefined, context: Context): Promise<string> {
+  return input(
+    {
+      message: "Python environment: the trainer's interpreter, e.g. .venv/bin/python with src/train/python/requirements.txt installed (--python)",
+      default: current ?? 'python3',
+      validate: (v) => v.trim() !== '' || 'an interpreter path or command',
+    },
+    context,
+  );
+}
+
+async function askSecrets(current: string[] | undefined, context: Context): Promise<string[]> {
+  const names = await input(
+    {
+      message: 'Secrets the run needs, by name only, e.g. HF_TOKEN (--secrets; empty for none)',
+      default: (current ?? []).join(','),
+      validate: (v) => secretNamesProblem(parseSecretNames(v)) ?? true,
+    },
+    context,
+  );
+  return parseSecretNames(names);
 }

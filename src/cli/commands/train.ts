@@ -3,11 +3,11 @@
  * is spent, and serve the trained adapter with vLLM. No TUI here: nothing imports ink or React.
  */
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
 import { derive, httpUrlProblem } from '../../train/config.js';
-import type { InitAnswers, SplitChoice } from '../../train/init.js';
+import type { TrainConfig } from '../../train/config.js';
 import type { PreflightReport } from '../../train/types.js';
+import type { InitGiven } from './train-init.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
 
@@ -99,12 +99,32 @@ export interface InitOptions extends GlobalOptions {
 }
 
 export async function initCommand(opts: InitOptions): Promise<void> {
-  const [init, { openWorkspace }, { canDrawTui }, { shellLine }] = await Promise.all([
+  const [init, { startingAnswers, planInit }, { openWorkspace }, { canDrawTui }] = await Promise.all([
     import('../../train/init.js'),
+    import('../../train/init-plan.js'),
     import('../../store/index.js'),
     import('../tty.js'),
-    import('../../train/serve.js'),
   ]);
+  const secrets = initSecrets(opts, init);
+  const ws = await openWorkspace(opts.workspace);
+  try {
+    const interactive = canDrawTui() && !opts.yes;
+    const start = await startingAnswers(ws, { ...opts, secrets }, interactive);
+    const { choices } = start;
+    const answers = interactive ? await (await import('./train-init.js')).askInit(start.answers, choices, givenFlags(opts), opts.json) : start.answers;
+    const { config, outDir, file } = await planInit(ws, answers, choices, opts.out);
+    if (interactive && !(await confirmedWrite(config, file, opts, init))) return;
+    init.writeRunConfig(outDir, config, opts.force ?? false);
+    await printWritten(config, file, interactive, opts, init);
+  } finally {
+    ws.close();
+  }
+}
+
+type InitModule = typeof import('../../train/init.js');
+
+/** --env-url and --secrets checked, the secret names parsed. */
+function initSecrets(opts: InitOptions, init: InitModule): string[] | undefined {
   if (opts.envUrl !== undefined) {
     const problem = httpUrlProblem(opts.envUrl);
     if (problem) throw new UsageError(`--env-url: ${problem}; the trainer talks to the environment server over HTTP`);
@@ -112,75 +132,40 @@ export async function initCommand(opts: InitOptions): Promise<void> {
   const secrets = opts.secrets === undefined ? undefined : init.parseSecretNames(opts.secrets);
   const secretsProblem = secrets && init.secretNamesProblem(secrets);
   if (secretsProblem) throw new UsageError(`--secrets: ${secretsProblem}`);
-  const ws = await openWorkspace(opts.workspace);
-  try {
-    const interactive = canDrawTui() && !opts.yes;
-    // The workspace's splits are read only when something needs them: the wizard, or a local split to check.
-    const choices = interactive || !(opts.envUrl || opts.tasks) ? await init.splitChoices(ws) : [];
-    const split = opts.split ?? (choices.some((c) => c.name === init.RECIPE.split) || !choices[0] ? init.RECIPE.split : choices[0].name);
-    let answers: InitAnswers = {
-      name: opts.name ?? (opts.out ? init.nameFromDir(opts.out) : undefined) ?? init.freeRunName(ws.paths.train),
-      model: opts.model ?? init.RECIPE.model,
-      split,
-      tasks: opts.tasks,
-      envUrl: opts.envUrl,
-      panos: opts.panos ?? choices.find((c) => c.name === split)?.panos,
-      maxSteps: opts.maxSteps ?? init.RECIPE.maxSteps,
-      gpus: opts.gpus ?? init.RECIPE.gpus,
-      python: opts.python,
-      secrets,
-    };
-    if (interactive) {
-      const { askInit } = await import('./train-init.js');
-      const given = {
-        name: opts.name !== undefined,
-        model: opts.model !== undefined,
-        environment: Boolean(opts.split ?? opts.tasks ?? opts.envUrl),
-        panos: opts.panos !== undefined,
-        maxSteps: opts.maxSteps !== undefined,
-        gpus: opts.gpus !== undefined,
-        python: opts.python !== undefined,
-        secrets: opts.secrets !== undefined,
-      };
-      answers = await askInit(answers, choices, given, opts.json);
-    }
-    await checkEnvironment(answers, choices);
-    const outDir = opts.out ?? join(ws.paths.train, answers.name);
-    const made = init.initConfig(answers, outDir);
-    if ('problems' in made) throw new UsageError(`that config would not validate: ${made.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
-    const { config } = made;
-    const file = join(resolve(outDir), 'config.json');
-    if (interactive) {
-      const say = opts.json ? warn : printLine;
-      for (const line of init.describeDerived(config)) say(line);
-      const { confirmWrite } = await import('./train-init.js');
-      if (!(await confirmWrite(file, opts.json))) {
-        say('nothing written');
-        return;
-      }
-    }
-    init.writeRunConfig(outDir, config, opts.force ?? false);
-    const next = shellLine(['geolab', 'train', 'preflight', file]);
-    if (opts.json) printJson({ config_file: file, config, derived: derive(config), next });
-    else {
-      printLine(`wrote ${file}`);
-      if (!interactive) for (const line of init.describeDerived(config)) printLine(line);
-      printLine(`next: ${next}`);
-    }
-  } finally {
-    ws.close();
-  }
+  return secrets;
 }
 
-/** The split must be served by the embedded server (a remote one is pre-flight's to check); a task file must load. */
-async function checkEnvironment(answers: InitAnswers, choices: readonly SplitChoice[]): Promise<void> {
-  if (answers.envUrl) return;
-  if (answers.tasks) {
-    const { loadTasksStrict } = await import('../../tasks/load.js');
-    await loadTasksStrict(answers.tasks);
-    return;
-  }
-  if (!choices.some((c) => c.name === answers.split)) {
-    throw new UsageError(`--split ${answers.split} is not a task set of this workspace; it has ${choices.map((c) => c.name).join(', ') || 'none'} (or pass --tasks FILE, or --env-url for a remote server)`);
+/** Which answers came with flags, so the wizard does not ask them again. */
+function givenFlags(opts: InitOptions): InitGiven {
+  return {
+    name: opts.name !== undefined,
+    model: opts.model !== undefined,
+    environment: Boolean(opts.split ?? opts.tasks ?? opts.envUrl),
+    panos: opts.panos !== undefined,
+    maxSteps: opts.maxSteps !== undefined,
+    gpus: opts.gpus !== undefined,
+    python: opts.python !== undefined,
+    secrets: opts.secrets !== undefined,
+  };
+}
+
+/** The wizard's last step: what the config implies, then "Write FILE?"; false (and "nothing written") when declined. */
+async function confirmedWrite(config: TrainConfig, file: string, opts: InitOptions, init: InitModule): Promise<boolean> {
+  const say = opts.json ? warn : printLine;
+  for (const line of init.describeDerived(config)) say(line);
+  const { confirmWrite } = await import('./train-init.js');
+  if (await confirmWrite(file, opts.json)) return true;
+  say('nothing written');
+  return false;
+}
+
+async function printWritten(config: TrainConfig, file: string, interactive: boolean, opts: InitOptions, init: InitModule): Promise<void> {
+  const { shellLine } = await import('../../train/serve.js');
+  const next = shellLine(['geolab', 'train', 'preflight', file]);
+  if (opts.json) printJson({ config_file: file, config, derived: derive(config), next });
+  else {
+    printLine(`wrote ${file}`);
+    if (!interactive) for (const line of init.describeDerived(config)) printLine(line);
+    printLine(`next: ${next}`);
   }
 }
