@@ -17,19 +17,13 @@ import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { EXIT, UsageError } from '../../core/errors.js';
 import { checkedPanosDir } from '../../files.js';
-import { modelSpecsOf } from '../../agent/endpoint-choice.js';
+import { modelSpecsOf, type ModelFlags } from '../../agent/endpoint-choice.js';
 import { parseIndices, parseShard, shardFromEnvironment, type Shard } from '../../eval/run/plan.js';
 import type { SweepHooks, SweepOptions, SweepOutcome } from '../../eval/run/start.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
-export interface EvalRunOptions extends GlobalOptions {
-  model?: string;
-  baseUrl?: string;
-  provider?: string;
-  apiKeyEnv?: string;
-  maxTokens?: number;
-  models?: string;
+export interface EvalRunOptions extends GlobalOptions, ModelFlags {
   split?: string;
   limit?: number;
   indices?: string;
