@@ -138,6 +138,10 @@ export function checkProcess(recorded: RecordedProcess): ProcessCheck {
   }
   const cmdline = readCmdline(pid);
   if (cmdline === undefined) return { state: 'gone' };
+  // An exec under way shows no arguments for a moment: the pid and its start time are the recorded
+  // process's, which the command would only confirm. A trainer started through a shebang or a pyenv
+  // shim execs several times as it starts, and was taken for another process (the smoke test's flake).
+  if (cmdline.length === 0) return { state: 'ours' };
   if (!commandMatches(cmdline, recorded.command)) {
     return { state: 'foreign', reason: `pid ${pid} runs \`${clip(cmdline.join(' '))}\`, not the recorded \`${clip(recorded.command.join(' '))}\`` };
   }

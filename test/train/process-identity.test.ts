@@ -117,6 +117,23 @@ describe('reading a process from /proc', () => {
     expect(checkProcess({ pid: 999_999_999, start_time: 1, command: ['x'] })).toEqual({ state: 'gone' });
   });
 
+  it('a process that execs again and again as it starts (a shim) is ours throughout, however its argv reads mid-exec', async () => {
+    // A #! script that execs itself 40 times, as pyenv's shims exec a few times before Python runs;
+    // /proc/PID/cmdline reads empty for a moment inside each exec.
+    const dir = tempDir('geolab-shim-');
+    const shim = join(dir, 'shim');
+    writeFileSync(shim, '#!/bin/sh\nif [ "${HOPS:-0}" -lt 40 ]; then HOPS=$((${HOPS:-0} + 1)) exec "$0" "$@"; fi\nsleep 1; true\n', { mode: 0o755 });
+    const pid = await start([shim, 'config.json']);
+    const start_time = startTimeOf(pid)!;
+    const seen = new Map<string, number>();
+    const until = Date.now() + 800;
+    while (Date.now() < until) {
+      const { state } = checkProcess({ pid, start_time, command: [shim, 'config.json'] });
+      seen.set(state, (seen.get(state) ?? 0) + 1);
+    }
+    expect([...seen.keys()]).toEqual(['ours']);
+  });
+
   it('matches the argv started, or its arguments after a re-exec (a #! script, a shim), never a substring', () => {
     expect(commandMatches(['python3', 's.py', 'c.json'], ['python3', 's.py', 'c.json'])).toBe(true);
     // `accelerate launch ...` runs as `python /venv/bin/accelerate launch ...`.
