@@ -18,7 +18,7 @@ import type { Policy } from './types.js';
 /** The model that plays on, its endpoint already checked. */
 export interface ForkModel {
   endpoint: Endpoint;
-  served: ServedModel;
+  served?: ServedModel;
   /** model_name of the fork's record. */
   name?: string;
   /** A models file's thinking setting, kept in the record's model block. */
@@ -50,7 +50,11 @@ export interface ForkSession {
 
 /** The fork ready to play; the caller closes `environment` when done (it is closed here if preparing fails). */
 export async function openForkSession(ws: Workspace, options: ForkSessionOptions): Promise<ForkSession> {
-  const plan = planFork(await oneEpisode(ws, options.ref), options.turn);
+  return prepareFork(ws, planFork(await oneEpisode(ws, options.ref), options.turn), options);
+}
+
+/** openForkSession for a fork already planned (the Player's `F`). */
+export async function prepareFork(ws: Workspace, plan: ForkPlan, options: Pick<ForkSessionOptions, 'envUrl' | 'model'>): Promise<ForkSession> {
   const environment = await openEnvironment({ envUrl: options.envUrl, split: plan.record.task.split, index: plan.record.task.index }, ws);
   try {
     const settings = recordedSettings(plan.record);

@@ -9,7 +9,6 @@ import { DEFAULT_MAX_TURNS, apiKeyEnvProblem, apiKeyFrom, modelEndpoint } from '
 import type { OpenedEnvironment } from '../../agent/agent-run.js';
 import type { Endpoint, ServedModel } from '../../agent/openai.js';
 import type { RetrySample } from '../../agent/retry.js';
-import type { Policy } from '../../agent/types.js';
 import { isCompleted, type EpisodeRecord } from '../../core/episode.js';
 import { UsageError } from '../../core/errors.js';
 import type { NamedEpisode } from '../../store/episode-refs.js';
@@ -162,32 +161,22 @@ function forkSource(options: ForkSourceOptions): LiveSource {
     driver: person ? 'person' : 'model',
     who: person ? 'you' : (options.endpoint?.model ?? 'model'),
     async prepare() {
-      const [{ openEnvironment }, { createRecorder, newRunId }, { HumanPolicy }, { createModelPolicy }, { forkConfig, recordedSettings }] = await Promise.all([
-        import('../../agent/agent-run.js'),
-        import('../../agent/recorder.js'),
-        import('../../agent/policies/human.js'),
-        import('../../agent/policies/model.js'),
-        import('../../agent/fork.js'),
-      ]);
+      const { prepareFork } = await import('../../agent/fork-session.js');
       // The environment the original was played on: a remote server by its URL, else the embedded one.
       const location = typeof recorded.base_url === 'string' && /^https?:/.test(recorded.base_url) ? recorded.base_url : undefined;
-      environment = await openEnvironment({ envUrl: location, split: plan.record.task.split, index: plan.record.task.index }, ws);
-      // As `geolab episodes fork` asks: the model the way the original asked its own, so turn K's request is the one it sent.
-      const settings = recordedSettings(plan.record);
-      const policy: Policy = person
-        ? new HumanPolicy()
-        : createModelPolicy({ ...settings, endpoint: options.endpoint!, guard: environment.guard, served: options.served });
-      const config = forkConfig(plan.record, settings, person ? 'human' : 'model');
+      const session = await prepareFork(ws, plan, { envUrl: location, model: person ? null : { endpoint: options.endpoint!, served: options.served } });
+      environment = session.environment;
+      const { config } = session;
       return {
         client: environment.client,
-        policy,
+        policy: session.next,
         split: environment.split,
         index: environment.index,
         task: environment.task,
         // The fork plays to the original's budget (src/agent/fork.ts), whoever plays on.
         maxTurns: typeof config.max_turns === 'number' ? config.max_turns : DEFAULT_MAX_TURNS,
         config,
-        sink: createRecorder(ws, { runId: `fork-${newRunId()}`, config }),
+        sink: session.sink,
       };
     },
     run: (run) =>
