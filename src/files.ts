@@ -1,6 +1,6 @@
 /** Small file checks and reads shared by the loaders and caches. */
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, copyFileSync, createReadStream, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { InputError, UsageError } from './core/errors.js';
@@ -232,6 +232,16 @@ export function readRegularFile(file: string, maxBytes: number, what: string): B
  */
 const LF = Buffer.from('\n');
 const CR = Buffer.from('\r');
+
+/** A file's text, or null when it does not exist; any other failure to read it is an InputError naming it. */
+export function readTextIfPresent(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new InputError(`cannot read: ${(err as Error).message}`, { file });
+  }
+}
 
 /** One line of a JSON-lines file; a line that does not parse is an InputError naming file:line. */
 export function parseJsonLine(text: string, file: string, line: number): unknown {

@@ -3,9 +3,10 @@
  * second) while it runs. The file is replaced whole, never appended to, so one that does not parse
  * is a real problem to show rather than a write caught half-way.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { readTextIfPresent } from '../files.js';
 import { isRecord } from '../core/values.js';
 import { processAlive } from '../processes.js';
 
@@ -146,14 +147,8 @@ export function readSweepStatus(dir: string): SweepStatus | null {
 }
 
 function readStatusFile(file: string): SweepStatus | null {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read: ${(err as Error).message}`, { file });
-  }
-  return parseSweepStatus(text, file);
+  const text = readTextIfPresent(file);
+  return text === null ? null : parseSweepStatus(text, file);
 }
 
 /** Order of precedence when shards disagree: one still running makes the sweep running, and so on. */

@@ -16,7 +16,7 @@ import type { ToolSet } from '../../agent/protocols/tools.js';
 import type { EpisodeRecord } from '../../core/episode.js';
 import { EXIT, InputError, ServiceError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
-import { writeFileAtomic, type SkippedEntry } from '../../files.js';
+import { readTextIfPresent, writeFileAtomic, type SkippedEntry } from '../../files.js';
 import type { Workspace } from '../../store/index.js';
 import type { SweepModelProgress, SweepState } from '../sweep-status.js';
 import { DEFAULT_BACKOFF_MS, EndpointPool } from './endpoints.js';
@@ -314,13 +314,8 @@ function writeOptions(out: string, options: SweepOptions): void {
  */
 export function readSweepOptions(dir: string): SweepOptions | null {
   const file = join(dir, OPTIONS_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InputError(`cannot read: ${(err as Error).message}`, { file });
-  }
+  const text = readTextIfPresent(file);
+  if (text === null) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
