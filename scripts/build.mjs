@@ -76,7 +76,7 @@ const zodWithoutLocales = {
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts', 'src/env/render/view-worker.ts'],
+  entryPoints: ['src/cli/main.ts', 'src/env/render/view-worker.ts', 'src/audit/audit-worker.ts'],
   outdir: OUT_DIR,
   entryNames: '[name]',
   chunkNames: '[name]-[hash]',

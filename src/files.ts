@@ -118,13 +118,27 @@ export function formatBytes(bytes: number): string {
  * the buffer holds more than the cap without a line end: the line is never held whole, so memory
  * stays bounded by the cap (docs/reliability.md). This is the one line reader of every JSONL input.
  */
-export async function* byteLines(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<{ line: number; bytes: Buffer }> {
-  yield* byteLinesSync(file, chunkBytes, maxLineBytes);
+export async function* byteLines(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES, range?: ByteRange): AsyncGenerator<{ line: number; bytes: Buffer }, number> {
+  return yield* byteLinesSync(file, chunkBytes, maxLineBytes, range);
 }
 
-/** byteLines for synchronous readers (a sweep's resume reads its tree before anything else runs). */
-export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES): Generator<{ line: number; bytes: Buffer }> {
+/**
+ * Bytes [start, end) of a file, where both are line starts (0, just after a "\n", or the file's
+ * size; see lineStartAtOrAfter): its lines are numbered from 1 within the range.
+ */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * byteLines for synchronous readers (a sweep's resume reads its tree before anything else runs).
+ * Returns the number of lines read (the last one's number, blank lines counted).
+ */
+export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes = MAX_LINE_BYTES, range?: ByteRange): Generator<{ line: number; bytes: Buffer }, number> {
   let line = 0;
+  let position = range?.start ?? 0;
+  const stop = range?.end ?? Infinity;
   let buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxLineBytes + 1));
   // The bytes not yet cut into lines are buffer[start, end).
   let start = 0;
@@ -169,11 +183,36 @@ export function* byteLinesSync(file: string, chunkBytes = 1 << 20, maxLineBytes 
         buffer.copy(grown, 0, 0, end);
         buffer = grown;
       }
-      const read = readSync(fd, buffer, end, buffer.length - end, null);
+      const want = Math.min(buffer.length - end, stop - position);
+      const read = want > 0 ? readSync(fd, buffer, end, want, position) : 0;
       if (read === 0) break;
       end += read;
+      position += read;
     }
     if (end > start) yield* pieces(buffer.subarray(start, end));
+  } finally {
+    closeSync(fd);
+  }
+  return line;
+}
+
+/**
+ * The first line start at or after `offset` in a file: just after the first "\n" at or after
+ * offset - 1, or the file's size when there is none. Splits a file into ranges of whole lines.
+ */
+export function lineStartAtOrAfter(file: string, offset: number): number {
+  if (offset <= 0) return 0;
+  const fd = openRegularFile(file);
+  try {
+    const size = fstatSync(fd).size;
+    const window = Buffer.allocUnsafe(1 << 16);
+    for (let at = offset - 1; at < size; at += window.length) {
+      const read = readSync(fd, window, 0, window.length, at);
+      const nl = window.subarray(0, read).indexOf(LF);
+      if (nl !== -1) return at + nl + 1;
+      if (read === 0) break;
+    }
+    return size;
   } finally {
     closeSync(fd);
   }

@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { byteLines, linkOrCopy, textLines } from '../src/files.js';
+import { byteLines, byteLinesSync, lineStartAtOrAfter, linkOrCopy, textLines } from '../src/files.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function linesOf(content: string | Buffer): Promise<{ line: number; text: string }[]> {
@@ -66,6 +66,34 @@ describe('byteLines', () => {
       const content = Buffer.from(Array.from({ length: count }, () => pieces[Math.floor(rand() * pieces.length)]).join(''), 'latin1');
       const chunkBytes = [1, 2, 3, 7, 16, 64, 1024][trial % 7] as number;
       expect(await byteLinesOf(content, chunkBytes), JSON.stringify(content.toString('latin1'))).toEqual(splitLines(content));
+    }
+  });
+
+  it('reads the ranges lineStartAtOrAfter cuts as the whole file, each numbered from 1 and counted', () => {
+    let seed = 11;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const pieces = ['a', 'bc', 'é', '\n', '\r\n', '\r', 'x'.repeat(50)];
+    for (let trial = 0; trial < 120; trial++) {
+      const content = Buffer.from(Array.from({ length: Math.floor(rand() * 40) }, () => pieces[Math.floor(rand() * pieces.length)]).join(''), 'latin1');
+      const file = join(tempDir(), 'ranges.txt');
+      writeFileSync(file, content);
+      const step = 1 + Math.floor(rand() * 60);
+      const lines: string[] = [];
+      for (let start = 0; start < content.length; ) {
+        const end = lineStartAtOrAfter(file, start + step);
+        const read = byteLinesSync(file, 4, undefined, { start, end });
+        let numbered = 0;
+        for (let next = read.next(); ; next = read.next()) {
+          if (next.done) {
+            expect(next.value).toBe(numbered);
+            break;
+          }
+          expect(next.value.line).toBe(++numbered);
+          lines.push(next.value.bytes.toString('latin1'));
+        }
+        start = end;
+      }
+      expect(lines, JSON.stringify(content.toString('latin1'))).toEqual(splitLines(content));
     }
   });
 

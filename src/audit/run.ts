@@ -5,11 +5,13 @@
  * are the job's (src/audit/job.ts), which both call.
  */
 import { statSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { runTreeFiles, type SkippedEntry } from '../files.js';
 import type { Workspace } from '../store/index.js';
-import { auditPromptAsync, findingId } from './detect.js';
-import { AuditSession } from './session.js';
+import { findingId } from './detect.js';
+import { Examiner, type Examined, type PlacedLine } from './examine.js';
+import { examineInParallel, parallelPlan, type BadLine, type ParallelPlan } from './parallel.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, type AuditCounts, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
 import { readEpisodeFile } from './sources/episodes.js';
@@ -17,7 +19,7 @@ import type { OnBytes, OnInvalid } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
 import { readTraceFile } from './sources/traces.js';
-import type { AuditPrompt, AuditTask, Explanation, Finding, FindingKind } from './types.js';
+import type { AuditPrompt, AuditTask, Explanation, Finding } from './types.js';
 
 export interface AuditSources {
   episodes?: string[];
@@ -38,6 +40,8 @@ export interface RunAuditOptions extends AuditSources {
   onInvalid?: OnInvalid;
   /** Entries the walks of the run trees passed over, with why (links to folders, /proc, a file reached twice). */
   onSkipped?: (entry: SkippedEntry) => void;
+  /** When a prompt file is read on several threads, and how (parallel.ts; the defaults follow the machine). */
+  parallel?: Partial<ParallelPlan>;
 }
 
 export interface AuditProgress {
@@ -58,6 +62,8 @@ export interface AuditResult {
   explained: ExplainedSummary;
   /** The source line a finding's prompt was read from, when it came from a line of a file. */
   lineOf(finding: Finding): number | undefined;
+  /** The most threads one file's prompts were read on: the main thread and the workers that examined some (parallel.ts). */
+  threads: number;
 }
 
 type Reader = (file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid) => AsyncGenerator<AuditPrompt>;
@@ -83,13 +89,16 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
   const findings: Finding[] = [];
   const lines = new Map<string, number>();
   const explained = emptyExplained();
-  const run = new Run(tasks, options.radiusKm, counts, findings, lines, explained);
+  const run = new Run(tasks, counts, findings, lines, explained);
+  const examiner = new Examiner(tasks, options.radiusKm);
+  const plan = parallelPlan(options.parallel);
+  let threads = 1;
   const progress: AuditProgress = { prompts: 0, bytesDone: 0, totalBytes: files.reduce((sum, f) => sum + f.bytes, 0) };
   const onBytes = (bytes: number) => {
     progress.bytesDone += bytes;
   };
-  const audit = async (prompt: AuditPrompt) => {
-    await run.audit(prompt);
+  const record = async (examined: Examined) => {
+    run.record(examined);
     progress.prompts = counts.prompts;
     await onProgress?.(progress);
   };
@@ -101,17 +110,60 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     : undefined;
   for (const f of files) {
     counts.sources++;
+    if (f.read !== readPromptFile) {
+      for await (const prompt of f.read(f.file, f.source, onBytes)) await record(await examiner.examine(prompt));
+      continue;
+    }
     // Only prompt files skip bad lines: the other sources' records are written by programs, not people.
-    const skip = f.read === readPromptFile ? onInvalid : undefined;
-    for await (const prompt of f.read(f.file, f.source, onBytes, skip)) await audit(prompt);
+    const ids = new PromptIds(f.file, onInvalid);
+    const examined = f.bytes >= plan.minBytes && plan.threads > 1
+      ? examineInParallel({ file: f.file, source: f.source, tasks, radiusKm: options.radiusKm, examiner, skipInvalid: onInvalid !== undefined, plan, onBytes, onWorkers: (n) => (threads = Math.max(threads, 1 + n)) })
+      : examineInOrder(readPromptFile(f.file, f.source, onBytes, onInvalid), examiner);
+    for await (const item of examined) {
+      if ('bad' in item) badLine(f.file, item, onInvalid);
+      else if (ids.first(item)) await record(item);
+    }
   }
   if (options.readWorkspace && ws) {
     counts.sources++;
     const { readWorkspaceEpisodes } = await import('./sources/workspace.js');
-    for await (const prompt of readWorkspaceEpisodes(ws)) await audit(prompt);
+    for await (const prompt of readWorkspaceEpisodes(ws)) await record(await examiner.examine(prompt));
   }
   run.finish();
-  return { counts, findings, explained, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)) };
+  return { counts, findings, explained, lineOf: (f) => lines.get(promptKey(f.source, f.prompt_id)), threads };
+}
+
+async function* examineInOrder(prompts: AsyncIterable<AuditPrompt>, examiner: Examiner): AsyncGenerator<Examined> {
+  for await (const prompt of prompts) yield await examiner.examine(prompt);
+}
+
+/** A bad line a parallel read reported: skipped and told to `onInvalid`, else the run stops on it. */
+function badLine(file: string, { bad }: BadLine, onInvalid: OnInvalid | undefined): void {
+  const error = new InputError(bad.message, { file, line: bad.line, ...(bad.field !== undefined ? { field: bad.field } : {}) });
+  if (!onInvalid) throw error;
+  onInvalid(error);
+}
+
+/** A prompt file's ids: each names one line (a repeat is a bad line, skipped with --skip-invalid). */
+class PromptIds {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly file: string,
+    private readonly onInvalid: OnInvalid | undefined,
+  ) {}
+
+  /** Whether this is the id's first line; a repeat is thrown, or told to onInvalid and false. */
+  first(prompt: Examined): boolean {
+    const line = prompt.line ?? 0;
+    const first = this.seen.get(prompt.promptId);
+    if (first === undefined) {
+      this.seen.set(prompt.promptId, line);
+      return true;
+    }
+    badLine(this.file, { bad: { line, field: 'id', message: `id ${JSON.stringify(prompt.promptId)} is repeated (first on line ${first}): expected one line per prompt id` } }, this.onInvalid);
+    return false;
+  }
 }
 
 /**
@@ -131,9 +183,6 @@ interface LineSeen {
   quiet: boolean;
 }
 
-/** Kinds a template's text can carry: places and coordinates, never a task's own keys. */
-const TEMPLATE_KINDS: ReadonlySet<FindingKind> = new Set(['country', 'subregion', 'city', 'coordinates']);
-
 /** The findings one line of text gave, over the tasks whose prompts hold it. */
 interface LineFindings {
   tasks: Set<AuditTask>;
@@ -143,7 +192,10 @@ interface LineFindings {
   span: { start: number; end: number };
 }
 
-/** The audit of the prompts as they stream by; only findings (and the lines that locate them) are kept. */
+/**
+ * The run's bookkeeping, prompt by prompt in the sources' order: counts, repeats within an episode
+ * dropped, template lines counted. Only findings (and the lines that locate them) are kept.
+ */
 class Run {
   /** Findings that may be a template's, by the line they stand in; settled by finish(). */
   private readonly lineOfFinding = new Map<Finding, string>();
@@ -161,9 +213,50 @@ class Run {
   /** What this episode's earlier requests already had explained. */
   private readonly noted = new Set<string>();
   private notedInPrompt = false;
-  /** The run's dictionaries, scans and compiled tasks (session.ts): one session per run. */
-  private readonly session = new AuditSession();
-  private readonly onExplained = (e: Explanation): void => {
+
+  constructor(
+    private readonly tasks: TaskLookup,
+    private readonly counts: AuditCounts,
+    private readonly findings: Finding[],
+    private readonly lines: Map<string, number>,
+    private readonly explained: ExplainedSummary,
+  ) {}
+
+  record(prompt: Examined): void {
+    const c = this.counts;
+    c.prompts++;
+    if (prompt.turn) c.turns++;
+    c.messages += prompt.messages;
+    c.images += prompt.images;
+    const episode = prompt.episodeId === undefined ? '' : `${prompt.source}\0${prompt.episodeId}`;
+    if (episode !== this.episode) {
+      this.episode = episode;
+      this.reported.clear();
+      this.noted.clear();
+    }
+    this.notedInPrompt = false;
+    for (const e of prompt.explained) this.note(e);
+    const task = this.tasks.find(prompt.task);
+    if (task) this.countLines(prompt, task);
+    prompt.found.forEach((f, i) => {
+      // Every request of an episode re-sends its history: a leak is reported where it first appeared.
+      if (episode) {
+        const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');
+        if (this.reported.has(key)) {
+          c.repeats++;
+          return;
+        }
+        this.reported.add(key);
+      }
+      this.findings.push(f);
+      const where = prompt.where[i];
+      if (task && where) this.noteLine(f, where, task);
+      if (prompt.line !== undefined) this.lines.set(promptKey(prompt.source, prompt.promptId), prompt.line);
+    });
+  }
+
+  /** A mention the agent's own points explain: counted once per episode, the first few kept. */
+  private note(e: Explanation): void {
     if (this.episode) {
       const key = [e.kind, e.message, e.text_index, e.text, e.evidence].join('\0');
       if (this.noted.has(key)) return;
@@ -173,54 +266,10 @@ class Run {
     if (!this.notedInPrompt) this.explained.prompts++;
     this.notedInPrompt = true;
     if (this.explained.notes.length < EXPLAINED_NOTES_MAX) this.explained.notes.push(e);
-  };
-
-  constructor(
-    private readonly tasks: TaskLookup,
-    private readonly radiusKm: number,
-    private readonly counts: AuditCounts,
-    private readonly findings: Finding[],
-    private readonly lines: Map<string, number>,
-    private readonly explained: ExplainedSummary,
-  ) {}
-
-  async audit(prompt: AuditPrompt): Promise<void> {
-    const c = this.counts;
-    c.prompts++;
-    if (prompt.turn !== undefined) c.turns++;
-    c.messages += prompt.messages.length;
-    for (const m of prompt.messages) c.images += m.images.length;
-    const episode = prompt.episodeId === undefined ? '' : `${prompt.source}\0${prompt.episodeId}`;
-    if (episode !== this.episode) {
-      this.episode = episode;
-      this.reported.clear();
-      this.noted.clear();
-    }
-    this.notedInPrompt = false;
-    const task = this.tasks.find(prompt.task);
-    const found = await auditPromptAsync(prompt, task, { radiusKm: this.radiusKm, onExplained: this.onExplained, session: this.session });
-    if (task) this.countLines(prompt, task, found);
-    for (const f of found) {
-      // Every request of an episode re-sends its history: a leak is reported where it first appeared.
-      if (episode) {
-        const key = [f.kind, f.message, f.text_index, f.text, f.evidence].join('\0');
-        if (this.reported.has(key)) {
-          c.repeats++;
-          continue;
-        }
-        this.reported.add(key);
-      }
-      this.findings.push(f);
-      if (task && TEMPLATE_KINDS.has(f.kind)) this.noteLine(f, prompt, task);
-      if (prompt.line !== undefined) this.lines.set(promptKey(prompt.source, prompt.promptId), prompt.line);
-    }
   }
 
   /** Keeps the line a place finding stands in, with its task, until the run ends. */
-  private noteLine(f: Finding, prompt: AuditPrompt, task: AuditTask): void {
-    const text = textOf(prompt, f);
-    if (text === undefined) return;
-    const { line, span } = lineAt(text, f.span.start);
+  private noteLine(f: Finding, { line, span }: PlacedLine, task: AuditTask): void {
     this.lineOfFinding.set(f, line);
     let seen = this.byLine.get(line);
     if (!seen) {
@@ -233,37 +282,29 @@ class Run {
 
   /**
    * Counts, for each line of the prompt's harness texts that holds a word or a point the detectors
-   * read, the tasks whose prompts hold it, and whether it gave no finding here. A scan is the one the
-   * core just made (cached); a text whose scan kept nothing is passed over.
+   * read, the tasks whose prompts hold it, and whether it gave no finding here.
    */
-  private countLines(prompt: AuditPrompt, task: AuditTask, found: readonly Finding[]): void {
+  private countLines(prompt: Examined, task: AuditTask): void {
     let gave: Set<string> | undefined;
-    for (const f of found) {
-      const text = TEMPLATE_KINDS.has(f.kind) ? textOf(prompt, f) : undefined;
-      if (text !== undefined) (gave ??= new Set()).add(lineAt(text, f.span.start).line);
-    }
-    for (const message of prompt.messages) {
-      if (message.author === 'model') continue;
-      for (const text of message.texts) {
-        const lines = placeLines(text, this.session);
-        const settledFor = this.settled.get(lines);
-        if (settledFor?.has(task)) continue;
-        let settled = true;
-        for (const line of lines) {
-          let seen = this.seenLines.get(line);
-          if (!seen) {
-            if (this.seenLines.size >= LINES_COUNTED_MAX) continue; // never counted: nothing to settle
-            seen = { tasks: new Set(), quiet: false };
-            this.seenLines.set(line, seen);
-          }
-          if (seen.tasks.size < TASKS_COUNTED_MAX) seen.tasks.add(task);
-          if (!gave?.has(line)) seen.quiet = true;
-          if (!seen.quiet || !(seen.tasks.has(task) || seen.tasks.size >= TASKS_COUNTED_MAX)) settled = false;
+    for (const where of prompt.where) if (where) (gave ??= new Set()).add(where.line);
+    for (const lines of prompt.placeLines) {
+      const settledFor = this.settled.get(lines);
+      if (settledFor?.has(task)) continue;
+      let settled = true;
+      for (const line of lines) {
+        let seen = this.seenLines.get(line);
+        if (!seen) {
+          if (this.seenLines.size >= LINES_COUNTED_MAX) continue; // never counted: nothing to settle
+          seen = { tasks: new Set(), quiet: false };
+          this.seenLines.set(line, seen);
         }
-        if (settled) {
-          if (settledFor) settledFor.add(task);
-          else this.settled.set(lines, new Set([task]));
-        }
+        if (seen.tasks.size < TASKS_COUNTED_MAX) seen.tasks.add(task);
+        if (!gave?.has(line)) seen.quiet = true;
+        if (!seen.quiet || !(seen.tasks.has(task) || seen.tasks.size >= TASKS_COUNTED_MAX)) settled = false;
+      }
+      if (settled) {
+        if (settledFor) settledFor.add(task);
+        else this.settled.set(lines, new Set([task]));
       }
     }
   }
@@ -317,49 +358,6 @@ class Run {
       baselined: false,
     };
   }
-}
-
-/** The text a finding's span stands in (none for a finding about a prompt or an image). */
-function textOf(prompt: AuditPrompt, f: Finding): string | undefined {
-  return f.text_index === undefined ? undefined : prompt.messages[f.message]?.texts[f.text_index];
-}
-
-/** The line of `text` around offset `at`, trimmed, and its span in the text. */
-/** The key a text's place lines are kept under on its scan. */
-const PLACE_LINES = {};
-
-/**
- * The lines of a text (trimmed, each once) that hold a word some dictionary knows or a coordinate:
- * those that may name a place. Worked out once per text and kept with its scan, since the same texts
- * come back in prompt after prompt.
- */
-function placeLines(text: string, session: AuditSession): readonly string[] {
-  const scan = session.scanText(text);
-  let lines = scan.kept(PLACE_LINES) as string[] | undefined;
-  if (!lines) {
-    const found = new Set<string>();
-    let last = -1;
-    const add = (at: number) => {
-      const start = text.lastIndexOf('\n', at - 1) + 1;
-      if (start === last) return;
-      last = start;
-      found.add(lineAt(text, at).line);
-    };
-    for (let i = 0; i < scan.count; i++) add(scan.start(i));
-    for (const p of scan.points) add(p.start);
-    lines = [...found];
-    scan.keep(PLACE_LINES, lines);
-  }
-  return lines;
-}
-
-function lineAt(text: string, at: number): { line: string; span: { start: number; end: number } } {
-  const start = text.lastIndexOf('\n', at - 1) + 1;
-  const newline = text.indexOf('\n', at);
-  const raw = text.slice(start, newline < 0 ? text.length : newline);
-  const line = raw.trim();
-  const lead = start + raw.length - raw.trimStart().length;
-  return { line, span: { start: lead, end: lead + line.length } };
 }
 
 function promptKey(source: string, promptId: string): string {

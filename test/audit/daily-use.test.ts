@@ -148,7 +148,7 @@ describe('geolab audit baseline', () => {
 
 describe('--skip-invalid', () => {
   it('lists bad prompt lines with file:line, counts them, audits the rest and exits 1; without it a bad line is exit 2', () => {
-    const { tasks, prompts, home } = setup([prompt('ok', 'Look around.'), '{"id": "broken", ', { id: 'no-messages', task_id: 'eval-00042', messages: 'hi' }, prompt('ok2', 'Facing north.')]);
+    const { tasks, prompts, home } = setup([prompt('ok', 'Look around.'), '{"id": "broken", ', { id: 'no-messages', task_id: 'eval-00042', messages: 'hi' }, prompt('ok2', 'Facing north.'), prompt('ok', 'Again.')]);
     const strict = geolab(['audit', '--prompts', prompts, '--tasks', tasks], { home });
     expect(strict.code).toBe(2);
     expect(strict.stderr).toContain(`${prompts}:2: not valid JSON`);
@@ -157,13 +157,14 @@ describe('--skip-invalid', () => {
     expect(skipped.code).toBe(1);
     expect(skipped.stderr).toContain(`skipped ${prompts}:2: not valid JSON`);
     expect(skipped.stderr).toContain(`skipped ${prompts}:3, field messages: expected a list of chat messages`);
-    expect(skipped.stderr).toContain('2 invalid line(s) skipped');
+    expect(skipped.stderr).toContain(`skipped ${prompts}:5, field id: id "ok" is repeated (first on line 1)`);
+    expect(skipped.stderr).toContain('3 invalid line(s) skipped');
     const report = JSON.parse(skipped.stdout) as { summary: { prompts: number; invalid: number }; findings: unknown[] };
-    expect(report.summary).toMatchObject({ prompts: 2, invalid: 2 });
+    expect(report.summary).toMatchObject({ prompts: 2, invalid: 3 });
     expect(report.findings).toEqual([]);
     const text = geolab(['audit', '--prompts', prompts, '--tasks', tasks, '--skip-invalid'], { home });
     expect(text.code).toBe(1);
-    expect(text.stdout).toContain('skipped 2 invalid line(s) of prompt files');
+    expect(text.stdout).toContain('skipped 3 invalid line(s) of prompt files');
   });
 });
 

@@ -1,7 +1,7 @@
 /** The JSON lines of an input file, parsed one at a time; a bad line is an InputError naming file:line. */
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../../core/errors.js';
-import { assertReadableFile, byteLines, parseJsonLine } from '../../files.js';
+import { assertReadableFile, byteLinesSync, parseJsonLine, type ByteRange } from '../../files.js';
 import { imageOfBase64 } from '../images.js';
 import type { AuditImage } from '../types.js';
 import { MessageError } from './messages.js';
@@ -31,14 +31,21 @@ export interface JsonLinesOptions {
   inlineImages?: boolean;
   /** Told of each line that is not JSON, which is then skipped (`--skip-invalid`); absent, such a line throws. */
   onInvalid?: OnInvalid;
+  /** Read only these bytes of the file, whole lines numbered from 1 within them (a parallel audit's share). */
+  range?: ByteRange;
 }
 
 /** Hears of a bad input line that is skipped: the error names file:line (and the field). */
 export type OnInvalid = (error: InputError) => void;
 
-export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, options: JsonLinesOptions = {}): AsyncGenerator<JsonLine> {
+/** Yields the parsed lines; returns how many lines were read (blank and skipped ones counted). */
+export async function* jsonLines(file: string, what: string, onBytes?: OnBytes, options: JsonLinesOptions = {}): AsyncGenerator<JsonLine, number> {
   await assertReadableFile(file, what);
-  for await (const { line, bytes } of byteLines(file)) {
+  const lines = byteLinesSync(file, undefined, undefined, options.range);
+  for (;;) {
+    const next = lines.next();
+    if (next.done) return next.value;
+    const { line, bytes } = next.value;
     onBytes?.(bytes.length + 1);
     const sliced = options.inlineImages ? sliceImages(bytes) : null;
     if (sliced) {

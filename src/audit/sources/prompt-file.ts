@@ -4,34 +4,34 @@
  * The agent's points are those of the request's own assistant messages (its tool calls and actions).
  */
 import { InputError } from '../../core/errors.js';
+import type { ByteRange } from '../../files.js';
 import { isRecord } from '../../core/values.js';
 import type { AuditPrompt, TaskRef } from '../types.js';
 import { atLine, jsonLines, type OnBytes, type OnInvalid } from './jsonl.js';
 import { auditMessages, ImageFiles, MessageError, pointsInModelMessages, type ImageSources } from './messages.js';
 
 /**
- * The prompts of a file, one per line. A bad line (not JSON, or not a prompt) stops the read with its
- * file:line and field; with `onInvalid` it is reported there and skipped (`--skip-invalid`).
+ * The prompts of a file, one per line (or of the lines of `range`, numbered within it); returns how
+ * many lines were read. A bad line (not JSON, or not a prompt) stops the read with its file:line and
+ * field; with `onInvalid` it is reported there and skipped (`--skip-invalid`). That an id names one
+ * line only is the run's to check (src/audit/run.ts), which sees every range of the file.
  */
-export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid): AsyncGenerator<AuditPrompt> {
-  const seen = new Map<string, number>();
+export async function* readPromptFile(file: string, source: string, onBytes?: OnBytes, onInvalid?: OnInvalid, range?: ByteRange): AsyncGenerator<AuditPrompt, number> {
   let files: ImageFiles | undefined;
-  for await (const { line, value, images } of jsonLines(file, 'prompt file', onBytes, { inlineImages: true, ...(onInvalid ? { onInvalid } : {}) })) {
+  const lines = jsonLines(file, 'prompt file', onBytes, { inlineImages: true, ...(onInvalid ? { onInvalid } : {}), ...(range ? { range } : {}) });
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) return next.value;
+    const { line, value, images } = next.value;
     files ??= ImageFiles.besides(file);
     let prompt: AuditPrompt;
     try {
-      prompt = atLine(file, line, () => {
-        const read = promptOf(value, source, line, { files: files as ImageFiles, ...(images ? { inline: images } : {}) });
-        const first = seen.get(read.promptId);
-        if (first !== undefined) throw new MessageError('id', `id ${JSON.stringify(read.promptId)} is repeated (first on line ${first}): expected one line per prompt id`);
-        return read;
-      });
+      prompt = atLine(file, line, () => promptOf(value, source, line, { files: files as ImageFiles, ...(images ? { inline: images } : {}) }));
     } catch (err) {
       if (!onInvalid || !(err instanceof InputError)) throw err;
       onInvalid(err);
       continue;
     }
-    seen.set(prompt.promptId, line);
     yield prompt;
   }
 }

@@ -13,6 +13,12 @@ import { loadTaskFile } from '../../tasks/load.js';
 import { auditTaskFromTask } from '../task.js';
 import type { AuditTask, TaskRef } from '../types.js';
 
+export interface PlainTaskLookup {
+  byId: [string, AuditTask][];
+  bySplit: [string, AuditTask][];
+  splits: string[];
+}
+
 export class TaskLookup {
   private readonly byId = new Map<string, AuditTask>();
   private readonly bySplit = new Map<string, AuditTask>();
@@ -51,6 +57,22 @@ export class TaskLookup {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /**
+   * The lookup as plain data for a worker thread (structured clone keeps a task shared by both
+   * maps one object). The task sets' versions stay behind: the refs of prompt files name none.
+   */
+  toPlain(): PlainTaskLookup {
+    return { byId: [...this.byId], bySplit: [...this.bySplit], splits: [...this.splits] };
+  }
+
+  static fromPlain(plain: PlainTaskLookup): TaskLookup {
+    const lookup = new TaskLookup();
+    for (const [key, task] of plain.byId) lookup.byId.set(key, task);
+    for (const [key, task] of plain.bySplit) lookup.bySplit.set(key, task);
+    for (const split of plain.splits) lookup.splits.add(split);
+    return lookup;
   }
 
   get splitNames(): string[] {

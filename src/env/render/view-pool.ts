@@ -5,9 +5,8 @@
  * not copied: their pixels must live in a SharedArrayBuffer (see toShared). JPEG encoding stays
  * with sharp, which already works off the main thread.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../workers.js';
 import type { PackedPanorama } from './reproject.js';
 
 export interface ViewJob {
@@ -144,18 +143,7 @@ export class ViewPool {
   }
 }
 
-/**
- * The bundled worker next to this code in dist/bundle/ (scripts/build.mjs makes view-worker.ts an
- * entry of the bundle); from the TypeScript sources (vitest, tsx) the .ts worker through tsx's
- * loader, which a worker has to register itself: Node 20 does not apply an `--import` hook in
- * execArgv to a worker's entry module.
- */
+/** The view worker, bundled beside this code (src/workers.ts). */
 function startWorker(): Worker {
-  const compiled = new URL('./view-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return new Worker(compiled);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const source = new URL('./view-worker.ts', import.meta.url).href;
-  return new Worker(`import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, {
-    eval: true,
-  });
+  return startModuleWorker(import.meta.url, 'view-worker');
 }
