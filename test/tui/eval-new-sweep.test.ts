@@ -4,6 +4,7 @@
  * and that one that can plays to done in this process, in the folder and the workspace.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { evalBoardService } from '../../src/tui/eval/service.js';
@@ -43,6 +44,10 @@ describe("the board's new sweep", () => {
     const endpoint = { model: 'qwen-vl', baseUrl: server.baseUrl, out, passes: 1 };
     expect(await service.newSweep!({ ...endpoint, split: 'no-such-split' })).toMatchObject({ ok: false, field: 'split' });
     expect(await service.newSweep!({ models: join(dir, 'missing.json'), split: 'eval', out })).toMatchObject({ ok: false, field: 'modelsFile' });
+    // No shell reads the form: `~/` is the home folder, as on the command line.
+    const tilde = await service.newSweep!({ models: '~/geolab-no-such-models-file.json', split: 'eval', out });
+    expect(tilde).toMatchObject({ ok: false, field: 'modelsFile' });
+    expect(JSON.stringify(tilde)).toContain(join(homedir(), 'geolab-no-such-models-file.json'));
     const models = join(dir, 'models.json');
     writeFileSync(models, JSON.stringify([{ name: 'a', model: 'qwen-vl', base_url: server.baseUrl }]));
     expect(await service.newSweep!({ models, names: ['b'], split: 'eval', out })).toEqual({ ok: false, field: 'names', message: 'the models file has no model named b (it has a)' });

@@ -4,6 +4,7 @@
  * board is open), by rowid (store/episodes.ts episodesAfter). The store and the report core load
  * on the first read, never with Home.
  */
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
@@ -130,6 +131,9 @@ async function newSweep(session: WorkspaceSession, flags: SweepFlags, running: S
     import('../../eval/run/start.js'),
     import('../../agent/agent-run.js'),
   ]);
+  // No shell reads the form: `~/` is expanded here, as the shell does for the command's flags.
+  const home = (path: string | undefined) => path?.replace(/^~(?=$|\/)/, homedir());
+  flags = { ...flags, models: home(flags.models), out: home(flags.out) };
   let options: ReturnType<typeof sweepOptionsOf>;
   try {
     options = sweepOptionsOf({ ...flags, workspace: ws.paths.dir });
