@@ -65,7 +65,7 @@ export async function openHome(options: OpenHomeOptions = {}): Promise<void> {
         decision: decisionService(session, watchSettings, runs.track),
         splits: splitsService(session),
         audit: auditService(session, workspaceDir(options.workspace)),
-        evalBoard: evalBoardService(session),
+        evalBoard: evalBoardService(session, watchSettings),
         train: trainService(session),
       },
     });

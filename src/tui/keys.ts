@@ -16,7 +16,7 @@ export interface Binding {
 }
 
 /** Which screen (or screen mode) a command belongs to; the help overlay shows one or two groups. */
-export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'decision' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'train' | 'compare';
+export type KeyGroup = 'home' | 'episodes' | 'player' | 'request' | 'decision' | 'live' | 'person' | 'model' | 'reveal' | 'prompt' | 'confirm' | 'watch' | 'pools' | 'splits' | 'audit' | 'eval' | 'sweep' | 'train' | 'compare';
 
 export const KEYMAP = {
   'home.up': { keys: ['up', 'k'], description: 'previous item' },
@@ -163,9 +163,17 @@ export const KEYMAP = {
   'eval.baseline': { keys: ['b'], description: 'choose the baseline arm of the paired comparisons' },
   'eval.reload': { keys: ['R'], description: "read the workspace's episodes again" },
   'eval.resume': { keys: ['u'], description: 'resume the first stopped or interrupted sweep listed, in this app (same folder, run id and options); it goes on when the board is left' },
+  'eval.newSweep': { keys: ['n'], description: 'new sweep: a form for the models, split, k, task limit, concurrency and output folder; it runs in this app and goes on when the board is left' },
   'eval.export': { keys: ['x'], description: 'write the table shown (every row and column) as CSV into the workspace: exports/eval-<time>.csv' },
   'eval.help': { keys: ['?'], description: 'help' },
   'eval.back': { keys: ['q', 'escape'], description: 'back' },
+  // The board's new-sweep form (eval.newSweep): letters are typed into the fields, so only named keys and ? act.
+  'sweep.next': { keys: ['down', 'tab'], description: 'next field' },
+  'sweep.prev': { keys: ['up', 'backtab'], description: 'previous field' },
+  'sweep.choose': { keys: ['left', 'right'], description: 'models from an endpoint or a models file' },
+  'sweep.erase': { keys: ['backspace'], description: 'erase' },
+  'sweep.enter': { keys: ['enter'], description: 'next field; on the last one or Start: start the sweep (it shows on the board)' },
+  'sweep.close': { keys: ['escape'], description: 'back to the board, starting nothing' },
   // The Train screen: a run's progress and its recent rollouts (or, without a run, the runs).
   'train.up': { keys: ['up', 'k'], description: 'previous run or rollout' },
   'train.down': { keys: ['down', 'j'], description: 'next run or rollout' },

@@ -16,11 +16,13 @@ import type { RunLine } from '../train/run-line.js';
 import type { RunState } from '../train/watch.js';
 import type { RunKinds } from '../store/eval-runs.js';
 import type { SweepPhase, SweepStatus } from '../eval/sweep-status.js';
+import type { SweepFlags } from '../eval/run/options.js';
 import type { SweepOutcome } from '../eval/run/start.js';
 import type { BoardEpisode } from './eval/board.js';
 import type { LiveSource, RunEpisode } from './live/types.js';
 import type { DecisionKind, DecisionPreparation, DecisionRequest, DecisionField, SampleSummary, SampleView } from './state/decision.js';
 import type { EpisodeFilter } from './state/episode-filter.js';
+import type { SweepField, SweepFormPrefill } from './state/sweep-form.js';
 import type { FormError, WatchRequest, WatchSettings } from './state/watch-form.js';
 
 /** One row of the Episodes list. */
@@ -215,4 +217,22 @@ export interface EvalBoardService {
    * exit status; rejects when it cannot start (no options kept, a model gone, already running here).
    */
   resumeSweep(dir: string): Promise<SweepOutcome>;
+  /** What the new-sweep form opens with; absent: the board starts no sweep. */
+  prefillSweep?(): Promise<NewSweepPrefill>;
+  /**
+   * Starts a new sweep in this process through the same service as `geolab eval run`, with the
+   * settings as its flags. Settles once the sweep is planned and playing (`done` settles when it
+   * ends), or with why it could not start (nothing started): a field's fault or nobody's.
+   */
+  newSweep?(flags: SweepFlags): Promise<NewSweepStart>;
 }
+
+export interface NewSweepPrefill {
+  prefill: SweepFormPrefill;
+  /** Where a sweep goes without an output folder: <workspace>/sweeps (then its run id). */
+  sweepsDir: string;
+  /** The splits the embedded environment serves; a hint beside the field. */
+  splits: string[];
+}
+
+export type NewSweepStart = { ok: true; runId: string; out: string; done: Promise<SweepOutcome> } | { ok: false; field: SweepField | null; message: string };

@@ -26,4 +26,17 @@ describe('Eval board state', () => {
     expect(run({ type: 'toggleRun', runId: 'a' })).toBe(INITIAL_EVAL_BOARD);
     expect(run({ type: 'chooseBaseline', arm: 'x' })).toBe(INITIAL_EVAL_BOARD);
   });
+
+  it('opens the new-sweep form from the board only, holds the board still under it, and closes it when a sweep starts', () => {
+    const form = run({ type: 'move', delta: 1, total: 3 }, { type: 'newSweep' });
+    expect(form).toMatchObject({ view: 'sweep', arm: 1 });
+    // Arrows are the form's own.
+    expect(evalBoardReducer(form, { type: 'move', delta: 1, total: 3 })).toBe(form);
+    expect(evalBoardReducer(form, { type: 'back' })).toMatchObject({ view: 'board', arm: 1 });
+    expect(evalBoardReducer(form, { type: 'sweepStarted' })).toMatchObject({ view: 'board' });
+    // A sweep that started after the form was left moves nothing.
+    const groups = run({ type: 'groupBy', by: 'country' });
+    expect(evalBoardReducer(groups, { type: 'sweepStarted' })).toBe(groups);
+    expect(evalBoardReducer(groups, { type: 'newSweep' })).toBe(groups);
+  });
 });

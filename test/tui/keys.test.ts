@@ -47,8 +47,8 @@ describe('the key table', () => {
     expect(matches('watch.prev', '', key({ tab: true, shift: true }))).toBe(true);
   });
 
-  it('binds no letter in the Watch form, where letters are typed into the fields', () => {
-    const typed = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('watch.')).flatMap((c) => KEYMAP[c].keys).filter((k) => /^[A-Za-z0-9]$/.test(k));
+  it('binds no letter in the Watch form or the new-sweep form, where letters are typed into the fields', () => {
+    const typed = (Object.keys(KEYMAP) as Command[]).filter((c) => c.startsWith('watch.') || c.startsWith('sweep.')).flatMap((c) => KEYMAP[c].keys).filter((k) => /^[A-Za-z0-9]$/.test(k));
     expect(typed).toEqual([]);
   });
 
@@ -58,7 +58,7 @@ describe('the key table', () => {
   });
 
   it('gives no two commands of one screen the same key', () => {
-    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['live', 'reveal'], ['prompt'], ['confirm'], ['watch']];
+    const screens: string[][] = [['home'], ['episodes'], ['player'], ['live', 'person'], ['live', 'model'], ['live', 'reveal'], ['prompt'], ['confirm'], ['watch'], ['eval'], ['sweep']];
     for (const groups of screens) {
       const keys = (Object.keys(KEYMAP) as Command[])
         .filter((c) => groups.includes(c.split('.')[0]!))

@@ -12,50 +12,22 @@
  * model the retries, provider-error turns, failed and aborted episodes (docs/sweeps.md).
  */
 import { setMaxListeners } from 'node:events';
-import { maxReplyProblem, DEFAULT_IMAGE_SIZE_PX, DEFAULT_MAX_TURNS, DEFAULT_PROTOCOL, DEFAULT_SPLIT, PROTOCOLS } from '../../agent/agent-settings.js';
-import type { Protocol } from '../../agent/policies/model.js';
-import type { ToolSet } from '../../agent/protocols/tools.js';
 import { EXIT, UsageError } from '../../core/errors.js';
-import { checkedPanosDir } from '../../files.js';
-import { modelSpecsOf, type ModelFlags } from '../../agent/endpoint-choice.js';
-import { parseIndices, parseShard, shardFromEnvironment, type Shard } from '../../eval/run/plan.js';
+import { sweepOptionsOf, type SweepFlags } from '../../eval/run/options.js';
+import { parseShard, shardFromEnvironment, type Shard } from '../../eval/run/plan.js';
 import type { SweepHooks, SweepOptions, SweepOutcome } from '../../eval/run/start.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn, warnSkipped } from '../output.js';
 
-export interface EvalRunOptions extends GlobalOptions, ModelFlags {
-  split?: string;
-  limit?: number;
-  indices?: string;
-  passes?: number;
-  concurrency?: number;
-  maxTurns?: number;
-  protocol?: Protocol;
-  tools?: ToolSet;
-  promptFile?: string;
-  env?: string[];
-  out?: string;
-  runId?: string;
+export interface EvalRunOptions extends GlobalOptions, Omit<SweepFlags, 'names' | 'workspace'> {
   /** `I/N`, or `auto`: from a Slurm array job or a Kubernetes Indexed Job. */
   shard?: string;
   /** N for `--shard auto` where the scheduler does not say it (Kubernetes). */
   shards?: number;
-  retries?: number;
-  /** Seconds before the first retry of a model request. */
-  retryDelay?: number;
-  /** Seconds per model request attempt. */
-  timeout?: number;
-  /** The largest model reply read, in MiB. */
-  maxReplyMb?: number;
-  imageSize?: number;
-  panos?: string;
 }
 
-export const DEFAULT_PASSES = 4;
-export const DEFAULT_CONCURRENCY = 8;
-
 export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
-  const options = sweepOptionsOf(opts);
+  const options = sweepOptionsFromFlags(opts);
   const controller = new AbortController();
   // Every request and wait of every episode in flight listens to it: many more than Node's default ten.
   setMaxListeners(0, controller.signal);
@@ -84,34 +56,10 @@ export async function evalRunCommand(opts: EvalRunOptions): Promise<void> {
   }
 }
 
-/** The flags checked, as the sweep service takes them. */
-function sweepOptionsOf(opts: EvalRunOptions): SweepOptions {
-  const models = modelSpecsOf(opts);
-  const passes = integerIn('--passes', opts.passes ?? DEFAULT_PASSES, 1, 1000);
-  const concurrency = integerIn('--concurrency', opts.concurrency ?? DEFAULT_CONCURRENCY, 1, 1024);
-  const maxTurns = integerIn('--max-turns', opts.maxTurns ?? DEFAULT_MAX_TURNS, 1, 200);
-  const imageSizePx = integerIn('--image-size', opts.imageSize ?? DEFAULT_IMAGE_SIZE_PX, 32, 4096);
-  const retries = integerIn('--retries', opts.retries ?? 2, 0, 20);
-  if (opts.retryDelay !== undefined && !(opts.retryDelay >= 0)) throw new UsageError(`--retry-delay must be seconds >= 0, got ${opts.retryDelay}`);
-  if (opts.timeout !== undefined && !(opts.timeout > 0)) throw new UsageError(`--timeout must be seconds above 0, got ${opts.timeout}`);
-  const replyProblem = opts.maxReplyMb === undefined ? null : maxReplyProblem(opts.maxReplyMb);
-  if (replyProblem) throw new UsageError(`--max-reply-mb ${replyProblem}`);
-  if (opts.limit !== undefined) integerIn('--limit', opts.limit, 1, Number.MAX_SAFE_INTEGER);
-  if (opts.limit !== undefined && opts.indices !== undefined) throw new UsageError('--limit and --indices are alternatives: give one');
-  const protocol = opts.protocol ?? DEFAULT_PROTOCOL;
-  if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be ${PROTOCOLS.join(' or ')}, got "${String(protocol)}"`);
-  const indices = opts.indices === undefined ? undefined : parseIndices(opts.indices);
-  const shard = shardOf(opts);
-  const env = (opts.env ?? []).flatMap((u) => u.split(',')).map((u) => u.trim()).filter(Boolean);
-  const panos = opts.panos === undefined ? undefined : checkedPanosDir(opts.panos, '--panos');
-  return {
-    models, split: opts.split ?? DEFAULT_SPLIT, limit: opts.limit, indices, passes, concurrency,
-    // Without --concurrency, how many are in flight follows the machine (docs/sweeps.md).
-    adaptive: opts.concurrency === undefined,
-    maxTurns, imageSizePx, retries, retryDelayS: opts.retryDelay, timeoutS: opts.timeout, maxReplyMb: opts.maxReplyMb,
-    protocol, tools: opts.tools ?? 'trained', promptFile: opts.promptFile, env, panos,
-    out: opts.out, runId: opts.runId, fallbackRunId: schedulerRunId(opts) ?? undefined, shard, workspace: opts.workspace,
-  };
+/** The flags checked, as the sweep service takes them (src/eval/run/options.ts, shared with the Eval board's form). */
+function sweepOptionsFromFlags(opts: EvalRunOptions): SweepOptions {
+  const options = sweepOptionsOf(opts);
+  return { ...options, shard: shardOf(opts), fallbackRunId: schedulerRunId(opts) ?? undefined };
 }
 
 /** stderr while the sweep runs: a line per episode, or on a terminal one live line redrawn. */
@@ -169,9 +117,4 @@ function shardOf(opts: EvalRunOptions): Shard | undefined {
 function schedulerRunId(opts: EvalRunOptions): string | null {
   const job = process.env.SLURM_ARRAY_JOB_ID;
   return opts.shard?.trim() === 'auto' && job && /^\d+$/.test(job) ? `slurm-${job}` : null;
-}
-
-function integerIn(flag: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
-  return value;
 }

@@ -1,6 +1,7 @@
 /**
- * A sweep from start to end, as a service: `geolab eval run` and the Eval board's resume both call
- * `startSweep`. It checks the models' replicas, opens the workspace and the environment, takes the
+ * A sweep from start to end, as a service: `geolab eval run`, the Eval board's resume and its
+ * new-sweep form all call `startSweep` (the first and the form turn what they were given into its
+ * options with options.ts). It checks the models' replicas, opens the workspace and the environment, takes the
  * output folder's lock, plans the work less what the folder already holds (resuming), plays it
  * (sweep.ts), keeps sweep.json and run.json, and returns the counts and the exit status they imply
  * (docs/sweeps.md, 'Exit codes'). It prints nothing: what a caller shows comes through the hooks.
@@ -64,6 +65,11 @@ export interface SweepHooks {
   signal?: AbortSignal;
   /** Once the folder's lock is held: from here an interrupt ends the sweep cleanly. */
   onLocked?(): void;
+  /**
+   * Once the sweep is planned and its run recorded, just before the first episode: from here it plays
+   * (what goes wrong before this rejects `startSweep` instead).
+   */
+  onStarted?(sweep: { runId: string; out: string }): void;
   /** A line for the user (a replica out, the plan, a tidied file), without the `geolab: ` prefix. */
   onNote?(text: string): void;
   /** A file or folder the walk of the output folder passed over. */
@@ -157,6 +163,7 @@ async function sweepLocked(s: Locked): Promise<SweepOutcome> {
     if (!options.shard) writeOptions(out, { ...options, indices: chosen, limit: undefined, runId, out });
     note(`sweep ${runId}: ${arms.length} model${arms.length === 1 ? '' : 's'} x ${indices.length} tasks x ${options.passes} passes -> ${out}` +
       (planned.length > work.length ? ` (resuming: ${planned.length - work.length} of ${planned.length} already recorded)` : ''));
+    hooks.onStarted?.({ runId, out });
     return await play(s, { environment, planned, work, config });
   } finally {
     await environment.close();

@@ -4,11 +4,15 @@
  * board is open), by rowid (store/episodes.ts episodesAfter). The store and the report core load
  * on the first read, never with Home.
  */
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { InputError } from '../../core/errors.js';
 import { isRecord } from '../../core/values.js';
 import type { Db } from '../../store/db.js';
+import type { SweepFlags } from '../../eval/run/options.js';
 import type { SweepOutcome } from '../../eval/run/start.js';
-import type { EvalBoardService, EvalRunRow, SweepRow } from '../services.js';
+import type { EvalBoardService, EvalRunRow, NewSweepStart, SweepRow } from '../services.js';
+import { prefillWatch, readWatchSettings } from '../watch/settings.js';
 import type { WorkspaceSession } from '../workspace-session.js';
 import { NO_RUN, type BoardEpisode } from './board.js';
 
@@ -17,7 +21,12 @@ const PAGE = 200;
 /** How often a long read lets the screen draw how far it got. */
 const PROGRESS_MS = 100;
 
-export function evalBoardService(session: WorkspaceSession): EvalBoardService {
+/**
+ * `watchSettings`: the Watch form's saved settings, where the new-sweep form takes its endpoint and
+ * split from (with `env`'s GEOLAB_MODEL, GEOLAB_BASE_URL, GEOLAB_API_KEY_ENV first); absent, the
+ * board starts no new sweep.
+ */
+export function evalBoardService(session: WorkspaceSession, watchSettings?: string, env: NodeJS.ProcessEnv = process.env): EvalBoardService {
   let episodes: readonly BoardEpisode[] = [];
   /** `episodes` less the records a sweep's folder superseded: what the board reports on. */
   let reported: readonly BoardEpisode[] = [];
@@ -71,6 +80,16 @@ export function evalBoardService(session: WorkspaceSession): EvalBoardService {
       return next;
     },
     resumeSweep: (dir) => resumeSweep(session, dir, resuming),
+    ...(watchSettings === undefined
+      ? {}
+      : {
+          async prefillSweep() {
+            const [ws, { workspaceSplits }] = await Promise.all([session.open(), import('../../env/task-splits.js')]);
+            const { model, baseUrl, apiKeyEnv, split } = prefillWatch(env, readWatchSettings(watchSettings));
+            return { prefill: { model, baseUrl, apiKeyEnv, split }, sweepsDir: join(ws.paths.dir, 'sweeps'), splits: [...(await workspaceSplits(ws)).sizes.keys()] };
+          },
+          newSweep: (flags) => newSweep(session, flags, resuming),
+        }),
     async exportCsv(csv) {
       const [ws, { writeFileAtomic }] = await Promise.all([session.open(), import('../../files.js')]);
       // eval-20261202-183001-123.csv: the time, short enough for the status line to show it.
@@ -98,6 +117,53 @@ async function resumeSweep(session: WorkspaceSession, dir: string, resuming: Set
   } finally {
     resuming.delete(dir);
   }
+}
+
+/**
+ * `n` on the board: a new sweep through the same reading of its settings (src/eval/run/options.ts)
+ * and the same service as `geolab eval run`. Settles once it plays, or with why it did not start; the
+ * sweep itself goes on as a resumed one does (docs/sweeps.md, 'Starting a sweep from the Eval board').
+ */
+async function newSweep(session: WorkspaceSession, flags: SweepFlags, running: Set<string>): Promise<NewSweepStart> {
+  const [ws, { sweepOptionsOf }, { startSweep }, { embeddedTaskProblem }] = await Promise.all([
+    session.open(),
+    import('../../eval/run/options.js'),
+    import('../../eval/run/start.js'),
+    import('../../agent/agent-run.js'),
+  ]);
+  // No shell reads the form: `~/` is expanded here, as the shell does for the command's flags.
+  const home = (path: string | undefined) => path?.replace(/^~(?=$|\/)/, homedir());
+  flags = { ...flags, models: home(flags.models), out: home(flags.out) };
+  let options: ReturnType<typeof sweepOptionsOf>;
+  try {
+    options = sweepOptionsOf({ ...flags, workspace: ws.paths.dir });
+  } catch (err) {
+    const message = (err as Error).message;
+    // The models file unreadable or malformed, or a name it does not hold: those fields' fault.
+    const field = err instanceof InputError && flags.models !== undefined ? 'modelsFile' : message.startsWith('the models file has no model named') ? 'names' : null;
+    return { ok: false, field, message };
+  }
+  // The form's sweeps play in the embedded environment: a split it does not serve is the field's fault.
+  const problem = await embeddedTaskProblem(ws, options.split, null);
+  if (problem) return { ok: false, field: 'split', message: problem.message };
+  return new Promise<NewSweepStart>((resolve) => {
+    let out: string | null = null;
+    const done: Promise<SweepOutcome> = startSweep(options, {
+      onStarted: (sweep) => {
+        out = sweep.out;
+        running.add(sweep.out);
+        resolve({ ok: true, runId: sweep.runId, out: sweep.out, done });
+      },
+    });
+    const ended = () => {
+      if (out !== null) running.delete(out);
+    };
+    done.then(ended, (err: Error) => {
+      ended();
+      // After the start the caller hears of it through `done`; before, nothing started.
+      if (out === null) resolve({ ok: false, field: null, message: err.message });
+    });
+  });
 }
 
 function runRows(db: Db): { rows: EvalRunRow[]; sweeps: Map<string, string[]> } {

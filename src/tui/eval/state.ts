@@ -1,11 +1,12 @@
 /**
  * The Eval board's navigation (docs/tui.md, 'Screen state'): the arms table, the run and baseline pickers over it,
- * and the selected arm by country or verdict down to a group's worst episodes. Each list keeps its
- * own cursor, so backing out lands where one left. Pure.
+ * and the selected arm by country or verdict down to a group's worst episodes, and the new-sweep
+ * form over the board (its own state: state/sweep-form.ts). Each list keeps its own cursor, so
+ * backing out lands where one left. Pure.
  */
 import type { GroupBy } from './board.js';
 
-export type EvalView = 'board' | 'runs' | 'baseline' | 'groups' | 'episodes';
+export type EvalView = 'board' | 'runs' | 'baseline' | 'groups' | 'episodes' | 'sweep';
 
 export interface EvalBoardState {
   readonly view: EvalView;
@@ -31,6 +32,10 @@ export type EvalBoardAction =
   | { type: 'chooseBaseline'; arm: string }
   | { type: 'groupBy'; by: GroupBy }
   | { type: 'openGroup' }
+  /** `n` on the board: the new-sweep form. */
+  | { type: 'newSweep' }
+  /** A sweep started from the form: back to the board it shows on (wherever the form was left for, nothing). */
+  | { type: 'sweepStarted' }
   | { type: 'back' };
 
 export const INITIAL_EVAL_BOARD: EvalBoardState = {
@@ -50,6 +55,8 @@ const CURSOR_OF: Record<EvalView, 'arm' | 'picker' | 'group' | 'episode'> = {
   baseline: 'picker',
   groups: 'group',
   episodes: 'episode',
+  // The form moves its own focus; nothing here moves under it.
+  sweep: 'arm',
 };
 
 const clamp = (value: number, total: number) => Math.max(0, Math.min(total - 1, value));
@@ -62,6 +69,7 @@ export function cursorIn(index: number, total: number): number {
 export function evalBoardReducer(state: EvalBoardState, action: EvalBoardAction): EvalBoardState {
   switch (action.type) {
     case 'move': {
+      if (state.view === 'sweep') return state;
       const field = CURSOR_OF[state.view];
       const next = cursorIn(state[field] + action.delta, action.total);
       return next === state[field] ? state : { ...state, [field]: next };
@@ -83,6 +91,10 @@ export function evalBoardReducer(state: EvalBoardState, action: EvalBoardAction)
       return { ...state, view: 'groups', by: action.by, group: state.view === 'groups' && state.by === action.by ? state.group : 0 };
     case 'openGroup':
       return state.view === 'groups' ? { ...state, view: 'episodes', episode: 0 } : state;
+    case 'newSweep':
+      return state.view === 'board' ? { ...state, view: 'sweep' } : state;
+    case 'sweepStarted':
+      return state.view === 'sweep' ? { ...state, view: 'board' } : state;
     case 'back':
       switch (state.view) {
         case 'episodes':

@@ -12,11 +12,13 @@ import { armGroups, worstEpisodes, type BoardReport, type RankedEpisode } from '
 import { armsTable, groupsTable, toCsv, worstTable, writtenLine } from '../eval/export.js';
 import { cursorIn, evalBoardReducer, INITIAL_EVAL_BOARD, type EvalBoardAction, type EvalBoardState, type EvalView } from '../eval/state.js';
 import { useBoardReport, useEvalBoardData } from '../eval/useEvalBoard.js';
+import { SweepForm, sweepFormKey } from '../eval/SweepForm.js';
+import { useSweepForm } from '../eval/useSweepForm.js';
 import { useScreenKeys } from '../hooks/useScreenKeys.js';
 import { useTerminalSize } from '../hooks/useTerminalSize.js';
 import { matches, type HintItem } from '../keys.js';
 import type { GroupRow } from '../../eval/report.js';
-import type { EvalBoardService, EvalBoardSnapshot, SweepRow } from '../services.js';
+import type { EvalBoardService, EvalBoardSnapshot, NewSweepStart, SweepRow } from '../services.js';
 
 /** Rows the body cannot use: header, blank line, notice and key hints, the spare last row. */
 const EVAL_CHROME_ROWS = 5;
@@ -30,6 +32,7 @@ const HINTS: Record<EvalView, HintItem[]> = {
     { commands: ['eval.baseline'], label: 'baseline' },
     { commands: ['eval.reload'], label: 'reload' },
     { commands: ['eval.export'], label: 'CSV' },
+    { commands: ['eval.newSweep'], label: 'new sweep' },
     { commands: ['eval.resume'], label: 'resume sweep' },
     'eval.help',
     'eval.back',
@@ -50,6 +53,13 @@ const HINTS: Record<EvalView, HintItem[]> = {
     { commands: ['eval.export'], label: 'CSV' },
     'eval.help',
     'eval.back',
+  ],
+  sweep: [
+    { commands: ['sweep.prev', 'sweep.next'], label: 'field' },
+    { commands: ['sweep.choose'], label: 'endpoint/models file' },
+    { commands: ['sweep.enter'], label: 'next/start' },
+    'eval.help',
+    { commands: ['sweep.close'], label: 'back' },
   ],
 };
 
@@ -87,8 +97,14 @@ export function EvalScreen() {
   const snapshot = data.snapshot;
   const { report: board, stale } = useBoardReport(snapshot && { episodes: snapshot.episodes, excludedRuns: state.excludedRuns, baseline: state.baseline });
   const selection = useSelection(board, state);
+  const sweepForm = useSweepForm(service, state.view === 'sweep', (sweep) => sweepStarted(sweep, dispatch, actions));
 
   useScreenKeys('eval.help', (input, key) => {
+    if (state.view === 'sweep') return sweepFormKey(sweepForm.actions, () => dispatch({ type: 'back' }), input, key);
+    if (matches('eval.newSweep', input, key) && state.view === 'board') {
+      if (service?.newSweep) return dispatch({ type: 'newSweep' });
+      return actions.notify('No workspace to start a sweep in.');
+    }
     if (matches('eval.export', input, key)) return exportTable(state, board, selection, service, actions, columns - 2);
     if (matches('eval.resume', input, key) && state.view === 'board') return resumeSweep(snapshot, service, actions);
     onKey(state, dispatch, actions, snapshot, board, selection, reload, input, key);
@@ -104,11 +120,13 @@ export function EvalScreen() {
     <Box flexDirection="column" paddingX={1} height="100%">
       <Header title={<Text bold>{title(state, snapshot, board, selection)}</Text>} right={busy} />
       {help ? (
-        <HelpOverlay title="Eval board" groups={['eval']} />
+        <HelpOverlay title={state.view === 'sweep' ? 'New sweep' : 'Eval board'} groups={state.view === 'sweep' ? ['sweep'] : ['eval']} />
       ) : (
         <>
           <Box marginTop={1} flexGrow={1} flexDirection="column">
-            {!service ? (
+            {state.view === 'sweep' ? (
+              <SweepForm form={sweepForm.state} />
+            ) : !service ? (
               <Text color={theme.muted}>No workspace to report on.</Text>
             ) : !snapshot ? (
               data.error ? (
@@ -130,6 +148,7 @@ export function EvalScreen() {
 
 function title(state: EvalBoardState, snapshot: EvalBoardSnapshot | null, board: BoardReport | null, selection: Selection): string {
   const parts = ['EVAL BOARD'];
+  if (state.view === 'sweep') return [...parts, 'new sweep'].join(' · ');
   if (state.view === 'groups' || state.view === 'episodes') {
     parts.push(`${selection.arm ?? '?'} by ${state.by}`);
     if (state.view === 'episodes' && selection.group) parts.push(`${selection.group.group}: worst first (reference reward)`);
@@ -174,6 +193,7 @@ function Body({ state, snapshot, board, selection, width, height }: BodyProps) {
     case 'episodes':
       return <WorstTable episodes={selection.worst} by={state.by} selected={cursorIn(state.episode, selection.worst.length)} height={listHeight} />;
     case 'board':
+    case 'sweep':
       break;
   }
   if (!board) return <Text color={theme.muted}>computing the report…</Text>;
@@ -271,6 +291,19 @@ function resumeSweep(snapshot: EvalBoardSnapshot | null, service: EvalBoardServi
   );
 }
 
+/**
+ * A sweep the form started plays on in this process (as a resumed one does): the board shows it from
+ * its sweep.json, and a status line says when it began and how it ended.
+ */
+function sweepStarted(sweep: Extract<NewSweepStart, { ok: true }>, dispatch: Dispatch<EvalBoardAction>, actions: NavigationActions): void {
+  dispatch({ type: 'sweepStarted' });
+  actions.notify(`sweep ${sweep.runId} started in ${sweep.out}`);
+  sweep.done.then(
+    (outcome) => actions.notify(`sweep ${outcome.runId}: ${outcome.status} · ${outcome.summary.join(' · ')}`),
+    (err: Error) => actions.notify(`sweep ${sweep.runId} stopped: ${err.message}`),
+  );
+}
+
 function onKey(
   state: EvalBoardState,
   dispatch: Dispatch<EvalBoardAction>,
@@ -285,7 +318,7 @@ function onKey(
   if (matches('eval.back', input, key)) return state.view === 'board' ? actions.back() : dispatch({ type: 'back' });
   if (matches('eval.reload', input, key)) return reload();
   const arms = board?.report.arms ?? [];
-  const total = { board: arms.length, runs: snapshot?.runs.length ?? 0, baseline: arms.length, groups: selection.groups.length, episodes: selection.worst.length }[state.view];
+  const total = { board: arms.length, runs: snapshot?.runs.length ?? 0, baseline: arms.length, groups: selection.groups.length, episodes: selection.worst.length, sweep: 0 }[state.view];
   if (matches('eval.up', input, key)) return dispatch({ type: 'move', delta: -1, total });
   if (matches('eval.down', input, key)) return dispatch({ type: 'move', delta: 1, total });
   switch (state.view) {
@@ -321,5 +354,7 @@ function onKey(
       if (matches('eval.open', input, key) && episode) actions.open({ screen: 'player', episodeId: episode.facts.episodeId });
       return;
     }
+    case 'sweep':
+      return;
   }
 }

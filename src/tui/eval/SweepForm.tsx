@@ -1,0 +1,107 @@
+/**
+ * The Eval board's new-sweep form (`n`): the fields of state/sweep-form.ts, each with what a blank
+ * means, the field's error under it, and Start. Drawn in the board's body; the keys are the screen's
+ * (screens/EvalScreen.tsx hands them to `sweepFormKey`).
+ */
+import { Box, Text, type Key } from 'ink';
+import { Spinner } from '../components/Spinner.js';
+import { useTheme } from '../contexts/ThemeContext.js';
+import { matches } from '../keys.js';
+import { sweepFormFields, sweepStartPosition, type SweepField, type SweepFieldSpec } from '../state/sweep-form.js';
+import type { SweepFormActions, SweepFormView } from './useSweepForm.js';
+
+/** What an empty field means, shown in its place. */
+const EMPTY: Partial<Record<SweepField, string>> = {
+  model: 'the name the endpoint lists at /v1/models',
+  apiKeyEnv: 'none: no key is sent',
+  modelsFile: "the harness's models file (JSON)",
+  names: 'blank: every model of the file',
+  limit: 'blank: every task of the split',
+  concurrency: 'blank: follows the machine (8 per replica at most)',
+};
+
+const SOURCE_NOTES: Record<string, string> = {
+  endpoint: 'one model at an OpenAI-compatible endpoint',
+  'models file': "the harness's models file: every entry, or those named",
+};
+
+const LABEL_WIDTH = Math.max(...sweepFormFields('endpoint').map((f) => f.label.length), ...sweepFormFields('models file').map((f) => f.label.length)) + 2;
+
+/** A key while the form is open: the form's own, then any printable text typed into the field. */
+export function sweepFormKey(form: SweepFormActions, close: () => void, input: string, key: Key): void {
+  if (matches('sweep.close', input, key)) close();
+  else if (matches('sweep.next', input, key)) form.move(1);
+  else if (matches('sweep.prev', input, key)) form.move(-1);
+  else if (matches('sweep.choose', input, key)) form.choose(key.leftArrow ? -1 : 1);
+  else if (matches('sweep.erase', input, key)) form.erase();
+  else if (matches('sweep.enter', input, key)) form.submit();
+  // Printable text only: arrows and other named keys arrive with an empty input.
+  else if (input && !key.ctrl && !key.meta) form.type(input);
+}
+
+export function SweepForm({ form }: { form: SweepFormView }) {
+  const theme = useTheme();
+  if (form.phase === 'loading') {
+    return form.error ? <Text color={theme.status.error}>{form.error.message}</Text> : <Spinner label="reading the last settings" />;
+  }
+  const error = form.error;
+  const startFocused = form.focus === sweepStartPosition(form);
+  return (
+    <Box flexDirection="column">
+      <Text color={theme.muted}>A sweep as `geolab eval run` plays it: every task × k samples, recorded in the workspace and the output folder.</Text>
+      <Box flexDirection="column" marginTop={1}>
+        {sweepFormFields(form.values.source).map((field, i) => (
+          <Box key={field.name} flexDirection="column">
+            <FieldRow field={field} form={form} focused={i === form.focus} />
+            {error?.field === field.name ? <Text color={theme.status.error}>{`    ${error.message}`}</Text> : null}
+          </Box>
+        ))}
+      </Box>
+      <Box marginTop={1}>
+        <Text color={startFocused ? theme.accent : undefined} bold={startFocused} inverse={startFocused}>
+          {startFocused ? '› [ Start sweep ]' : '  [ Start sweep ]'}
+        </Text>
+      </Box>
+      <Box marginTop={1} flexDirection="column">
+        {form.phase === 'starting' ? <Spinner label="checking the models and planning the sweep" /> : null}
+        {error && error.field === null ? <Text color={theme.status.error}>{error.message}</Text> : null}
+      </Box>
+    </Box>
+  );
+}
+
+function FieldRow({ field, form, focused }: { field: SweepFieldSpec; form: SweepFormView; focused: boolean }) {
+  const theme = useTheme();
+  const value = form.values[field.name];
+  const editing = focused && form.phase === 'editing';
+  const empty = field.name === 'out' && form.hints ? `blank: ${form.hints.sweepsDir}/<run id>` : EMPTY[field.name];
+  return (
+    <Text wrap="truncate-end">
+      <Text color={focused ? theme.accent : undefined} bold={focused}>
+        {focused ? '› ' : '  '}
+        {field.label.padEnd(LABEL_WIDTH)}
+      </Text>
+      {field.choices ? (
+        <>
+          <Text bold={focused}>{focused ? `‹ ${value} ›` : value}</Text>
+          <Text color={theme.muted}>{`  ${SOURCE_NOTES[value] ?? ''}`}</Text>
+        </>
+      ) : (
+        <>
+          {value}
+          {editing ? <Text inverse> </Text> : null}
+          {value ? null : <Text color={theme.muted}>{`${editing ? ' ' : ''}${empty ?? ''}`}</Text>}
+          {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
+          {field.name === 'split' && form.hints ? <Text color={theme.muted}>{`  (served: ${form.hints.splits.join(', ')})`}</Text> : null}
+        </>
+      )}
+    </Text>
+  );
+}
+
+/** Whether the variable holds a key: never what it holds. */
+function KeyStatus({ set }: { set: boolean | null }) {
+  const theme = useTheme();
+  if (set === null) return null;
+  return set ? <Text color={theme.status.ok}>{' (set)'}</Text> : <Text color={theme.status.warn}>{' (not set: no key is sent)'}</Text>;
+}
