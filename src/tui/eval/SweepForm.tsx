@@ -4,6 +4,7 @@
  * (screens/EvalScreen.tsx hands them to `sweepFormKey`).
  */
 import { Box, Text, type Key } from 'ink';
+import { FormField, KeyStatus } from '../components/FormField.js';
 import { Spinner } from '../components/Spinner.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { matches } from '../keys.js';
@@ -73,35 +74,11 @@ export function SweepForm({ form }: { form: SweepFormView }) {
 function FieldRow({ field, form, focused }: { field: SweepFieldSpec; form: SweepFormView; focused: boolean }) {
   const theme = useTheme();
   const value = form.values[field.name];
-  const editing = focused && form.phase === 'editing';
-  const empty = field.name === 'out' && form.hints ? `blank: ${form.hints.sweepsDir}/<run id>` : EMPTY[field.name];
+  const placeholder = field.name === 'out' && form.hints ? `blank: ${form.hints.sweepsDir}/<run id>` : EMPTY[field.name];
   return (
-    <Text wrap="truncate-end">
-      <Text color={focused ? theme.accent : undefined} bold={focused}>
-        {focused ? '› ' : '  '}
-        {field.label.padEnd(LABEL_WIDTH)}
-      </Text>
-      {field.choices ? (
-        <>
-          <Text bold={focused}>{focused ? `‹ ${value} ›` : value}</Text>
-          <Text color={theme.muted}>{`  ${SOURCE_NOTES[value] ?? ''}`}</Text>
-        </>
-      ) : (
-        <>
-          {value}
-          {editing ? <Text inverse> </Text> : null}
-          {value ? null : <Text color={theme.muted}>{`${editing ? ' ' : ''}${empty ?? ''}`}</Text>}
-          {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
-          {field.name === 'split' && form.hints ? <Text color={theme.muted}>{`  (served: ${form.hints.splits.join(', ')})`}</Text> : null}
-        </>
-      )}
-    </Text>
+    <FormField label={field.label} labelWidth={LABEL_WIDTH} value={value} focused={focused} editing={focused && form.phase === 'editing'} choice={Boolean(field.choices)} note={SOURCE_NOTES[value]} placeholder={placeholder}>
+      {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
+      {field.name === 'split' && form.hints ? <Text color={theme.muted}>{`  (served: ${form.hints.splits.join(', ')})`}</Text> : null}
+    </FormField>
   );
-}
-
-/** Whether the variable holds a key: never what it holds. */
-function KeyStatus({ set }: { set: boolean | null }) {
-  const theme = useTheme();
-  if (set === null) return null;
-  return set ? <Text color={theme.status.ok}>{' (set)'}</Text> : <Text color={theme.status.warn}>{' (not set: no key is sent)'}</Text>;
 }

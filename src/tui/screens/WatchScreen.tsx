@@ -1,5 +1,6 @@
 import { Box, Text, type Key } from 'ink';
 import { Footer } from '../components/Footer.js';
+import { FormField, KeyStatus } from '../components/FormField.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Spinner } from '../components/Spinner.js';
@@ -99,34 +100,10 @@ function Fields({ form }: { form: WatchFormView }) {
 function FieldRow({ field, form, focused }: { field: FieldSpec; form: WatchFormView; focused: boolean }) {
   const theme = useTheme();
   const value = form.values[field.name];
-  const editing = focused && form.phase === 'editing';
   return (
-    <Text wrap="truncate-end">
-      <Text color={focused ? theme.accent : undefined} bold={focused}>
-        {focused ? '› ' : '  '}
-        {field.label.padEnd(LABEL_WIDTH)}
-      </Text>
-      {field.choices ? (
-        <>
-          <Text bold={focused}>{focused ? `‹ ${value} ›` : value}</Text>
-          <Text color={theme.muted}>{`  ${PROTOCOL_NOTES[value] ?? ''}`}</Text>
-        </>
-      ) : (
-        <>
-          {value}
-          {editing ? <Text inverse> </Text> : null}
-          {value ? null : <Text color={theme.muted}>{`${editing ? ' ' : ''}${EMPTY[field.name] ?? ''}`}</Text>}
-          {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
-          {field.name === 'split' && form.splits ? <Text color={theme.muted}>{`  (served: ${form.splits.join(', ')})`}</Text> : null}
-        </>
-      )}
-    </Text>
+    <FormField label={field.label} labelWidth={LABEL_WIDTH} value={value} focused={focused} editing={focused && form.phase === 'editing'} choice={Boolean(field.choices)} note={PROTOCOL_NOTES[value]} placeholder={EMPTY[field.name]}>
+      {field.name === 'apiKeyEnv' ? <KeyStatus set={form.keySet} /> : null}
+      {field.name === 'split' && form.splits ? <Text color={theme.muted}>{`  (served: ${form.splits.join(', ')})`}</Text> : null}
+    </FormField>
   );
-}
-
-/** Whether the variable holds a key: never what it holds. */
-function KeyStatus({ set }: { set: boolean | null }) {
-  const theme = useTheme();
-  if (set === null) return null;
-  return set ? <Text color={theme.status.ok}>{' (set)'}</Text> : <Text color={theme.status.warn}>{' (not set: no key is sent)'}</Text>;
 }

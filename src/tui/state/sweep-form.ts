@@ -7,6 +7,7 @@
  */
 import { DEFAULT_PASSES, SWEEP_RANGES, type SweepFlags } from '../../eval/run/options.js';
 import { endpointFieldsError } from './watch-form.js';
+import { editedValue, type FieldEdit } from './form-fields.js';
 
 /** Where the models come from: one endpoint typed in, or the harness's models file. */
 export const MODEL_SOURCES = ['endpoint', 'models file'] as const;
@@ -90,9 +91,7 @@ export interface SweepFormState {
 export type SweepFormAction =
   | { type: 'prefilled'; prefill: SweepFormPrefill }
   | { type: 'move'; delta: number }
-  | { type: 'type'; text: string }
-  | { type: 'erase' }
-  | { type: 'choose'; delta: number }
+  | FieldEdit
   | { type: 'starting' }
   /** The start ended without a sweep: the form is editable again, with the error (if any) shown. */
   | { type: 'stopped'; error: SweepFormError | null };
@@ -143,20 +142,10 @@ export function sweepFormReducer(state: SweepFormState, action: SweepFormAction)
   switch (action.type) {
     case 'move':
       return { ...state, focus: Math.max(0, Math.min(sweepStartPosition(state), state.focus + action.delta)) };
-    case 'type': {
-      // A paste arrives one key at a time, line breaks included: they are not text.
-      // eslint-disable-next-line no-control-regex
-      const text = action.text.replace(/[\x00-\x1f\x7f]/g, '');
-      return edit(state, (field, value) => (field.choices ? value : value + text));
-    }
+    case 'type':
     case 'erase':
-      return edit(state, (field, value) => (field.choices ? value : value.slice(0, -1)));
     case 'choose':
-      return edit(state, (field, value) => {
-        if (!field.choices) return value;
-        const at = field.choices.indexOf(value);
-        return field.choices[(at + action.delta + field.choices.length) % field.choices.length]!;
-      });
+      return edit(state, (field, value) => editedValue(field, value, action));
   }
 }
 

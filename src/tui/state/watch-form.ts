@@ -5,6 +5,7 @@
  */
 import { apiKeyEnvProblem, baseUrlProblem, PROTOCOLS } from '../../agent/agent-settings.js';
 import type { Protocol } from '../../agent/policies/model.js';
+import { editedValue, type FieldEdit } from './form-fields.js';
 
 /** What the form remembers between runs: no secret, only the NAME of the key's variable. */
 export interface WatchSettings {
@@ -61,9 +62,7 @@ export interface WatchFormState {
 export type WatchFormAction =
   | { type: 'prefilled'; settings: WatchSettings }
   | { type: 'move'; delta: number }
-  | { type: 'type'; text: string }
-  | { type: 'erase' }
-  | { type: 'choose'; delta: number }
+  | FieldEdit
   | { type: 'checking' }
   /** The check ended without a start: the form is editable again, with the error (if any) shown. */
   | { type: 'stopped'; error: FormError | null };
@@ -95,21 +94,10 @@ export function watchFormReducer(state: WatchFormState, action: WatchFormAction)
   switch (action.type) {
     case 'move':
       return { ...state, focus: Math.max(0, Math.min(START_POSITION, state.focus + action.delta)) };
-    case 'type': {
-      // Keys that arrive together (a paste) come one character at a time, named keys included:
-      // a pasted line break is not text.
-      // eslint-disable-next-line no-control-regex
-      const text = action.text.replace(/[\x00-\x1f\x7f]/g, '');
-      return edit(state, (field, value) => (field.choices ? value : value + text));
-    }
+    case 'type':
     case 'erase':
-      return edit(state, (field, value) => (field.choices ? value : value.slice(0, -1)));
     case 'choose':
-      return edit(state, (field, value) => {
-        if (!field.choices) return value;
-        const at = field.choices.indexOf(value);
-        return field.choices[(at + action.delta + field.choices.length) % field.choices.length]!;
-      });
+      return edit(state, (field, value) => editedValue(field, value, action));
   }
 }
 
