@@ -1,10 +1,11 @@
 /**
- * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; docs/endpoints.md). The I/O shell of
- * the model policy: a request with timeouts and bounded retries with exponential backoff on 429, 5xx,
- * timeouts and dropped connections, made by the one HTTP client (src/http.ts). A request the endpoint answered with an error to the last
- * attempt is returned as errors for the turn's record: a provider error costs the turn, not the
- * episode. An endpoint that is gone throws EndpointGoneError and fails the episode: no attempt got
- * an answer at all (refused, timed out), or it refused the key (401/403, never retried).
+ * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; docs/endpoints.md). The I/O
+ * shell of the model policy: a request with timeouts and bounded retries with exponential backoff on
+ * 429, 5xx, timeouts and dropped connections, made by the one HTTP client (src/http.ts). A request
+ * the endpoint answered with an error to the last attempt is returned as errors for the turn's
+ * record: a provider error costs the turn, not the episode. An endpoint that is gone throws
+ * EndpointGoneError and fails the episode: no attempt got an answer at all (refused, timed out), or
+ * it refused the key (401/403, never retried).
  *
  * The API key comes from an environment variable chosen by the caller and is sent only as
  * `Authorization: Bearer`. Everything this module returns or throws (errors, error bodies, the
@@ -184,10 +185,11 @@ export async function listModels(baseUrl: string, options: EndpointAccess = {}):
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     const { failure } = err;
-    if (failure.kind !== 'status') throw new ServiceError(`cannot reach the model endpoint at ${url}: ${failureMessage(failure, DEFAULT_MAX_REPLY_BYTES)}`);
-    const message = `HTTP ${failure.status}: ${snippet(bodyData(failure.text))}`;
-    if (failure.status === 401 || failure.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, message));
-    throw new ServiceError(`the model endpoint answered HTTP ${failure.status} at ${url}: ${snippet(bodyData(failure.text))}`);
+    if (failure.kind === 'too-large') throw new ServiceError(`the model endpoint at ${url} answered with more than ${formatMiB(DEFAULT_MAX_REPLY_BYTES)}, not a model list`);
+    if (failure.kind === 'no-answer') throw new ServiceError(`cannot reach the model endpoint at ${url}: ${failureMessage(failure, DEFAULT_MAX_REPLY_BYTES)}`);
+    const body = snippet(bodyData(failure.text));
+    if (failure.status === 401 || failure.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, `HTTP ${failure.status}: ${body}`));
+    throw new ServiceError(`the model endpoint answered HTTP ${failure.status} at ${url}: ${body}`);
   }
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new ServiceError(`the model endpoint at ${url} did not answer with a model list`);
