@@ -1,18 +1,19 @@
 /**
- * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; docs/endpoints.md). The I/O shell of
- * the model policy: a request with timeouts and bounded retries with exponential backoff on 429, 5xx,
- * timeouts and dropped connections. A request the endpoint answered with an error to the last
- * attempt is returned as errors for the turn's record: a provider error costs the turn, not the
- * episode. An endpoint that is gone throws EndpointGoneError and fails the episode: no attempt got
- * an answer at all (refused, timed out), or it refused the key (401/403, never retried).
+ * An OpenAI-compatible chat-completions endpoint (vLLM, OpenAI, routers; docs/endpoints.md). The I/O
+ * shell of the model policy: a request with timeouts and bounded retries with exponential backoff on
+ * 429, 5xx, timeouts and dropped connections, made by the one HTTP client (src/http.ts). A request
+ * the endpoint answered with an error to the last attempt is returned as errors for the turn's
+ * record: a provider error costs the turn, not the episode. An endpoint that is gone throws
+ * EndpointGoneError and fails the episode: no attempt got an answer at all (refused, timed out), or
+ * it refused the key (401/403, never retried).
  *
  * The API key comes from an environment variable chosen by the caller and is sent only as
  * `Authorization: Bearer`. Everything this module returns or throws (errors, error bodies, the
  * model's reply) is redacted first (src/core/secrets.ts).
  */
-import axios, { type AxiosResponse } from 'axios';
 import { ServiceError, UsageError } from '../core/errors.js';
 import { redact, redactDeep, registerSecret } from '../core/secrets.js';
+import { HttpError, httpRequest, isTransient, type HttpFailure, type HttpResponse } from '../http.js';
 
 export interface Endpoint {
   /** Up to and including the version: `http://127.0.0.1:8000/v1`. */
@@ -94,8 +95,6 @@ export class EndpointGoneError extends ServiceError {
  */
 export class EndpointUnusableError extends EndpointGoneError {}
 
-type Failure = { message: string; retry: boolean; retryAfterMs?: number; kind: 'http' | 'refused' | 'transport' };
-
 export async function chatCompletion(
   endpoint: Endpoint,
   request: { messages: WireMessage[]; tools?: unknown[] },
@@ -123,50 +122,47 @@ export async function postWithRetries(
   signal?: AbortSignal,
 ): Promise<ChatCall> {
   registerSecret(endpoint.apiKey, endpoint.apiKeyEnv ? `$${endpoint.apiKeyEnv}` : undefined);
-  const maxAttempts = Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const timeoutMs = endpoint.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxReplyBytes = endpoint.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-  const errors: string[] = [];
   const started = performance.now();
   const latencyS = () => (performance.now() - started) / 1000;
-  for (let attempt = 1; ; attempt++) {
-    let failure: Failure;
-    try {
-      const res = await axios.post(request.url, request.body, {
-        headers: request.headers,
-        timeout: timeoutMs,
-        signal,
-        validateStatus: () => true,
-        // Images make bodies large; the server sets its own limit.
-        maxBodyLength: Infinity,
-        // axios stops reading past it and rejects with ERR_BAD_RESPONSE (replyTooLarge below).
-        maxContentLength: maxReplyBytes,
-      });
-      if (res.status >= 200 && res.status < 300) {
-        const reply = request.read(res.data);
-        if (reply) return { reply, attempts: attempt, errors, latencyS: latencyS() };
-        failure = { message: `malformed response: ${snippet(res.data)}`, retry: false, kind: 'http' };
-      } else {
-        failure = {
-          message: `HTTP ${res.status}: ${snippet(res.data)}`,
-          retry: res.status === 429 || res.status >= 500,
-          retryAfterMs: retryAfterMs(res),
-          kind: res.status === 401 || res.status === 403 ? 'refused' : 'http',
-        };
-      }
-    } catch (err) {
-      if (signal?.aborted) throw abortError();
-      failure = replyTooLarge(err, maxReplyBytes) ?? transportFailure(err, timeoutMs);
-    }
-    errors.push(`attempt ${attempt}: ${failure.message}`);
-    if (failure.kind === 'refused') throw new EndpointGoneError(refusedMessage(endpoint, failure.message), attempt);
-    if (!failure.retry || attempt >= maxAttempts) {
-      if (failure.kind === 'transport') throw new EndpointGoneError(goneMessage(endpoint, attempt, failure.message), attempt);
-      return { reply: null, attempts: attempt, errors, latencyS: latencyS() };
-    }
-    const backoffMs = (endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS) * 2 ** (attempt - 1);
-    await sleep(Math.max(backoffMs, failure.retryAfterMs ?? 0), signal);
+  const errorsOf = (failures: HttpFailure[]) => failures.map((failure, i) => `attempt ${i + 1}: ${failureMessage(failure, maxReplyBytes)}`);
+  let res: HttpResponse;
+  try {
+    res = await httpRequest({
+      method: 'POST',
+      url: request.url,
+      headers: request.headers,
+      json: request.body,
+      timeoutMs,
+      maxBytes: maxReplyBytes,
+      signal,
+      retry: {
+        attempts: Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+        baseDelayMs: endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
+        // 429, 5xx, timeouts and dropped connections; a refused key (401/403) never.
+        retryable: isTransient,
+        maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    const { failure, attempts } = err;
+    const errors = errorsOf(err.failures);
+    const message = failureMessage(failure, maxReplyBytes);
+    if (failure.kind === 'status' && (failure.status === 401 || failure.status === 403)) throw new EndpointGoneError(refusedMessage(endpoint, message), attempts);
+    if (failure.kind === 'no-answer') throw new EndpointGoneError(goneMessage(endpoint, attempts, message), attempts);
+    // The endpoint answered: a provider error for the turn's record. A reply too large is not
+    // retried (it would be as large again).
+    return { reply: null, attempts, errors, latencyS: latencyS() };
   }
+  const errors = errorsOf(res.failures);
+  const data = bodyData(res.text());
+  const reply = request.read(data);
+  if (reply) return { reply, attempts: res.attempts, errors, latencyS: latencyS() };
+  // A malformed reply is not retried: the endpoint would answer the same.
+  errors.push(`attempt ${res.attempts}: malformed response: ${snippet(data)}`);
+  return { reply: null, attempts: res.attempts, errors, latencyS: latencyS() };
 }
 
 export interface ServedModel {
@@ -182,17 +178,20 @@ type EndpointAccess = { apiKey?: string; apiKeyEnv?: string; timeoutMs?: number 
 export async function listModels(baseUrl: string, options: EndpointAccess = {}): Promise<ServedModel[]> {
   registerSecret(options.apiKey, options.apiKeyEnv ? `$${options.apiKeyEnv}` : undefined);
   const url = joinUrl(baseUrl, 'models');
-  let res: AxiosResponse;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  let body: unknown;
   try {
-    res = await axios.get(url, { headers: headers(options.apiKey), timeout: options.timeoutMs ?? 15_000, validateStatus: () => true });
+    body = bodyData((await httpRequest({ url, headers: headers(options.apiKey), timeoutMs, maxBytes: DEFAULT_MAX_REPLY_BYTES })).text());
   } catch (err) {
-    throw new ServiceError(`cannot reach the model endpoint at ${url}: ${transportFailure(err, options.timeoutMs ?? 15_000).message}`);
+    if (!(err instanceof HttpError)) throw err;
+    const { failure } = err;
+    if (failure.kind === 'too-large') throw new ServiceError(`the model endpoint at ${url} answered with more than ${formatMiB(DEFAULT_MAX_REPLY_BYTES)}, not a model list`);
+    if (failure.kind === 'no-answer') throw new ServiceError(`cannot reach the model endpoint at ${url}: ${failureMessage(failure, DEFAULT_MAX_REPLY_BYTES)}`);
+    const body = snippet(bodyData(failure.text));
+    if (failure.status === 401 || failure.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, `HTTP ${failure.status}: ${body}`));
+    throw new ServiceError(`the model endpoint answered HTTP ${failure.status} at ${url}: ${body}`);
   }
-  if (res.status === 401 || res.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, `HTTP ${res.status}: ${snippet(res.data)}`));
-  if (res.status < 200 || res.status >= 300) {
-    throw new ServiceError(`the model endpoint answered HTTP ${res.status} at ${url}: ${snippet(res.data)}`);
-  }
-  const data = (res.data as { data?: unknown })?.data;
+  const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) throw new ServiceError(`the model endpoint at ${url} did not answer with a model list`);
   return data.flatMap((entry) => {
     const e = entry as { id?: unknown; parent?: unknown; root?: unknown };
@@ -259,12 +258,18 @@ function readReply(data: unknown): ChatReply | null {
   };
 }
 
-const RETRYABLE_CODES = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
-
-/** A reply cut off at the cap: the endpoint answered, so this turn is a provider error, not a gone endpoint; not retried (it would be as large again). */
-function replyTooLarge(err: unknown, maxReplyBytes: number): Failure | null {
-  if (!axios.isAxiosError(err) || err.code !== 'ERR_BAD_RESPONSE' || !/maxContentLength/.test(err.message)) return null;
-  return { message: `reply larger than ${formatMiB(maxReplyBytes)}, not read further`, retry: false, kind: 'http' };
+/** One attempt's failure as the turn's record and the errors say it. */
+function failureMessage(failure: HttpFailure, maxReplyBytes: number): string {
+  switch (failure.kind) {
+    case 'status':
+      return `HTTP ${failure.status}: ${snippet(bodyData(failure.text))}`;
+    case 'too-large':
+      return `reply larger than ${formatMiB(maxReplyBytes)}, not read further`;
+    case 'no-answer':
+      if (failure.cause === 'timeout') return `no answer within ${failure.timeoutMs} ms (timeout)`;
+      if (failure.cause === 'refused') return 'connection refused (ECONNREFUSED)';
+      return failure.code ? `connection failed (${failure.code})` : `request failed: ${redact(failure.message)}`;
+  }
 }
 
 function formatMiB(bytes: number): string {
@@ -272,45 +277,18 @@ function formatMiB(bytes: number): string {
   return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
-function transportFailure(err: unknown, timeoutMs: number): Failure {
-  const code = axios.isAxiosError(err) ? err.code : (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') return { message: `no answer within ${timeoutMs} ms (timeout)`, retry: true, kind: 'transport' };
-  const message =
-    code === 'ECONNREFUSED'
-      ? 'connection refused (ECONNREFUSED)'
-      : code
-        ? `connection failed (${code})`
-        : `request failed: ${redact((err as Error)?.message ?? String(err))}`;
-  return { message, retry: code !== undefined && RETRYABLE_CODES.has(code), kind: 'transport' };
-}
-
-function retryAfterMs(res: AxiosResponse): number | undefined {
-  const header = res.headers['retry-after'];
-  const seconds = typeof header === 'string' ? Number(header) : NaN;
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : undefined;
+/** A body as the reply readers take it: parsed JSON, else its text (empty or not JSON). */
+function bodyData(text: string): unknown {
+  if (text === '') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** A response body, short enough for one line of an error: redacted before it is cut, so no cut hides a key. */
 function snippet(data: unknown): string {
   const text = redact(typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data)));
   return text.length > 300 ? `${text.slice(0, 297)}...` : text;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function abortError(): Error {
-  return new DOMException('aborted', 'AbortError');
 }

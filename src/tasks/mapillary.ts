@@ -8,6 +8,7 @@
 import { UsageError } from '../core/errors.js';
 import { registerSecret } from '../core/secrets.js';
 import { writeFileAtomic } from '../files.js';
+import { HttpError, httpRequest } from '../http.js';
 import { panoramaFile, sha256Hex } from './panoramas.js';
 
 export const MAPILLARY_GRAPH_API = 'https://graph.mapillary.com';
@@ -104,47 +105,25 @@ export function mapillaryFetcher(options: MapillaryOptions): PanoramaFetcher {
 }
 
 async function request(url: string, imageId: string, what: string, timeoutMs: number, maxBytes: number, headers: Record<string, string>): Promise<Buffer> {
-  let response: Response;
   try {
-    response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+    // Streamed and counted (src/http.ts), so a body larger than the cap costs at most the cap in memory.
+    return (await httpRequest({ url, headers, timeoutMs, maxBytes })).body;
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : (e.cause?.code ?? e.message);
-    throw new PanoramaFetchError(`image ${imageId}: ${what} unreachable (${why})`);
-  }
-  if (!response.ok) {
-    await response.body?.cancel();
-    const auth = response.status === 401 || response.status === 403 ? `: check ${TOKEN_VARIABLES.join(' or ')}` : '';
-    throw new PanoramaFetchError(`image ${imageId}: ${what} answered HTTP ${response.status}${auth}`);
-  }
-  const tooLarge = () => new PanoramaFetchError(`image ${imageId}: ${what} sent more than ${sizeText(maxBytes)} (the most downloaded): refused, nothing cached`);
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  if (!response.body) return Buffer.alloc(0);
-  // Streamed and counted, so a body larger than the cap costs at most the cap in memory.
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
+    if (!(err instanceof HttpError)) throw err;
+    const failure = err.failure;
+    switch (failure.kind) {
+      case 'no-answer': {
+        const why = failure.cause === 'timeout' ? `no answer within ${timeoutMs / 1000} s` : (failure.code ?? failure.message);
+        throw new PanoramaFetchError(`image ${imageId}: ${what} unreachable (${why})`);
       }
-      chunks.push(value);
+      case 'status': {
+        const auth = failure.status === 401 || failure.status === 403 ? `: check ${TOKEN_VARIABLES.join(' or ')}` : '';
+        throw new PanoramaFetchError(`image ${imageId}: ${what} answered HTTP ${failure.status}${auth}`);
+      }
+      case 'too-large':
+        throw new PanoramaFetchError(`image ${imageId}: ${what} sent more than ${sizeText(maxBytes)} (the most downloaded): refused, nothing cached`);
     }
-  } catch (err) {
-    if (err instanceof PanoramaFetchError) throw err;
-    const e = err as Error;
-    throw new PanoramaFetchError(`image ${imageId}: ${what}: ${e.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : e.message}`);
   }
-  return Buffer.concat(chunks, total);
 }
 
 function sizeText(bytes: number): string {

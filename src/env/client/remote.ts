@@ -1,8 +1,8 @@
 /**
  * The environment over the wire: one WebSocket session per episode at `<url>/ws`, the Task API
- * over HTTP. Requests are answered in order, each with a timeout. A dropped connection fails the
- * episode in flight with a clear environment error, never a silent resume: the next reset opens
- * a new session.
+ * over HTTP (through src/http.ts). Requests are answered in order, each with a timeout. A dropped
+ * connection fails the episode in flight with a clear environment error, never a silent resume:
+ * the next reset opens a new session.
  */
 import type WebSocket from 'ws';
 import { ServiceError } from '../../core/errors.js';
@@ -10,6 +10,10 @@ import { isRecord } from '../../core/values.js';
 import { EnvError, type Action, type EnvErrorCode, type ResetRequest, type StepResult } from '../types.js';
 import type { EnvClient, SplitInfo } from './types.js';
 import { wsModule } from '../../vendor/commonjs.js';
+import { HttpError, httpRequest } from '../../http.js';
+
+/** The Task API answers a split list or one task's spec: far below this (docs/reliability.md, "Size caps"). */
+const MAX_ANSWER_BYTES = 16 * 2 ** 20;
 
 export interface RemoteOptions {
   /** Per request, in ms (a render on a busy server can take a while). */
@@ -80,22 +84,22 @@ export class RemoteEnvClient implements EnvClient {
 
   /** A GET or POST to the server's HTTP routes; 4xx answers become EnvErrors with the server's code. */
   async http(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
-    let res: Response;
     try {
-      res = await fetch(this.httpBase + path, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      const res = await httpRequest({ method, url: this.httpBase + path, json: body, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
+      return parseOrNull(res.text());
     } catch (err) {
-      throw new ServiceError(`cannot reach the environment at ${this.httpBase}: ${causeOf(err)}`);
+      if (!(err instanceof HttpError)) throw err;
+      const failure = err.failure;
+      if (failure.kind === 'too-large') {
+        throw new ServiceError(`the environment at ${this.httpBase} answered ${path} with more than ${MAX_ANSWER_BYTES / 2 ** 20} MiB`);
+      }
+      if (failure.kind === 'no-answer') {
+        const why = failure.cause === 'timeout' ? `no answer within ${this.timeoutMs} ms` : (failure.code ?? failure.message);
+        throw new ServiceError(`cannot reach the environment at ${this.httpBase}: ${why}`);
+      }
+      const payload = parseOrNull(failure.text) as { code?: EnvErrorCode; message?: string } | null;
+      throw new EnvError(payload?.code ?? 'EXECUTION_ERROR', payload?.message ?? `HTTP ${failure.status} from ${path}`);
     }
-    const payload = (await res.json().catch(() => null)) as { code?: EnvErrorCode; message?: string } | null;
-    if (!res.ok) {
-      throw new EnvError(payload?.code ?? 'EXECUTION_ERROR', payload?.message ?? `HTTP ${res.status} from ${path}`);
-    }
-    return payload;
   }
 
   async close(): Promise<void> {
@@ -194,6 +198,14 @@ export class RemoteEnvClient implements EnvClient {
     if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING) socket.terminate();
     this.connectionLost('a new episode was started');
     this.lost = undefined;
+  }
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }
 
