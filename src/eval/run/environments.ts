@@ -35,7 +35,10 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos: s
   if (problem) throw new UsageError(problem.message);
   const { splits, panoramas, demo } = served.load([split]);
   const tasks = splits.get(split)!;
-  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, config: { viewSizePx } });
+  // Views are drawn on this thread, as `geolab agent run` draws them: a view at the model's size
+  // takes a few milliseconds, less than what render workers cost a sweep (starting them, copying
+  // each panorama into shared memory, their collections), docs/budgets.md "CPU per eval episode".
+  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
   return {
     pool: null,
     viewSizePx,
