@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { greatCirclePoints } from '../../src/core/geodesy.js';
@@ -172,6 +173,39 @@ describe('renderMap', () => {
     const first = await painter.renderMap(request);
     expect((await painter.renderMap(request)).equals(first)).toBe(true);
     expect((await new MapPainter().renderMap(request)).equals(first)).toBe(true);
+  });
+
+  it('draws each map on a reused canvas as on a fresh one, however many are drawn at once', async () => {
+    // MapPainter reuses encoded canvases: nothing of an earlier map (its pins, towns, a reveal's
+    // route, a clip left set) may show through a later one.
+    const request = fc.oneof(
+      fc.record({
+        kind: fc.constant('map' as const),
+        centerLat: fc.double({ min: -80, max: 80, noNaN: true }),
+        centerLon: fc.double({ min: -180, max: 180, noNaN: true }),
+        spanDeg: fc.constantFrom(0.5, 3, 40),
+        pins: fc.array(fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }), { maxLength: 2 }),
+      }),
+      fc.record({
+        kind: fc.constant('reveal' as const),
+        guess: fc.option(fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }), { nil: null }),
+        truth: fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }),
+      }),
+    );
+    type Drawn = typeof request extends fc.Arbitrary<infer T> ? T : never;
+    const draw = (on: MapPainter, r: Drawn): Promise<Buffer> =>
+      r.kind === 'map'
+        ? on.renderMap({ ...r, pins: r.pins.map((p, i) => ({ index: i + 1, ...p })) })
+        : on.renderReveal({ guess: r.guess, truth: r.truth, pins: [] });
+    const reused = new MapPainter();
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 6 }), async (requests) => {
+        // All at once, so several canvases are out and come back in any order.
+        const drawn = await Promise.all(requests.map((r) => draw(reused, r)));
+        for (const [i, r] of requests.entries()) expect(drawn[i]!.equals(await draw(new MapPainter(), r))).toBe(true);
+      }),
+      { numRuns: 8 },
+    );
   });
 
   it('draws land on both sides of the antimeridian (Fiji)', async () => {

@@ -126,9 +126,18 @@ function drawZoomGround(canvas: Canvas, view: MapView, spanDeg: number, pins: re
   canvas.strokeRect(rect.x, rect.y, rect.x + rect.width, rect.y + rect.height, MAP_THEME.frame);
 }
 
+/**
+ * Canvases kept, once encoded, to draw later maps on. A fresh canvas is 0.9 MB of memory the
+ * process has never touched, and first touching it (page faults) costs several times the copy of
+ * the base frame into a used one: about 3 ms a map on the bench machine (docs/budgets.md, "CPU per
+ * eval episode"). A few cover the maps a sweep encodes at once; more are made when needed.
+ */
+const SPARE_CANVASES = 4;
+
 export class MapPainter implements MapRenderer {
   /** The frame with the world panel drawn: the same under every map, so drawn once. */
   private base: Canvas | undefined;
+  private readonly spare: Canvas[] = [];
 
   async renderMap({ centerLat, centerLon, spanDeg, pins }: MapRequest): Promise<Buffer> {
     const view = mapView({ centerLat, centerLon, spanDeg });
@@ -149,7 +158,7 @@ export class MapPainter implements MapRenderer {
       ],
       pins,
     );
-    return canvas.png();
+    return this.encode(canvas);
   }
 
   async renderReveal({ guess, truth, pins }: RevealRequest): Promise<Buffer> {
@@ -187,13 +196,25 @@ export class MapPainter implements MapRenderer {
       ],
       pins,
     );
-    return canvas.png();
+    return this.encode(canvas);
   }
 
-  /** A fresh canvas holding the base frame. */
+  /** A canvas holding the base frame (a spare one when there is one); give it to `encode` when drawn. */
   private canvas(): Canvas {
     this.base ??= drawBase();
-    return this.base.clone();
+    const spare = this.spare.pop();
+    if (!spare) return this.base.clone();
+    spare.copyFrom(this.base);
+    return spare;
+  }
+
+  /** The canvas as PNG; then it is spare (sharp has finished reading its pixels). */
+  private async encode(canvas: Canvas): Promise<Buffer> {
+    try {
+      return await canvas.png();
+    } finally {
+      if (this.spare.length < SPARE_CANVASES) this.spare.push(canvas);
+    }
   }
 }
 
