@@ -29,6 +29,8 @@
  *   audit and the agent's leak guard (src/geo/cities.ts).
  * - dist/town-names.bin: the towns' further names (datasets/geo) unzipped and indexed by place,
  *   read instead of unzipped by the audit and the leak guard (src/geo/place-names.ts).
+ * - dist/town-grid.bin: those places by one-degree cell, for the audit's towns near a truth, read
+ *   instead of sorted (src/geo/town-grid.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +102,7 @@ const BUILD_FILES = [
   { source: 'src/geo/atlas.ts', encode: 'encodeOutlineLines', file: 'LINES_FILE' },
   { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
   { source: 'src/geo/place-names.ts', encode: 'encodeTownNames', file: 'TOWN_NAMES_FILE' },
+  { source: 'src/geo/town-grid.ts', encode: 'encodeTownGrid', file: 'TOWN_GRID_FILE' },
 ];
 const encoders = new URL('../dist/.build/', import.meta.url);
 await build({

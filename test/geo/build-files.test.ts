@@ -5,6 +5,7 @@ import { buildOutlineLines, encodeOutlineLines, readOutlineLines } from '../../s
 import { decodePlaceTable, encodePlaceTable, readPlaceTable } from '../../src/geo/cities.js';
 import { buildOutlineIndex, encodeOutlineIndex, readOutlineIndex } from '../../src/geo/outlines.js';
 import { decodeTownTable, encodeTownNames, readTownTable } from '../../src/geo/place-names.js';
+import { buildTownGrid, encodeTownGrid, readTownGrid } from '../../src/geo/town-grid.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 /**
@@ -130,5 +131,33 @@ describe("the build's town names file", () => {
     expect(readTownTable(other, count)).toBeNull();
     writeFileSync(other, Buffer.concat([Buffer.from('GPT1'), bytes.subarray(4)]));
     expect(readTownTable(other, count)).toBeNull();
+  });
+});
+
+describe("the build's town grid file", () => {
+  const dir = tempDir('geolab-town-grid-file-');
+  const file = join(dir, 'town-grid.bin');
+  writeFileSync(file, encodeTownGrid());
+  const table = decodePlaceTable();
+
+  it('holds exactly the grid sorted from the place table', () => {
+    const built = buildTownGrid(table);
+    const read = readTownGrid(file, table);
+    expect(read).not.toBeNull();
+    expect(read!.table).toBe(table);
+    expect(read!.ids.length).toBe(table.count);
+    expect(Array.from(read!.ids)).toEqual(Array.from(built.ids));
+    expect(Array.from(read!.cellStart)).toEqual(Array.from(built.cellStart));
+  });
+
+  it('is refused when missing, truncated, of another format, or for another number of places', () => {
+    expect(readTownGrid(join(dir, 'nothing-here.bin'), table)).toBeNull();
+    expect(readTownGrid(file, { ...table, count: table.count - 1 })).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readTownGrid(other, table)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GTN1'), bytes.subarray(4)]));
+    expect(readTownGrid(other, table)).toBeNull();
   });
 });
