@@ -31,6 +31,8 @@
  *   read instead of unzipped by the audit and the leak guard (src/geo/place-names.ts).
  * - dist/town-grid.bin: those places by one-degree cell, for the audit's towns near a truth, read
  *   instead of sorted (src/geo/town-grid.ts).
+ * - dist/map-base.bin: the frame under every environment map (the world panel at 110m), read by the
+ *   bundle instead of drawn at its first map (src/env/render/map.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +105,7 @@ const BUILD_FILES = [
   { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
   { source: 'src/geo/place-names.ts', encode: 'encodeTownNames', file: 'TOWN_NAMES_FILE' },
   { source: 'src/geo/town-grid.ts', encode: 'encodeTownGrid', file: 'TOWN_GRID_FILE' },
+  { source: 'src/env/render/map.ts', encode: 'encodeBaseFrame', file: 'BASE_FRAME_FILE' },
 ];
 const encoders = new URL('../dist/.build/', import.meta.url);
 await build({
@@ -110,6 +113,8 @@ await build({
   entryPoints: BUILD_FILES.map((f) => f.source),
   outdir: fileURLToPath(encoders),
   outExtension: { '.js': '.mjs' },
+  // Flat, whatever folder each source is in (their names differ): the loop below looks them up by name.
+  entryNames: '[name]',
   bundle: true,
   format: 'esm',
   platform: 'node',

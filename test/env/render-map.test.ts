@@ -4,6 +4,9 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { greatCirclePoints } from '../../src/core/geodesy.js';
 import {
   detailForSpan,
+  drawBase,
+  encodeBaseFrame,
+  readBaseFrame,
   MAP_HEIGHT,
   MAP_WIDTH,
   MapPainter,
@@ -17,6 +20,9 @@ import { MAP_THEME } from '../../src/env/render/map-theme.js';
 import { imagePoint, MERCATOR_MAX_LAT, type MapView } from '../../src/env/render/map-view.js';
 import { townsWithin } from '../../src/geo/cities.js';
 import type { MapRenderer } from '../../src/env/types.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/fixtures.js';
 
 type Rgb = readonly [number, number, number];
 
@@ -239,6 +245,25 @@ describe('renderMap', () => {
     // Whatever else an object carries is not looked at.
     const smuggled = { ...GIBRALTAR, truth: { lat: 35.98, lon: -5.5 } };
     expect((await painter.renderMap(smuggled)).equals(await painter.renderMap(GIBRALTAR))).toBe(true);
+  });
+});
+
+describe("the build's base frame file (dist/map-base.bin)", () => {
+  it('holds exactly the frame drawBase draws, and is refused when missing, truncated or of another format', () => {
+    const dir = tempDir('geolab-map-base-');
+    const file = join(dir, 'map-base.bin');
+    writeFileSync(file, encodeBaseFrame());
+    const read = readBaseFrame(file);
+    expect(read).not.toBeNull();
+    expect([read!.width, read!.height]).toEqual([MAP_WIDTH, MAP_HEIGHT]);
+    expect(Buffer.from(read!.data).equals(Buffer.from(drawBase().data))).toBe(true);
+    expect(readBaseFrame(join(dir, 'nothing-here.bin'))).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readBaseFrame(other)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GTG1'), bytes.subarray(4)]));
+    expect(readBaseFrame(other)).toBeNull();
   });
 });
 
