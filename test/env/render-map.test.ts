@@ -1,8 +1,12 @@
+import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { greatCirclePoints } from '../../src/core/geodesy.js';
 import {
   detailForSpan,
+  drawBase,
+  encodeBaseFrame,
+  readBaseFrame,
   MAP_HEIGHT,
   MAP_WIDTH,
   MapPainter,
@@ -16,6 +20,9 @@ import { MAP_THEME } from '../../src/env/render/map-theme.js';
 import { imagePoint, MERCATOR_MAX_LAT, type MapView } from '../../src/env/render/map-view.js';
 import { townsWithin } from '../../src/geo/cities.js';
 import type { MapRenderer } from '../../src/env/types.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/fixtures.js';
 
 type Rgb = readonly [number, number, number];
 
@@ -174,6 +181,39 @@ describe('renderMap', () => {
     expect((await new MapPainter().renderMap(request)).equals(first)).toBe(true);
   });
 
+  it('draws each map on a reused canvas as on a fresh one, however many are drawn at once', async () => {
+    // MapPainter reuses encoded canvases: nothing of an earlier map (its pins, towns, a reveal's
+    // route, a clip left set) may show through a later one.
+    const request = fc.oneof(
+      fc.record({
+        kind: fc.constant('map' as const),
+        centerLat: fc.double({ min: -80, max: 80, noNaN: true }),
+        centerLon: fc.double({ min: -180, max: 180, noNaN: true }),
+        spanDeg: fc.constantFrom(0.5, 3, 40),
+        pins: fc.array(fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }), { maxLength: 2 }),
+      }),
+      fc.record({
+        kind: fc.constant('reveal' as const),
+        guess: fc.option(fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }), { nil: null }),
+        truth: fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) }),
+      }),
+    );
+    type Drawn = typeof request extends fc.Arbitrary<infer T> ? T : never;
+    const draw = (on: MapPainter, r: Drawn): Promise<Buffer> =>
+      r.kind === 'map'
+        ? on.renderMap({ ...r, pins: r.pins.map((p, i) => ({ index: i + 1, ...p })) })
+        : on.renderReveal({ guess: r.guess, truth: r.truth, pins: [] });
+    const reused = new MapPainter();
+    await fc.assert(
+      fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 6 }), async (requests) => {
+        // All at once, so several canvases are out and come back in any order.
+        const drawn = await Promise.all(requests.map((r) => draw(reused, r)));
+        for (const [i, r] of requests.entries()) expect(drawn[i]!.equals(await draw(new MapPainter(), r))).toBe(true);
+      }),
+      { numRuns: 8 },
+    );
+  });
+
   it('draws land on both sides of the antimeridian (Fiji)', async () => {
     for (const spanDeg of [3, 1.5]) {
       const request: MapRequest = { centerLat: -17, centerLon: 179.5, spanDeg, pins: [] };
@@ -205,6 +245,25 @@ describe('renderMap', () => {
     // Whatever else an object carries is not looked at.
     const smuggled = { ...GIBRALTAR, truth: { lat: 35.98, lon: -5.5 } };
     expect((await painter.renderMap(smuggled)).equals(await painter.renderMap(GIBRALTAR))).toBe(true);
+  });
+});
+
+describe("the build's base frame file (dist/map-base.bin)", () => {
+  it('holds exactly the frame drawBase draws, and is refused when missing, truncated or of another format', () => {
+    const dir = tempDir('geolab-map-base-');
+    const file = join(dir, 'map-base.bin');
+    writeFileSync(file, encodeBaseFrame());
+    const read = readBaseFrame(file);
+    expect(read).not.toBeNull();
+    expect([read!.width, read!.height]).toEqual([MAP_WIDTH, MAP_HEIGHT]);
+    expect(Buffer.from(read!.data).equals(Buffer.from(drawBase().data))).toBe(true);
+    expect(readBaseFrame(join(dir, 'nothing-here.bin'))).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readBaseFrame(other)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GTG1'), bytes.subarray(4)]));
+    expect(readBaseFrame(other)).toBeNull();
   });
 });
 

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { buildOutlineLines, encodeOutlineLines, readOutlineLines } from '../../src/geo/atlas.js';
 import { decodePlaceTable, encodePlaceTable, readPlaceTable } from '../../src/geo/cities.js';
 import { buildOutlineIndex, encodeOutlineIndex, readOutlineIndex } from '../../src/geo/outlines.js';
+import { decodeTownTable, encodeTownNames, readTownTable } from '../../src/geo/place-names.js';
+import { buildTownGrid, encodeTownGrid, readTownGrid } from '../../src/geo/town-grid.js';
 import { tempDir } from '../helpers/fixtures.js';
 
 /**
@@ -102,5 +104,60 @@ describe("the build's outline lines file", () => {
     const bytes = readFileSync(file);
     writeFileSync(file, bytes.subarray(0, bytes.length - 16));
     expect(readOutlineLines(file)).toBeNull();
+  });
+});
+
+describe("the build's town names file", () => {
+  const dir = tempDir('geolab-town-names-file-');
+  const file = join(dir, 'town-names.bin');
+  writeFileSync(file, encodeTownNames());
+  const { count } = decodePlaceTable();
+
+  it('holds exactly the unzipped table and its index of lines by place', () => {
+    const decoded = decodeTownTable(count);
+    const read = readTownTable(file, count);
+    expect(read).not.toBeNull();
+    expect(read!.text.equals(decoded.text)).toBe(true);
+    expect(read!.lineStart.length).toBe(count);
+    expect(Buffer.from(read!.lineStart.buffer, read!.lineStart.byteOffset, read!.lineStart.byteLength).equals(Buffer.from(decoded.lineStart.buffer, decoded.lineStart.byteOffset, decoded.lineStart.byteLength))).toBe(true);
+  });
+
+  it('is refused when missing, truncated, of another format, or indexed for another number of places', () => {
+    expect(readTownTable(join(dir, 'nothing-here.bin'), count)).toBeNull();
+    expect(readTownTable(file, count + 1)).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readTownTable(other, count)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GPT1'), bytes.subarray(4)]));
+    expect(readTownTable(other, count)).toBeNull();
+  });
+});
+
+describe("the build's town grid file", () => {
+  const dir = tempDir('geolab-town-grid-file-');
+  const file = join(dir, 'town-grid.bin');
+  writeFileSync(file, encodeTownGrid());
+  const table = decodePlaceTable();
+
+  it('holds exactly the grid sorted from the place table', () => {
+    const built = buildTownGrid(table);
+    const read = readTownGrid(file, table);
+    expect(read).not.toBeNull();
+    expect(read!.table).toBe(table);
+    expect(read!.ids.length).toBe(table.count);
+    expect(Array.from(read!.ids)).toEqual(Array.from(built.ids));
+    expect(Array.from(read!.cellStart)).toEqual(Array.from(built.cellStart));
+  });
+
+  it('is refused when missing, truncated, of another format, or for another number of places', () => {
+    expect(readTownGrid(join(dir, 'nothing-here.bin'), table)).toBeNull();
+    expect(readTownGrid(file, { ...table, count: table.count - 1 })).toBeNull();
+    const bytes = readFileSync(file);
+    const other = join(dir, 'other.bin');
+    writeFileSync(other, bytes.subarray(0, bytes.length - 8));
+    expect(readTownGrid(other, table)).toBeNull();
+    writeFileSync(other, Buffer.concat([Buffer.from('GTN1'), bytes.subarray(4)]));
+    expect(readTownGrid(other, table)).toBeNull();
   });
 });

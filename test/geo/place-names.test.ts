@@ -1,7 +1,20 @@
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { placeTable } from '../../src/geo/cities.js';
 import { countryByAdmin } from '../../src/geo/countries.js';
-import { countryNamesText, districtCodeOf, districtOf, regionByAdmin1, townNames } from '../../src/geo/place-names.js';
+import {
+  countryNamesText,
+  decodeTownTable,
+  districtCodeOf,
+  districtOf,
+  indexTownLines,
+  referenceTownNames,
+  regionByAdmin1,
+  townNames,
+  townNamesIn,
+} from '../../src/geo/place-names.js';
 
 /** The place table's id of the most populous place of this name in this country. */
 function placeId(name: string, iso2: string): number {
@@ -63,5 +76,36 @@ describe('place names in other languages (datasets/geo)', () => {
     expect(townNames(placeId('Deal', 'GB'), count).wordLike).toBe(true);
     expect(townNames(placeId('Sandwich', 'GB'), count).wordLike).toBe(true);
     expect(townNames(placeId('Canterbury', 'GB'), count).wordLike).toBe(false);
+  });
+});
+
+describe("towns' further names read as bytes (townNamesIn, indexTownLines)", () => {
+  it('answers every place of the shipped table as the whole-text reference does', () => {
+    const { count } = placeTable();
+    const table = decodeTownTable(count);
+    const reference = referenceTownNames(gunzipSync(readFileSync(new URL('../../datasets/geo/town-names.tsv.gz', import.meta.url))).toString('utf8'), count);
+    let named = 0;
+    for (let id = 0; id < count; id++) {
+      const got = townNamesIn(table, id);
+      expect(got, String(id)).toEqual(reference(id));
+      if (got.names.length > 0) named++;
+    }
+    expect(named).toBeGreaterThan(10_000);
+    expect(townNames(0, count)).toEqual(reference(0));
+  });
+
+  it('answers any table as the reference does: names beyond ASCII, places past the count, a last line without a newline', () => {
+    const name = fc.oneof(fc.stringMatching(/^[a-zé~ ]{1,12}$/), fc.constantFrom('niš', 'ниш', '東京', 'สวัสดี', '~grand est', 'łódź'));
+    const line = fc.record({ delta: fc.integer({ min: 0, max: 40 }), wordLike: fc.boolean(), names: fc.array(name, { maxLength: 4 }) });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.integer({ min: 0, max: 400 }), (lines, lastNewline, placeCount) => {
+        const text = lines.map((l) => `${l.delta}\t${l.wordLike ? 'w' : ''}\t${l.names.join('|')}`).join('\n') + (lastNewline && lines.length ? '\n' : '');
+        const bytes = Buffer.from(text, 'utf8');
+        const table = { text: bytes, lineStart: indexTownLines(bytes, placeCount) };
+        const reference = referenceTownNames(text, placeCount);
+        for (let id = 0; id < placeCount; id++) expect(townNamesIn(table, id)).toEqual(reference(id));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -144,6 +144,15 @@ export class Canvas {
     return copy;
   }
 
+  /** Makes this canvas what `from.clone()` would be (same size): its pixels, and no clip. */
+  copyFrom(from: Canvas): void {
+    if (from.width !== this.width || from.height !== this.height) {
+      throw new RangeError(`a ${from.width}x${from.height} canvas does not fit a ${this.width}x${this.height} one`);
+    }
+    this.data.set(from.data);
+    this.clip();
+  }
+
   png(): Promise<Buffer> {
     return sharp(this.data, { raw: { width: this.width, height: this.height, channels: 3 } })
       .png({ compressionLevel: PNG_COMPRESSION, adaptiveFiltering: false })

@@ -17,8 +17,11 @@
  * Data loads on first use, never at import.
  */
 
+import { join } from 'node:path';
 import { greatCirclePoints, haversineKm, unwrapLons, type LatLon } from '../../core/geodesy.js';
-import type { OutlineScale } from '../../geo/atlas.js';
+import { atlasPath, type OutlineScale } from '../../geo/atlas.js';
+import { encodeBuildFile, readBuildFile, sameSource, sourceStamp, type SourceStamp } from '../../geo/build-file.js';
+import { PACKAGE_ROOT } from '../../paths.js';
 import type { MapPin, MapRenderer } from '../types.js';
 import { drawCaption, formatKm, formatLatLon, formatWidth } from './map-captions.js';
 import {
@@ -126,9 +129,18 @@ function drawZoomGround(canvas: Canvas, view: MapView, spanDeg: number, pins: re
   canvas.strokeRect(rect.x, rect.y, rect.x + rect.width, rect.y + rect.height, MAP_THEME.frame);
 }
 
+/**
+ * Canvases kept, once encoded, to draw later maps on. A fresh canvas is 0.9 MB of memory the
+ * process has never touched, and first touching it (page faults) costs several times the copy of
+ * the base frame into a used one: about 3 ms a map on the bench machine (docs/budgets.md, "CPU per
+ * eval episode"). A few cover the maps a sweep encodes at once; more are made when needed.
+ */
+const SPARE_CANVASES = 4;
+
 export class MapPainter implements MapRenderer {
   /** The frame with the world panel drawn: the same under every map, so drawn once. */
   private base: Canvas | undefined;
+  private readonly spare: Canvas[] = [];
 
   async renderMap({ centerLat, centerLon, spanDeg, pins }: MapRequest): Promise<Buffer> {
     const view = mapView({ centerLat, centerLon, spanDeg });
@@ -149,7 +161,7 @@ export class MapPainter implements MapRenderer {
       ],
       pins,
     );
-    return canvas.png();
+    return this.encode(canvas);
   }
 
   async renderReveal({ guess, truth, pins }: RevealRequest): Promise<Buffer> {
@@ -187,18 +199,63 @@ export class MapPainter implements MapRenderer {
       ],
       pins,
     );
-    return canvas.png();
+    return this.encode(canvas);
   }
 
-  /** A fresh canvas holding the base frame. */
+  /** A canvas holding the base frame (a spare one when there is one); give it to `encode` when drawn. */
   private canvas(): Canvas {
-    this.base ??= drawBase();
-    return this.base.clone();
+    this.base ??= (FROM_BUNDLE ? readBaseFrame(BASE_FRAME_FILE) : null) ?? drawBase();
+    const spare = this.spare.pop();
+    if (!spare) return this.base.clone();
+    spare.copyFrom(this.base);
+    return spare;
+  }
+
+  /** The canvas as PNG; then it is spare (sharp has finished reading its pixels). */
+  private async encode(canvas: Canvas): Promise<Buffer> {
+    try {
+      return await canvas.png();
+    } finally {
+      if (this.spare.length < SPARE_CANVASES) this.spare.push(canvas);
+    }
   }
 }
 
+/**
+ * The base frame as `npm run build` drew it (build-file.ts's layout), for the bundle built beside
+ * it: a process's first map otherwise draws the world panel's 110m outlines with the rasteriser
+ * still cold, ~80 ms of CPU in every `geolab eval run` (docs/budgets.md, "CPU per eval episode").
+ * The file carries the 110m atlas file's size and mtime and the map's size. The sources (tsx,
+ * vitest) always draw the frame: their code may be newer than the file.
+ */
+export const BASE_FRAME_FILE = join(PACKAGE_ROOT, 'dist', 'map-base.bin');
+const BASE_FRAME_MAGIC = 'GMB1';
+const FROM_BUNDLE = !import.meta.url.endsWith('.ts');
+
+interface BaseFrameHeader {
+  source: SourceStamp;
+  width: number;
+  height: number;
+}
+
+export function encodeBaseFrame(): Buffer {
+  const header: BaseFrameHeader = { source: sourceStamp(atlasPath('110m')), width: MAP_WIDTH, height: MAP_HEIGHT };
+  return encodeBuildFile(BASE_FRAME_MAGIC, header, [drawBase().data]);
+}
+
+/** The frame the file holds, or null when it is missing, not this format, or of another map or atlas. */
+export function readBaseFrame(file: string): Canvas | null {
+  const read = readBuildFile<BaseFrameHeader>(file, BASE_FRAME_MAGIC);
+  if (!read || read.header.width !== MAP_WIDTH || read.header.height !== MAP_HEIGHT || !sameSource(read.header.source, atlasPath('110m'))) return null;
+  const data = read.columns([[Uint8Array, MAP_WIDTH * MAP_HEIGHT * 3]])?.[0];
+  if (!data) return null;
+  const canvas = new Canvas(MAP_WIDTH, MAP_HEIGHT);
+  canvas.data.set(data);
+  return canvas;
+}
+
 /** Background, and the world panel at 110m with a 30-degree graticule and its frame. */
-function drawBase(): Canvas {
+export function drawBase(): Canvas {
   const canvas = new Canvas(MAP_WIDTH, MAP_HEIGHT);
   canvas.fillRect(0, 0, MAP_WIDTH, MAP_HEIGHT, MAP_THEME.background);
   const world = worldPanelView();

@@ -8,6 +8,7 @@ import { recordedTask } from '../../agent/agent-run.js';
 import { ServiceError, UsageError } from '../../core/errors.js';
 import { EnvError } from '../../env/types.js';
 import type { Workspace } from '../../store/index.js';
+import { sharpModule } from '../../vendor/commonjs.js';
 import { EndpointPool } from './endpoints.js';
 import type { OpenedTask, SweepEnvironment } from './sweep.js';
 
@@ -35,7 +36,11 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos: s
   if (problem) throw new UsageError(problem.message);
   const { splits, panoramas, demo } = served.load([split]);
   const tasks = splits.get(split)!;
-  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, config: { viewSizePx } });
+  // Views are drawn on this thread, as `geolab agent run` draws them: a view at the model's size
+  // takes a few milliseconds, less than what render workers cost a sweep (starting them, copying
+  // each panorama into shared memory, their collections), docs/budgets.md "CPU per eval episode".
+  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
+  const restoreVips = oneVipsThreadPerImage();
   return {
     pool: null,
     viewSizePx,
@@ -45,7 +50,35 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos: s
       const task = tasks[index]!;
       return { client: new EmbeddedEnvClient(env), guard: knowledgeFromTask(task), task: recordedTask(task), close: async () => {} };
     },
-    close: () => env.close(),
+    close: async () => {
+      restoreVips();
+      await env.close();
+    },
+  };
+}
+
+let embeddedOpen = 0;
+let vipsThreadsBefore = 0;
+
+/**
+ * libvips works on one image with a thread per core by default. A sweep has several episodes in
+ * flight, each image (a panorama decode, a view's JPEG, a map's PNG) a small job of its own on
+ * libuv's pool: more threads per image only add hand-offs between them. One thread each gives the
+ * same bytes for about 4% less CPU a sweep (docs/budgets.md, "CPU per eval episode"). Set while any
+ * embedded sweep environment is open; the returned function undoes it once the last one closes, so
+ * the terminal app's own images are drawn as before.
+ */
+function oneVipsThreadPerImage(): () => void {
+  const sharp = sharpModule();
+  if (embeddedOpen++ === 0) {
+    vipsThreadsBefore = sharp.concurrency();
+    sharp.concurrency(1);
+  }
+  let restored = false;
+  return () => {
+    if (restored) return;
+    restored = true;
+    if (--embeddedOpen === 0) sharp.concurrency(vipsThreadsBefore);
   };
 }
 
