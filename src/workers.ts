@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** `name`: the worker module's file name without extension, in the same folder as `callerUrl` (the caller's import.meta.url). */
-export function startModuleWorker(callerUrl: string, name: string, options: Pick<WorkerOptions, 'workerData'> = {}): Worker {
+export function startModuleWorker(callerUrl: string, name: string, options: Pick<WorkerOptions, 'workerData' | 'resourceLimits'> = {}): Worker {
   const compiled = new URL(`./${name}.js`, callerUrl);
   if (existsSync(fileURLToPath(compiled))) return new Worker(compiled, options);
   const tsx = import.meta.resolve('tsx/esm/api');

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PanoramaRenderer } from '../../src/env/render/panorama.js';
 import { PanoramaSource } from '../../src/env/render/panorama-source.js';
 import { packRgb, reprojectRows } from '../../src/env/render/reproject.js';
-import { sharedViewBuffer, toShared, type BandJob, type BandReply } from '../../src/env/render/view-pool.js';
+import { VIEW_WORKER_YOUNG_MB, sharedViewBuffer, startViewWorker, toShared, type BandJob, type BandReply } from '../../src/env/render/view-pool.js';
 import { PACKAGE_ROOT } from '../../src/paths.js';
 import { paintPanorama, writeJpeg } from './render-view-helpers.js';
 
@@ -66,6 +66,39 @@ describe('PanoramaRenderer on worker threads', () => {
         worker.postMessage({ ...job, out, rowStart: 0, rowEnd: 24 } satisfies BandJob);
       });
       expect(reply).toEqual({ ok: true });
+      expect(Buffer.from(out).equals(Buffer.from(expected))).toBe(true);
+    } finally {
+      await worker.terminate();
+    }
+  });
+});
+
+// docs/env.md, "Memory": a view worker's young generation is capped, since it allocates only its
+// messages; left to V8 it grew to 8 MiB in each worker during a sweep. Capped, it still draws.
+describe('a view worker', () => {
+  it('runs with a small young generation and draws the same rows as reprojectRows', async () => {
+    const worker = startViewWorker();
+    try {
+      expect(worker.resourceLimits?.maxYoungGenerationSizeMb).toBe(VIEW_WORKER_YOUNG_MB);
+      expect(VIEW_WORKER_YOUNG_MB).toBeLessThanOrEqual(2);
+      const pano = toShared(packRgb(paintPanorama(720, 360, (lon, lat) => [128 + lon / 2, 100 + lat, 50] as const)));
+      const job = { pano, yawDeg: 30, pitchDeg: -10, fovDeg: 70, sizePx: 512 };
+      const expected = new Uint8Array(512 * 512 * 3);
+      reprojectRows(pano, job.yawDeg, job.pitchDeg, job.fovDeg, job.sizePx, expected, 0, 512);
+      const out = sharedViewBuffer(512);
+      // Many bands, so the worker allocates well past its young generation.
+      for (let round = 0; round < 40; round++) {
+        out.fill(0);
+        const reply = await new Promise<BandReply>((done, fail) => {
+          worker.once('message', (message: BandReply) => {
+            worker.off('error', fail);
+            done(message);
+          });
+          worker.once('error', fail);
+          worker.postMessage({ ...job, out, rowStart: 0, rowEnd: 512 } satisfies BandJob);
+        });
+        expect(reply).toEqual({ ok: true });
+      }
       expect(Buffer.from(out).equals(Buffer.from(expected))).toBe(true);
     } finally {
       await worker.terminate();

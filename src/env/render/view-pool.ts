@@ -110,7 +110,7 @@ export class ViewPool {
   }
 
   private spawn(): Worker {
-    const worker = startWorker();
+    const worker = startViewWorker();
     worker.unref(); // an idle pool must not keep the process alive
     worker.on('message', (reply: BandReply) => {
       const pending = this.busy.get(worker);
@@ -143,7 +143,14 @@ export class ViewPool {
   }
 }
 
-/** The view worker, bundled beside this code (src/workers.ts). */
-function startWorker(): Worker {
-  return startModuleWorker(import.meta.url, 'view-worker');
+/**
+ * The young generation a view worker may grow to, in MiB. A worker allocates only its messages, yet
+ * left to V8 its young generation doubled (heap 10 to 14 MiB) within a few hundred episodes of a
+ * sweep: memory no band needs, in every worker (docs/env.md, "Memory").
+ */
+export const VIEW_WORKER_YOUNG_MB = 1;
+
+/** A view worker, bundled beside this code (src/workers.ts), with a small young generation. */
+export function startViewWorker(): Worker {
+  return startModuleWorker(import.meta.url, 'view-worker', { resourceLimits: { maxYoungGenerationSizeMb: VIEW_WORKER_YOUNG_MB } });
 }
