@@ -116,11 +116,18 @@ export class PanoramaRenderer implements ViewRenderer {
     if (!pending) {
       pending = decode(path)
         .then((decoded) => {
-          const image = this.pool ? toShared(decoded) : decoded;
-          const bytes = image.data.byteLength;
+          // Shared memory when workers draw the views. Without workers, libvips' own buffer is kept
+          // until the cache starts to evict; from then on a copy made here is: libvips allocates on
+          // the thread that decoded, glibc keeps a freed block in that thread's arena, and a cache
+          // churning through such buffers kept ~200 MiB more resident than its cap over a long
+          // sweep (docs/env.md, "Memory"). A copy costs fresh pages (~25 ms here), so a sweep whose
+          // panoramas all fit pays none.
+          const bytes = decoded.data.byteLength;
+          const evicting = this.decoded.bytes + bytes > this.decoded.capBytes;
+          const image = this.pool ? toShared(decoded) : evicting ? { ...decoded, data: decoded.data.slice() } : decoded;
           this.decoded.set(path, image, bytes);
-          // The decode buffer, once copied to shared memory, and a panorama too large to keep are
-          // garbage as soon as this view is drawn; counted now, collected after a later view.
+          // The decode buffer, once copied, and a panorama too large to keep are garbage as soon
+          // as this view is drawn; counted now, collected after a later view.
           this.drop((image !== decoded ? bytes : 0) + (bytes > this.decoded.capBytes ? bytes : 0));
           return image;
         })
