@@ -13,7 +13,8 @@
  */
 import { ServiceError, UsageError } from '../core/errors.js';
 import { redact, redactDeep, registerSecret } from '../core/secrets.js';
-import { HttpError, httpRequest, isTransient, type HttpFailure, type HttpResponse } from '../http.js';
+import { formatBytes } from '../files.js';
+import { HttpError, httpRequest, type HttpFailure, type HttpResponse } from '../http.js';
 
 export interface Endpoint {
   /** Up to and including the version: `http://127.0.0.1:8000/v1`. */
@@ -43,8 +44,6 @@ export const DEFAULT_TIMEOUT_MS = 180_000;
 export const DEFAULT_MAX_REPLY_BYTES = 16 * 2 ** 20;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_BASE_DELAY_MS = 1_000;
-/** A server's Retry-After is honoured up to this long. */
-const MAX_RETRY_AFTER_MS = 30_000;
 
 export type WirePart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -140,9 +139,8 @@ export async function postWithRetries(
       retry: {
         attempts: Math.max(1, endpoint.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
         baseDelayMs: endpoint.baseDelayMs ?? DEFAULT_BASE_DELAY_MS,
-        // 429, 5xx, timeouts and dropped connections; a refused key (401/403) never.
-        retryable: isTransient,
-        maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+        // http.ts's defaults: 429, 5xx, timeouts and dropped connections are tried again (a refused
+        // key, 401/403, never), a server's Retry-After honoured up to 30 s.
       },
     });
   } catch (err) {
@@ -185,7 +183,7 @@ export async function listModels(baseUrl: string, options: EndpointAccess = {}):
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
     const { failure } = err;
-    if (failure.kind === 'too-large') throw new ServiceError(`the model endpoint at ${url} answered with more than ${formatMiB(DEFAULT_MAX_REPLY_BYTES)}, not a model list`);
+    if (failure.kind === 'too-large') throw new ServiceError(`the model endpoint at ${url} answered with more than ${formatBytes(DEFAULT_MAX_REPLY_BYTES)}, not a model list`);
     if (failure.kind === 'no-answer') throw new ServiceError(`cannot reach the model endpoint at ${url}: ${failureMessage(failure, DEFAULT_MAX_REPLY_BYTES)}`);
     const body = snippet(bodyData(failure.text));
     if (failure.status === 401 || failure.status === 403) throw new ServiceError(refusedMessage({ ...options, baseUrl }, `HTTP ${failure.status}: ${body}`));
@@ -264,17 +262,12 @@ function failureMessage(failure: HttpFailure, maxReplyBytes: number): string {
     case 'status':
       return `HTTP ${failure.status}: ${snippet(bodyData(failure.text))}`;
     case 'too-large':
-      return `reply larger than ${formatMiB(maxReplyBytes)}, not read further`;
+      return `reply larger than ${formatBytes(maxReplyBytes)}, not read further`;
     case 'no-answer':
       if (failure.cause === 'timeout') return `no answer within ${failure.timeoutMs} ms (timeout)`;
       if (failure.cause === 'refused') return 'connection refused (ECONNREFUSED)';
       return failure.code ? `connection failed (${failure.code})` : `request failed: ${redact(failure.message)}`;
   }
-}
-
-function formatMiB(bytes: number): string {
-  const mib = bytes / 2 ** 20;
-  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 
 /** A body as the reply readers take it: parsed JSON, else its text (empty or not JSON). */

@@ -7,7 +7,7 @@
  */
 import { UsageError } from '../core/errors.js';
 import { registerSecret } from '../core/secrets.js';
-import { writeFileAtomic } from '../files.js';
+import { formatBytes, writeFileAtomic } from '../files.js';
 import { HttpError, httpRequest } from '../http.js';
 import { panoramaFile, sha256Hex } from './panoramas.js';
 
@@ -121,11 +121,7 @@ async function request(url: string, imageId: string, what: string, timeoutMs: nu
         throw new PanoramaFetchError(`image ${imageId}: ${what} answered HTTP ${failure.status}${auth}`);
       }
       case 'too-large':
-        throw new PanoramaFetchError(`image ${imageId}: ${what} sent more than ${sizeText(maxBytes)} (the most downloaded): refused, nothing cached`);
+        throw new PanoramaFetchError(`image ${imageId}: ${what} sent more than ${formatBytes(maxBytes)} (the most downloaded): refused, nothing cached`);
     }
   }
-}
-
-function sizeText(bytes: number): string {
-  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
