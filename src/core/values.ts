@@ -1,4 +1,5 @@
-/** Checks on parsed JSON values, shared by every module that reads untrusted input. */
+/** Checks on parsed JSON values and given settings, shared by every module that reads untrusted input. */
+import { UsageError } from './errors.js';
 
 /** A plain JSON object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -13,4 +14,10 @@ export function toNumber(value: unknown): number | undefined {
     return Number.isFinite(parsed) ? parsed : undefined;
   }
   return undefined;
+}
+
+/** The value, when a whole number from min to max (both included); else a UsageError naming the flag. */
+export function integerIn(flag: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
+  return value;
 }

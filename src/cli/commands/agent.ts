@@ -10,6 +10,7 @@
  */
 import type { CompletedEpisode, FailedEpisode } from '../../core/episode.js';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { integerIn } from '../../core/values.js';
 import { checkedPanosDir } from '../../files.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { openAgentRun } from '../../agent/agent-run.js';
@@ -179,10 +180,6 @@ function endpointOf(opts: AgentOptions): AgentSettings['endpoint'] {
     timeoutS: opts.timeout,
     maxReplyMb: opts.maxReplyMb,
   });
-}
-
-function integerIn(flag: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
 }
 
 function parsePoint(text: string): LatLon {

@@ -10,6 +10,7 @@ import type { ModelSpec } from '../../agent/models-file.js';
 import type { Protocol } from '../../agent/policies/model.js';
 import type { ToolSet } from '../../agent/protocols/tools.js';
 import { UsageError } from '../../core/errors.js';
+import { integerIn } from '../../core/values.js';
 import { checkedPanosDir } from '../../files.js';
 import { parseIndices } from './plan.js';
 import type { SweepOptions } from './start.js';
@@ -87,9 +88,4 @@ function chosenModels(specs: ModelSpec[], names: readonly string[] | undefined):
   const missing = names.filter((n) => !specs.some((s) => s.name === n));
   if (missing.length) throw new UsageError(`the models file has no model named ${missing.join(', ')} (it has ${specs.map((s) => s.name).join(', ')})`);
   return specs.filter((s) => names.includes(s.name));
-}
-
-function integerIn(flag: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
-  return value;
 }
