@@ -82,10 +82,13 @@ export function sweepOptionsOf(opts: SweepFlags): SweepOptions {
   };
 }
 
+/** A name the models file does not hold (the new-sweep form points at its names field). */
+export class UnknownModelNameError extends UsageError {}
+
 /** The entries named, in the file's order; each name must be one of the file's. */
 function chosenModels(specs: ModelSpec[], names: readonly string[] | undefined): ModelSpec[] {
   if (!names?.length) return specs;
   const missing = names.filter((n) => !specs.some((s) => s.name === n));
-  if (missing.length) throw new UsageError(`the models file has no model named ${missing.join(', ')} (it has ${specs.map((s) => s.name).join(', ')})`);
+  if (missing.length) throw new UnknownModelNameError(`the models file has no model named ${missing.join(', ')} (it has ${specs.map((s) => s.name).join(', ')})`);
   return specs.filter((s) => names.includes(s.name));
 }

@@ -125,7 +125,7 @@ async function resumeSweep(session: WorkspaceSession, dir: string, resuming: Set
  * sweep itself goes on as a resumed one does (docs/sweeps.md, 'Starting a sweep from the Eval board').
  */
 async function newSweep(session: WorkspaceSession, flags: SweepFlags, running: Set<string>): Promise<NewSweepStart> {
-  const [ws, { sweepOptionsOf }, { startSweep }, { embeddedTaskProblem }] = await Promise.all([
+  const [ws, { sweepOptionsOf, UnknownModelNameError }, { startSweep }, { embeddedTaskProblem }] = await Promise.all([
     session.open(),
     import('../../eval/run/options.js'),
     import('../../eval/run/start.js'),
@@ -140,7 +140,7 @@ async function newSweep(session: WorkspaceSession, flags: SweepFlags, running: S
   } catch (err) {
     const message = (err as Error).message;
     // The models file unreadable or malformed, or a name it does not hold: those fields' fault.
-    const field = err instanceof InputError && flags.models !== undefined ? 'modelsFile' : message.startsWith('the models file has no model named') ? 'names' : null;
+    const field = err instanceof InputError && flags.models !== undefined ? 'modelsFile' : err instanceof UnknownModelNameError ? 'names' : null;
     return { ok: false, field, message };
   }
   // The form's sweeps play in the embedded environment: a split it does not serve is the field's fault.
