@@ -38,7 +38,7 @@ export interface PlacedLine {
 }
 
 /** Kinds a template's text can carry: places and coordinates, never a task's own keys. */
-export const TEMPLATE_KINDS: ReadonlySet<FindingKind> = new Set(['country', 'subregion', 'city', 'coordinates']);
+const TEMPLATE_KINDS: ReadonlySet<FindingKind> = new Set(['country', 'subregion', 'city', 'coordinates']);
 
 /** Examines prompts with one session (the detectors' dictionaries, caches and compiled tasks). */
 export class Examiner {
