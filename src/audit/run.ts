@@ -110,11 +110,11 @@ export async function runAudit(options: RunAuditOptions, onProgress?: OnAuditPro
     : undefined;
   for (const f of files) {
     counts.sources++;
+    // Only prompt files skip bad lines: the other sources' records are written by programs, not people.
     if (f.read !== readPromptFile) {
       for await (const prompt of f.read(f.file, f.source, onBytes)) await record(await examiner.examine(prompt));
       continue;
     }
-    // Only prompt files skip bad lines: the other sources' records are written by programs, not people.
     const ids = new PromptIds(f.file, onInvalid);
     const examined = f.bytes >= plan.minBytes && plan.threads > 1
       ? examineInParallel({ file: f.file, source: f.source, tasks, radiusKm: options.radiusKm, examiner, skipInvalid: onInvalid !== undefined, plan, onBytes, onWorkers: (n) => (threads = Math.max(threads, 1 + n)) })
@@ -137,7 +137,7 @@ async function* examineInOrder(prompts: AsyncIterable<AuditPrompt>, examiner: Ex
   for await (const prompt of prompts) yield await examiner.examine(prompt);
 }
 
-/** A bad line a parallel read reported: skipped and told to `onInvalid`, else the run stops on it. */
+/** A bad line (from a parallel read, or a repeated id): skipped and told to `onInvalid`, else the run stops on it. */
 function badLine(file: string, { bad }: BadLine, onInvalid: OnInvalid | undefined): void {
   const error = new InputError(bad.message, { file, line: bad.line, ...(bad.field !== undefined ? { field: bad.field } : {}) });
   if (!onInvalid) throw error;
