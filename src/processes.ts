@@ -117,8 +117,11 @@ export function commandMatches(cmdline: readonly string[], recorded: readonly st
   return tail.every((arg, i) => arg === args[i]);
 }
 
-/** Whether the process at `recorded.pid` is the one that was recorded (see the module comment). */
-export function checkProcess(recorded: RecordedProcess): ProcessCheck {
+/**
+ * Whether the process at `recorded.pid` is the one that was recorded (see the module comment).
+ * `readArgv` reads its command line (a test gives the reads an exec under way would show).
+ */
+export function checkProcess(recorded: RecordedProcess, readArgv: (pid: number) => string[] | undefined = readCmdline): ProcessCheck {
   const { pid } = recorded;
   if (!isSignallablePid(pid)) return { state: 'foreign', reason: `pid ${String(pid)} is never one of ours` };
   if (!processAlive(pid)) return { state: 'gone' };
@@ -136,17 +139,25 @@ export function checkProcess(recorded: RecordedProcess): ProcessCheck {
   if (stat.startTime !== recorded.start_time) {
     return { state: 'foreign', reason: `pid ${pid} is another process now (started at tick ${stat.startTime}, the recorded one at tick ${recorded.start_time})` };
   }
-  const cmdline = readCmdline(pid);
-  if (cmdline === undefined) return { state: 'gone' };
-  // An exec under way shows no arguments for a moment: the pid and its start time are the recorded
-  // process's, which the command would only confirm. A trainer started through a shebang or a pyenv
-  // shim execs several times as it starts, and was taken for another process (the smoke test's flake).
-  if (cmdline.length === 0) return { state: 'ours' };
-  if (!commandMatches(cmdline, recorded.command)) {
-    return { state: 'foreign', reason: `pid ${pid} runs \`${clip(cmdline.join(' '))}\`, not the recorded \`${clip(recorded.command.join(' '))}\`` };
+  // A trainer started through a shebang or a pyenv shim execs several times as it starts, and an exec
+  // under way shows for a moment no arguments, or a torn mix of the old program's and the new one's
+  // (`bash pyenv exec python3 s.py c.json mp/s.py c.json`). The pid and its start time are already the
+  // recorded process's, which the command only confirms: it is another program only when it says so
+  // read after read.
+  let cmdline: string[] | undefined;
+  for (let read = 0; read < COMMAND_READS; read++) {
+    if (read > 0) Atomics.wait(PAUSE, 0, 0, COMMAND_REREAD_MS);
+    cmdline = readArgv(pid);
+    if (cmdline === undefined) return { state: 'gone' };
+    if (cmdline.length === 0 || commandMatches(cmdline, recorded.command)) return { state: 'ours' };
   }
-  return { state: 'ours' };
+  return { state: 'foreign', reason: `pid ${pid} runs \`${clip(cmdline!.join(' '))}\`, not the recorded \`${clip(recorded.command.join(' '))}\`` };
 }
+
+/** How often a command line that does not match is read before it counts, and the pause between reads. */
+const COMMAND_READS = 3;
+const COMMAND_REREAD_MS = 5;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Signals a recorded process's group, checked again right before the signal: only when the process at

@@ -159,7 +159,8 @@ export async function followTraining(record: LaunchRecord, onEvent: (event: Smok
           const where = reported ? `after step ${reported} of ${SMOKE_STEPS}` : `before step 1 (${s.phase === 'unknown' ? 'starting' : s.phase})`;
           throw new SmokeFailure(
             'training',
-            `the trainer ended ${where}; the last lines of its log:\n${last.map((l) => `  ${l}`).join('\n')}`,
+            // A process at the trainer's pid that is not the trainer says why it was not counted (notes).
+            `the trainer ended ${where}${(state.notes ?? []).map((n) => ` (${n})`).join('')}; the last lines of its log:\n${last.map((l) => `  ${l}`).join('\n')}`,
             record.log_path,
           );
         }

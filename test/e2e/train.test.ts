@@ -8,21 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { StartedGroups } from '../helpers/processes.js';
 import { TmuxPane } from '../helpers/tmux.js';
 
 const TRAINER = fileURLToPath(new URL('../fixtures/fake-trainer.py', import.meta.url));
 const panes: TmuxPane[] = [];
-const groups: number[] = [];
+const groups = new StartedGroups();
 afterEach(() => panes.splice(0).forEach((p) => p.kill()));
-afterAll(() => {
-  for (const pid of groups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+afterAll(() => groups.killAll());
 
 describe('the Train screen in a real terminal', () => {
   it('`train watch` follows a run to its end; Home lists it and opens it with t', async () => {
@@ -32,8 +25,8 @@ describe('the Train screen in a real terminal', () => {
     const env = { FAKE_STEP_S: '0.5' };
     const launched = geolab(['train', 'launch', config, '--no-preflight', '--trainer', TRAINER, '--json'], { home, env });
     expect(launched.code, launched.stderr).toBe(0);
-    const record = JSON.parse(launched.stdout) as { pid: number; env_server: { pid: number } };
-    groups.push(record.pid, record.env_server.pid);
+    const record = JSON.parse(launched.stdout) as { pid: number; start_time: number; env_server: { pid: number; start_time: number } };
+    groups.addLaunch(record);
 
     const pane = new TmuxPane([process.execPath, BIN, 'train', 'watch', 'e2e'], { GEOLAB_HOME: home, TERM: 'xterm-256color' });
     panes.push(pane);

@@ -134,6 +134,24 @@ describe('reading a process from /proc', () => {
     expect([...seen.keys()]).toEqual(['ours']);
   });
 
+  it('a command line that does not match is read again: a torn read mid-exec is ours, a stranger that stays so is not', () => {
+    // A trainer started through a #! wrapper that execs a pyenv shim (the smoke test's venv python)
+    // reads, about 2 starts in 100, as a mix of the old and new argv for a moment:
+    // "/bin/sh /v/bin/python s.py c.json v/s.py c.json". It was taken for another process, and the
+    // smoke run failed "before step 1" with an empty log.
+    const command = ['/v/bin/python', 's.py', 'c.json'];
+    const recorded = { pid: sleeper, start_time: ticks(sleeper), command };
+    const reads = (...argvs: (string[] | undefined)[]) => {
+      let i = 0;
+      return () => argvs[Math.min(i++, argvs.length - 1)];
+    };
+    const torn = ['/bin/sh', '/v/bin/python', 's.py', 'c.json', 'v/s.py', 'c.json'];
+    expect(checkProcess(recorded, reads(torn, ['python3', 's.py', 'c.json']))).toEqual({ state: 'ours' });
+    expect(checkProcess(recorded, reads(torn, torn, []))).toEqual({ state: 'ours' });
+    expect(checkProcess(recorded, reads(torn, undefined))).toEqual({ state: 'gone' });
+    expect(checkProcess(recorded, reads(['sleep', '300']))).toMatchObject({ state: 'foreign', reason: expect.stringContaining('runs `sleep 300`') as string });
+  });
+
   it('matches the argv started, or its arguments after a re-exec (a #! script, a shim), never a substring', () => {
     expect(commandMatches(['python3', 's.py', 'c.json'], ['python3', 's.py', 'c.json'])).toBe(true);
     // `accelerate launch ...` runs as `python /venv/bin/accelerate launch ...`.

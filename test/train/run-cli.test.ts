@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { StartedGroups } from '../helpers/processes.js';
 import { closedPort, fakeMachine, RTX_24GB } from './machine.js';
 
 const TRAINER = fileURLToPath(new URL('../fixtures/fake-trainer.py', import.meta.url));
@@ -30,7 +31,7 @@ interface State {
 }
 
 const home = tempDir();
-const started: number[] = [];
+const started = new StartedGroups();
 
 function writeConfig(name: string, extra: Record<string, unknown> = {}, steps = 8): { file: string; outputDir: string } {
   const dir = tempDir();
@@ -81,16 +82,8 @@ async function gone(pid: number): Promise<boolean> {
   return !alive(pid);
 }
 
-afterAll(() => {
-  // Whatever a failed assertion left running.
-  for (const pid of started) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+// Whatever a failed assertion left running.
+afterAll(() => started.killAll());
 
 describe('train launch, watch, stop, resume', () => {
   it('--dry-run prints the commands and starts and writes nothing; several GPUs go through accelerate launch', () => {
@@ -120,8 +113,8 @@ describe('train launch, watch, stop, resume', () => {
     const launched = run(['train', 'launch', file, '--no-preflight', '--trainer', TRAINER, '--json'], { FAKE_HOLD_AT: '5', FAKE_STEP_S: '0.1' });
     expect(launched.stderr).toBe('');
     expect(launched.code).toBe(0);
-    const record = JSON.parse(launched.stdout) as { pid: number; env_server: { pid: number; url: string }; environment: Record<string, string> };
-    started.push(record.pid, record.env_server.pid);
+    const record = JSON.parse(launched.stdout) as { pid: number; start_time: number; env_server: { pid: number; start_time: number; url: string }; environment: Record<string, string> };
+    started.addLaunch(record);
     expect(record.env_server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     // launch.json: the command, the redacted environment; the secret nowhere in the run's files.
@@ -165,8 +158,8 @@ describe('train launch, watch, stop, resume', () => {
     const resumed = run(['train', 'resume', 'r1', '--no-preflight', '--json'], { FAKE_WAIT_FOR: gate });
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    const second = JSON.parse(resumed.stdout) as { pid: number; env_server: { pid: number }; command: string[] };
-    started.push(second.pid, second.env_server.pid);
+    const second = JSON.parse(resumed.stdout) as { pid: number; start_time: number; env_server: { pid: number; start_time: number }; command: string[] };
+    started.addLaunch(second);
     expect(second.command).toContain('--resume');
     expect(second.command).toContain(TRAINER);
 
@@ -203,8 +196,8 @@ describe('train launch, watch, stop, resume', () => {
     const { file } = writeConfig('r2');
     const launched = run(['train', 'launch', file, '--no-preflight', '--trainer', TRAINER, '--json'], { FAKE_CRASH_AT: '2', FAKE_STEP_S: '0.1' });
     expect(launched.code).toBe(0);
-    const record = JSON.parse(launched.stdout) as { pid: number; env_server: { pid: number } };
-    started.push(record.pid, record.env_server.pid);
+    const record = JSON.parse(launched.stdout) as { pid: number; start_time: number; env_server: { pid: number; start_time: number } };
+    started.addLaunch(record);
 
     const followed = run(['train', 'watch', 'r2', '--interval', '0.2']);
     expect(followed.code).toBe(1);

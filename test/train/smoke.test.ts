@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { geolab, jsonLines, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { StartedGroups } from '../helpers/processes.js';
+import { readCmdline } from '../../src/processes.js';
 import { fakeMachine, GOOD_PACKAGES, TORCH_CU128_REQUIRES } from './machine.js';
 import { FIXTURES, PYTHON } from './python-helpers.js';
 
@@ -21,17 +23,9 @@ const FAKE_VLLM = join(FIXTURES, 'fake_vllm.py');
 const REAL_PYTHON = execFileSync('sh', ['-c', `command -v ${PYTHON}`], { encoding: 'utf8' }).trim();
 
 const home = tempDir();
-const leftovers: number[] = [];
+const leftovers = new StartedGroups();
 
-afterAll(() => {
-  for (const pid of leftovers) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone, as it should be
-    }
-  }
-});
+afterAll(() => leftovers.killAll());
 
 /**
  * A Python environment folder: bin/python answers pre-flight's package probe (`-c`) with the pinned
@@ -85,11 +79,12 @@ function alive(pid: number): boolean {
 /** The pids a smoke run started, from its launch.json and the serve line. */
 function pidsOf(smokeDir: string, stdout: string): number[] {
   if (!existsSync(join(smokeDir, 'launch.json'))) return [];
-  const record = JSON.parse(readFileSync(join(smokeDir, 'launch.json'), 'utf8')) as { pid: number; env_server: { pid: number } | null };
+  const record = JSON.parse(readFileSync(join(smokeDir, 'launch.json'), 'utf8')) as { pid: number; start_time?: number; env_server: { pid: number; start_time?: number } | null };
   const served = /^serving .* \(pid (\d+),/m.exec(stdout);
-  const pids = [record.pid, ...(record.env_server ? [record.env_server.pid] : []), ...(served ? [Number(served[1])] : [])];
-  leftovers.push(...pids);
-  return pids;
+  leftovers.addLaunch(record);
+  // The served model's start time is not recorded: read now, so a pid already reused by another test is not kept.
+  if (served && readCmdline(Number(served[1]))?.some((arg) => arg.endsWith('fake_vllm.py'))) leftovers.add(Number(served[1]));
+  return [record.pid, ...(record.env_server ? [record.env_server.pid] : []), ...(served ? [Number(served[1])] : [])];
 }
 
 /** Every pattern matches a line of `text`, each below the one before. */

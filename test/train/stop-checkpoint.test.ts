@@ -12,6 +12,7 @@ import { TrainConfigSchema } from '../../src/train/config.js';
 import * as pythonPath from '../../src/train/python-path.js';
 import { jsonLines, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { StartedGroups } from '../helpers/processes.js';
 import { startLive, type Live } from '../env/helpers/live.js';
 import { FIXTURES, PYTHON } from './python-helpers.js';
 import { cellValue, NOT_PASSED, recipeTable } from './recipe-table.js';
@@ -102,7 +103,7 @@ describe('train stop saves a checkpoint', () => {
     const env = { ...STEP_ENV };
     const launched = await spawnGeolab(['train', 'launch', file, '--no-preflight', '--json'], { home, env }).done;
     expect(launched.code, launched.stderr).toBe(0);
-    const record = JSON.parse(launched.stdout) as { pid: number; log_path: string };
+    const record = JSON.parse(launched.stdout) as { pid: number; start_time: number; log_path: string };
     try {
       await waitFor(() => stepsIn(out) >= 1, 'a step');
       const stopped = await spawnGeolab(['train', 'stop', 'stop2'], { home, env }).done;
@@ -120,11 +121,9 @@ describe('train stop saves a checkpoint', () => {
       const watched = JSON.parse((await spawnGeolab(['train', 'watch', 'stop2', '--once', '--json'], { home, env }).done).stdout) as { status: string };
       expect(watched.status).toBe('stopped');
     } finally {
-      try {
-        process.kill(-record.pid, 'SIGKILL');
-      } catch {
-        // already ended
-      }
+      const started = new StartedGroups();
+      started.addLaunch(record);
+      started.killAll();
     }
   }, 120_000);
 });
