@@ -59,8 +59,8 @@ export function nearestCity(lat: number, lon: number): City {
 }
 
 /**
- * Every place of cities.pbf as columns, in file order; strings stay bytes of the file until a
- * query names a place. Decoded once per process and shared by the major cities, the maps' towns and
+ * Every place of cities.pbf as columns, in file order; strings stay bytes (of the pbf, or of
+ * places.bin's strings) until a query names a place. Decoded once per process and shared by the major cities, the maps' towns and
  * the audit's town grid (each used to decode the file itself).
  */
 export interface PlaceTable {
@@ -98,30 +98,61 @@ export function citiesPbfPath(): string {
 }
 
 /**
- * The place table's columns as `npm run build` writes them (build-file.ts's layout), so a process
- * reads them rather than decoding the 6 MB protobuf (~40 ms of CPU, and some 13 MB of columns
- * zeroed, grown and cut). The strings stay in cities.pbf, read as before: the columns hold offsets
- * into it, and the file's header the pbf's size and mtime, so a pbf of another version is decoded.
+ * The place table as `npm run build` writes it (build-file.ts's layout), so a process reads it rather
+ * than decoding the 6 MB protobuf (~40 ms of CPU, and some 13 MB of columns zeroed, grown and cut).
+ * The file carries its own strings: the names, country and admin1 codes each once, in a blob after
+ * the columns, which the offsets point into (the blob is the table's `buf`). So the 6 MB pbf is
+ * never read, only its size and mtime checked against the header: a pbf of another version is decoded.
  */
 export const PLACES_FILE = join(PACKAGE_ROOT, 'dist', 'places.bin');
-const PLACES_MAGIC = 'GPT1';
+const PLACES_MAGIC = 'GPT2';
 
 interface PlacesHeader {
   source: SourceStamp;
   count: number;
+  /** Bytes in the strings blob, the last column. */
+  strings: number;
 }
 
 export function encodePlaceTable(): Buffer {
   const t = decodePlaceTable();
-  const header: PlacesHeader = { source: sourceStamp(citiesPbfPath()), count: t.count };
-  return encodeBuildFile(PLACES_MAGIC, header, [t.lat, t.lon, t.population, t.nameStart, t.nameEnd, t.iso2Start, t.iso2End, t.adminStart, t.adminEnd, t.capital]);
+  const n = t.count;
+  const starts = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
+  const ends = [new Uint32Array(n), new Uint32Array(n), new Uint32Array(n)];
+  const pieces: Buffer[] = [];
+  const offsets = new Map<string, number>();
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const spans = [
+      [t.nameStart[i], t.nameEnd[i]],
+      [t.iso2Start[i], t.iso2End[i]],
+      [t.adminStart[i], t.adminEnd[i]],
+    ] as [number, number][];
+    spans.forEach(([start, end], c) => {
+      const bytes = t.buf.subarray(start, end);
+      const key = bytes.toString('latin1');
+      let at = offsets.get(key);
+      if (at === undefined) {
+        at = size;
+        offsets.set(key, at);
+        pieces.push(bytes);
+        size += bytes.length;
+      }
+      (starts[c] as Uint32Array)[i] = at;
+      (ends[c] as Uint32Array)[i] = at + bytes.length;
+    });
+  }
+  const [nameStart, iso2Start, adminStart] = starts as [Uint32Array, Uint32Array, Uint32Array];
+  const [nameEnd, iso2End, adminEnd] = ends as [Uint32Array, Uint32Array, Uint32Array];
+  const strings = new Uint8Array(Buffer.concat(pieces, size));
+  const header: PlacesHeader = { source: sourceStamp(citiesPbfPath()), count: n, strings: size };
+  return encodeBuildFile(PLACES_MAGIC, header, [t.lat, t.lon, t.population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, t.capital, strings]);
 }
 
 /** The table the file holds, or null when it is missing, not this format, or made from another cities.pbf. */
 export function readPlaceTable(file: string): PlaceTable | null {
   const read = readBuildFile<PlacesHeader>(file, PLACES_MAGIC);
-  const path = citiesPbfPath();
-  if (!read || !sameSource(read.header.source, path)) return null;
+  if (!read || !sameSource(read.header.source, citiesPbfPath())) return null;
   const n = read.header.count;
   const columns = read.columns([
     [Float64Array, n],
@@ -129,12 +160,14 @@ export function readPlaceTable(file: string): PlaceTable | null {
     [Float64Array, n],
     ...Array.from({ length: 6 }, () => [Uint32Array, n] as const),
     [Uint8Array, n],
+    [Uint8Array, read.header.strings],
   ]);
   if (!columns) return null;
-  const [lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital] = columns as [
-    Float64Array, Float64Array, Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint8Array,
+  const [lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital, strings] = columns as [
+    Float64Array, Float64Array, Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint8Array, Uint8Array,
   ];
-  return { buf: readFileSync(path), count: n, lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital };
+  const buf = Buffer.from(strings.buffer, strings.byteOffset, strings.byteLength);
+  return { buf, count: n, lat, lon, population, nameStart, nameEnd, iso2Start, iso2End, adminStart, adminEnd, capital };
 }
 
 /** cities.pbf holds about 135,000 places: columns of this size never grow. */
