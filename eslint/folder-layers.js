@@ -11,7 +11,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 export const LAYERS = [
   ['vendor'],
   ['core'],
-  ['files.ts', 'paths.ts', 'processes.ts', 'parquet-bounds.ts', 'workers.ts', 'http.ts'],
+  ['files.ts', 'paths.ts', 'processes.ts', 'parquet-bounds.ts', 'workers.ts', 'http.ts', 'heap.ts'],
   ['geo'],
   ['tasks'],
   ['store'],

@@ -1,4 +1,5 @@
 /** `geolab audit` and its baseline: the identity-leak audit. */
+import { keepYoungGenerationSmall } from '../../heap.js';
 import { Option, type Command } from 'commander';
 import { number, withGlobals } from '../options.js';
 
@@ -12,7 +13,11 @@ export function registerAuditCommands(program: Command): void {
     .option('--skip-invalid', 'skip bad lines of prompt files, listing each with file:line (the run then exits 1)')
     .option('--json', 'JSON output')
     .option('--sarif', 'SARIF 2.1.0 output, for code scanning')
-    .action(async (opts, cmd: Command) => (await import('../commands/audit.js')).auditCommand(withGlobals(opts, cmd)));
+    .action(async (opts, cmd: Command) => {
+      // A batch job: set before its modules load, which would grow the young generation (src/heap.ts).
+      keepYoungGenerationSmall();
+      return (await import('../commands/audit.js')).auditCommand(withGlobals(opts, cmd));
+    });
   // `add` runs the audit of the sources it is given (as `geolab audit` takes them) to check the id;
   // all three use the baseline file that audit would.
   const baseline = audit.command('baseline').description('the baseline of accepted findings');
