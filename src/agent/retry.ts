@@ -23,7 +23,7 @@ import { anthropicCompletion } from './anthropic.js';
 import { wireMessage } from './images.js';
 import { guardRequest, type GuardKnowledge } from './leak-guard.js';
 import { chatCompletion, type ChatCall, type Endpoint } from './openai.js';
-import { pointsOfAction } from '../env/actions.js';
+import { pointsOfAction } from '../env/action-facts.js';
 import { readJsonReply } from './protocols/json.js';
 import { readToolReply, sentAction, toolSpec, toolSpecs, withCallIds, type ToolSet } from './protocols/tools.js';
 import type { RecordedMessage, RecordedPart } from './types.js';

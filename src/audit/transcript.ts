@@ -12,7 +12,7 @@
  * is the feedback that answers that action, the only text a pin's point explains a place in.
  */
 import type { LatLon } from '../core/geodesy.js';
-import { pointsOfAction } from '../env/actions.js';
+import { pointsOfAction } from '../env/action-facts.js';
 
 /** One action of the transcript and, when it was executed, where its feedback stands in the text. */
 export interface TranscriptAction {

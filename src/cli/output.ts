@@ -2,7 +2,8 @@
  * Plain output helpers shared by the commands: JSON on stdout, messages on stderr. Everything is
  * redacted on the way out (src/core/secrets.ts), whatever the command thought it printed.
  */
-import { isCompleted, type CompletedEpisode, type FailedEpisode } from '../core/episode.js';
+import type { CompletedEpisode, FailedEpisode } from '../core/episode.js';
+import { isCompleted } from '../core/episode-fields.js';
 import { EXIT } from '../core/errors.js';
 import { redact, redactDeep } from '../core/secrets.js';
 

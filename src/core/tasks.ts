@@ -3,57 +3,12 @@
  * whether a task file can be used. Pure: the file reader in src/tasks feeds lines in, so one set of
  * rules serves validation, import, the environment and splits.
  */
-import { z } from '../vendor/zod.js';
+import type { Frame, Task } from './task-schema.js';
+
+export type { Frame, Task } from './task-schema.js';
 
 /** Image ids name files in a panorama cache: anything path-like is refused. */
 export const IMAGE_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
-
-const imageId = z
-  .union([z.string(), z.number().int().nonnegative()])
-  .transform((v) => String(v))
-  .refine((v) => IMAGE_ID_PATTERN.test(v) && !v.includes('..'), {
-    message: 'expected a file-safe id (letters, digits, "_", "-", ".")',
-  });
-
-const latitude = z.number().min(-90, 'expected a latitude in [-90, 90]').max(90, 'expected a latitude in [-90, 90]');
-const longitude = z
-  .number()
-  .min(-180, 'expected a longitude in [-180, 180]')
-  .max(180, 'expected a longitude in [-180, 180]');
-
-export const FrameSchema = z.looseObject({
-  image_id: imageId,
-  lat: latitude,
-  lon: longitude,
-  compass_angle: z.number().default(0),
-  captured_at: z
-    .string()
-    .regex(/^(\d{4}-(0[1-9]|1[0-2]))?$/, 'expected "YYYY-MM" or ""')
-    .default(''),
-  is_pano: z.boolean().default(true),
-});
-
-export const AttributionSchema = z.looseObject({
-  creator_username: z.string().optional(),
-  creator_id: z.union([z.string(), z.number()]).transform(String).optional(),
-  licence: z.string().optional(),
-  source: z.string().optional(),
-});
-
-export const TaskSchema = z.looseObject({
-  task_index: z.number().int('expected an integer').nonnegative('expected an integer >= 0'),
-  task_id: z.string().min(1, 'expected a non-empty string'),
-  frames: z.array(FrameSchema).min(1, 'expected a non-empty list of frames'),
-  start_frame: z.number().int('expected an integer').nonnegative('expected an integer >= 0').default(0),
-  country: z.string().optional(),
-  sequence_id: z.string().optional(),
-  provider: z.string().optional(),
-  attribution: AttributionSchema.optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
-});
-
-export type Frame = z.output<typeof FrameSchema>;
-export type Task = z.output<typeof TaskSchema>;
 
 export interface TaskError {
   line: number;
@@ -73,6 +28,203 @@ export interface TaskWarning {
 /** A parsed line: the task, or the errors that keep it from being one. */
 export type ParsedLine = { ok: true; task: Task } | { ok: false; errors: TaskError[] };
 
+/** One thing wrong with a task value: where (keys and indices from the top) and what. */
+export interface TaskIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+export type CheckedTask = { ok: true; task: Task } | { ok: false; issues: TaskIssue[] };
+
+/**
+ * Checks a parsed JSON value against the task schema and fills in its defaults (compass_angle 0,
+ * captured_at "", is_pano true, start_frame 0). Written out by hand: it gives what the zod schema in
+ * task-schema.ts gives (the same task, the same issues in the same order, worded the same), which
+ * test/core/task-check.test.ts checks on random values, without loading zod. Unknown members are
+ * kept, after the schema's own, in the order they came.
+ */
+export function checkTask(value: unknown): CheckedTask {
+  const issues: TaskIssue[] = [];
+  const task = taskOf(value, issues);
+  return task && issues.length === 0 ? { ok: true, task } : { ok: false, issues };
+}
+
+/** checkTask for a value that must be a task (read back from the workspace): its issues are an error. */
+export function parseTask(value: unknown): Task {
+  const checked = checkTask(value);
+  if (checked.ok) return checked.task;
+  throw new Error(`not a task: ${checked.issues.map((i) => `${i.path.join('.') || '(task)'}: ${i.message}`).join('; ')}`);
+}
+
+type Issues = TaskIssue[];
+type Path = (string | number)[];
+type Json = Record<string, unknown>;
+
+const TASK_KEYS = new Set(['task_index', 'task_id', 'frames', 'start_frame', 'country', 'sequence_id', 'provider', 'attribution', 'meta']);
+const FRAME_KEYS = new Set(['image_id', 'lat', 'lon', 'compass_angle', 'captured_at', 'is_pano']);
+const ATTRIBUTION_KEYS = new Set(['creator_username', 'creator_id', 'licence', 'source']);
+const NO_KEYS = new Set<string>();
+const CAPTURED_AT = /^(\d{4}-(0[1-9]|1[0-2]))?$/;
+const NOT_INTEGER = 'expected an integer';
+const NEGATIVE = 'expected an integer >= 0';
+const BAD_IMAGE_ID = 'expected a file-safe id (letters, digits, "_", "-", ".")';
+
+/** What a value is, as the messages name it. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function expected(what: string, value: unknown): string {
+  return `Invalid input: expected ${what}, received ${kindOf(value)}`;
+}
+
+/**
+ * Whether a value is shorter than 1, by its `length`: checked of anything that has a length, even a
+ * value of the wrong type (an array for task_id, {"length": 0} for frames), as zod checks it.
+ */
+function tooShort(value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  const { length } = value as { length?: unknown };
+  return length !== undefined && !((length as number) >= 1);
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The members of `from` that are not the schema's, after the ones `to` has, in their order. */
+function withUnknown<T extends Json>(to: T, from: Json, known: ReadonlySet<string>): T {
+  const out = to as Json;
+  for (const key in from) if (Object.hasOwn(from, key) && !known.has(key)) out[key] = from[key];
+  return to;
+}
+
+function stringAt(value: unknown, path: Path, issues: Issues): string | undefined {
+  if (typeof value === 'string') return value;
+  issues.push({ path, message: expected('string', value) });
+  return undefined;
+}
+
+function numberAt(value: unknown, path: Path, issues: Issues): number | undefined {
+  if (typeof value === 'number') return value;
+  issues.push({ path, message: expected('number', value) });
+  return undefined;
+}
+
+/** A whole number >= 0 within the safe integers (task_index, start_frame). */
+function countAt(value: unknown, path: Path, issues: Issues): number | undefined {
+  const n = numberAt(value, path, issues);
+  if (n === undefined) return undefined;
+  if (!Number.isInteger(n)) {
+    issues.push({ path, message: NOT_INTEGER });
+    return undefined;
+  }
+  const before = issues.length;
+  if (Math.abs(n) > Number.MAX_SAFE_INTEGER) issues.push({ path, message: NOT_INTEGER });
+  if (n < 0) issues.push({ path, message: NEGATIVE });
+  return issues.length === before ? n : undefined;
+}
+
+function degreesAt(value: unknown, path: Path, issues: Issues, limit: number, message: string): number | undefined {
+  const n = numberAt(value, path, issues);
+  if (n === undefined) return undefined;
+  if (n < -limit || n > limit) {
+    issues.push({ path, message });
+    return undefined;
+  }
+  return n;
+}
+
+/** An image id: a string, or a whole number >= 0 made one; file-safe either way. */
+function imageIdAt(value: unknown, path: Path, issues: Issues): string | undefined {
+  let id: string;
+  if (typeof value === 'string') id = value;
+  else if (typeof value === 'number' && Number.isInteger(value)) {
+    const before = issues.length;
+    if (value > Number.MAX_SAFE_INTEGER) issues.push({ path, message: `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}` });
+    if (value < -Number.MAX_SAFE_INTEGER) issues.push({ path, message: `Too small: expected int to be >=${-Number.MAX_SAFE_INTEGER}` });
+    if (value < 0) issues.push({ path, message: 'Too small: expected number to be >=0' });
+    if (issues.length > before) return undefined;
+    id = String(value);
+  } else {
+    issues.push({ path, message: 'Invalid input' });
+    return undefined;
+  }
+  if (IMAGE_ID_PATTERN.test(id) && !id.includes('..')) return id;
+  issues.push({ path, message: BAD_IMAGE_ID });
+  return undefined;
+}
+
+function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined {
+  if (!isObject(value)) {
+    issues.push({ path, message: expected('object', value) });
+    return undefined;
+  }
+  const before = issues.length;
+  const image_id = imageIdAt(value.image_id, [...path, 'image_id'], issues);
+  const lat = degreesAt(value.lat, [...path, 'lat'], issues, 90, 'expected a latitude in [-90, 90]');
+  const lon = degreesAt(value.lon, [...path, 'lon'], issues, 180, 'expected a longitude in [-180, 180]');
+  const compass_angle = value.compass_angle === undefined ? 0 : numberAt(value.compass_angle, [...path, 'compass_angle'], issues);
+  let captured_at = value.captured_at === undefined ? '' : stringAt(value.captured_at, [...path, 'captured_at'], issues);
+  if (captured_at !== undefined && !CAPTURED_AT.test(captured_at)) {
+    issues.push({ path: [...path, 'captured_at'], message: 'expected "YYYY-MM" or ""' });
+    captured_at = undefined;
+  }
+  let is_pano: boolean | undefined = true;
+  if (value.is_pano !== undefined && typeof value.is_pano !== 'boolean') {
+    issues.push({ path: [...path, 'is_pano'], message: expected('boolean', value.is_pano) });
+    is_pano = undefined;
+  } else if (typeof value.is_pano === 'boolean') is_pano = value.is_pano;
+  if (issues.length > before) return undefined;
+  return withUnknown({ image_id, lat, lon, compass_angle, captured_at, is_pano } as Frame, value, FRAME_KEYS);
+}
+
+function attributionOf(value: unknown, path: Path, issues: Issues): Task['attribution'] {
+  if (!isObject(value)) {
+    issues.push({ path, message: expected('object', value) });
+    return undefined;
+  }
+  const out: Json = {};
+  for (const key of ['creator_username', 'creator_id', 'licence', 'source'] as const) {
+    const member = value[key];
+    if (member === undefined) continue;
+    if (key === 'creator_id' && (typeof member === 'string' || typeof member === 'number')) out[key] = String(member);
+    else if (key === 'creator_id') issues.push({ path: [...path, key], message: 'Invalid input' });
+    else {
+      const text = stringAt(member, [...path, key], issues);
+      if (text !== undefined) out[key] = text;
+    }
+  }
+  return withUnknown(out, value, ATTRIBUTION_KEYS);
+}
+
+function taskOf(value: unknown, issues: Issues): Task | undefined {
+  if (!isObject(value)) {
+    issues.push({ path: [], message: expected('object', value) });
+    return undefined;
+  }
+  const task_index = countAt(value.task_index, ['task_index'], issues);
+  const task_id = stringAt(value.task_id, ['task_id'], issues);
+  if (tooShort(value.task_id)) issues.push({ path: ['task_id'], message: 'expected a non-empty string' });
+  let frames: Frame[] | undefined;
+  if (!Array.isArray(value.frames)) issues.push({ path: ['frames'], message: expected('array', value.frames) });
+  else frames = (value.frames as unknown[]).map((frame, i) => frameOf(frame, ['frames', i], issues) as Frame);
+  if (tooShort(value.frames)) issues.push({ path: ['frames'], message: 'expected a non-empty list of frames' });
+  const start_frame = value.start_frame === undefined ? 0 : countAt(value.start_frame, ['start_frame'], issues);
+  const out: Json = { task_index, task_id, frames, start_frame };
+  for (const key of ['country', 'sequence_id', 'provider'] as const) {
+    if (value[key] !== undefined) out[key] = stringAt(value[key], [key], issues);
+  }
+  if (value.attribution !== undefined) out.attribution = attributionOf(value.attribution, ['attribution'], issues);
+  if (value.meta !== undefined) {
+    if (isObject(value.meta)) out.meta = withUnknown({}, value.meta, NO_KEYS);
+    else issues.push({ path: ['meta'], message: expected('record', value.meta) });
+  }
+  return withUnknown(out, value, TASK_KEYS) as Task;
+}
+
 /** Parses one JSONL line into a task, reporting every schema problem with its field path. */
 export function parseTaskLine(text: string, line: number): ParsedLine {
   let value: unknown;
@@ -81,18 +233,18 @@ export function parseTaskLine(text: string, line: number): ParsedLine {
   } catch (err) {
     return { ok: false, errors: [{ line, field: '(line)', message: `unparseable JSON: ${(err as Error).message}` }] };
   }
-  const parsed = TaskSchema.safeParse(value);
-  if (!parsed.success) {
+  const parsed = checkTask(value);
+  if (!parsed.ok) {
     return {
       ok: false,
-      errors: parsed.error.issues.map((issue) => ({
+      errors: parsed.issues.map((issue) => ({
         line,
         field: issue.path.length ? issue.path.join('.') : '(task)',
         message: issue.message,
       })),
     };
   }
-  const task = parsed.data;
+  const { task } = parsed;
   if (task.start_frame >= task.frames.length) {
     return {
       ok: false,

@@ -8,8 +8,7 @@
  */
 import { z } from '../vendor/zod.js';
 import { EnvError, type Op, type ResetRequest } from './types.js';
-import type { LatLon } from '../core/geodesy.js';
-import { isRecord, toNumber } from '../core/values.js';
+import { isRecord } from '../core/values.js';
 
 /** Agent-written strings are capped: they are echoed back and stored with every turn. */
 export const LABEL_MAX_CHARS = 80;
@@ -229,25 +228,6 @@ export function parseResetRequest(raw: unknown): ResetRequest {
   return parsed.data;
 }
 
-/**
- * Costs in hundredths, kept as integers so that 24 looks cost exactly 0.24 (a float sum would
- * drift, and a perfect guess after a look and a pin must score exactly 0.97). A costed action also
- * spends one step; a free one (0) spends none. Measure's cost applies only after its free calls.
- */
-export const COST_HUNDREDTHS: Readonly<Record<Op, number>> = {
-  look: 1,
-  pan: 1,
-  zoom: 1,
-  move: 5,
-  pin: 2,
-  view_map: 1,
-  measure: 1,
-  list_pins: 0,
-  clear_pins: 0,
-  reverse_geocode: 0,
-  guess: 0,
-};
-
 /** MCP tool name -> wire op (docs/protocol.md), in the order tools are listed. */
 export const MCP_TOOL_OPS = {
   look: 'look',
@@ -286,20 +266,4 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   const json = JSON.stringify(value) ?? String(value);
   return json.length > 40 ? `${json.slice(0, 37)}...` : json;
-}
-
-/** The points an action names: the agent's own, so their echo in feedback is not a leak (docs/audit.md item 2). */
-export function pointsOfAction(action: Record<string, unknown> | null | undefined): LatLon[] {
-  if (!action) return [];
-  const points: LatLon[] = [];
-  for (const [latKey, lonKey] of [
-    ['lat', 'lon'],
-    ['lat_a', 'lon_a'],
-    ['lat_b', 'lon_b'],
-  ] as const) {
-    const lat = toNumber(action[latKey]);
-    const lon = toNumber(action[lonKey]);
-    if (lat !== undefined && lon !== undefined) points.push({ lat, lon });
-  }
-  return points;
 }

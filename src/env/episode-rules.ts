@@ -11,7 +11,8 @@ import { parseGuess } from '../core/parse-guess.js';
 import { scoreGuess, type Verdict } from '../core/scoring.js';
 import { truthOf, type Task } from '../core/tasks.js';
 import { countryAt, locate } from '../geo/index.js';
-import { COST_HUNDREDTHS, type ActionOf, type ParsedAction } from './actions.js';
+import { COST_HUNDREDTHS } from './action-facts.js';
+import type { ActionOf, ParsedAction } from './actions.js';
 import * as say from './feedback.js';
 import type { Camera, PinView } from './types.js';
 

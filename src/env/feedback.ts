@@ -10,7 +10,8 @@
 import { compass8 } from '../core/geodesy.js';
 import type { ScoredGuess } from '../core/scoring.js';
 import type { Location, Place } from '../geo/index.js';
-import { COST_HUNDREDTHS, type McpToolName } from './actions.js';
+import { COST_HUNDREDTHS } from './action-facts.js';
+import type { McpToolName } from './actions.js';
 import type { Camera, PinView } from './types.js';
 
 export const OUT_OF_ACTIONS = 'Out of actions.';

@@ -4,7 +4,7 @@
  * `task_set_versions`, so an episode played on it still reads the task it played.
  */
 import { GeolabError, InputError } from '../core/errors.js';
-import { TaskSchema, truthOf, type Task } from '../core/tasks.js';
+import { parseTask, truthOf, type Task } from '../core/tasks.js';
 import { loadTasksStrict } from '../tasks/load.js';
 import { fileSha256 } from '../files.js';
 import type { Db } from './db.js';
@@ -108,7 +108,7 @@ export function readTasks(db: Db, setName: string): Task[] {
   const set = getTaskSet(db, setName);
   if (!set) throw new GeolabError(`no task set named "${setName}" in this workspace`);
   const rows = db.prepare('SELECT json FROM tasks WHERE set_id = ? ORDER BY task_index').all(set.id) as { json: string }[];
-  return rows.map((row) => TaskSchema.parse(JSON.parse(row.json)));
+  return rows.map((row) => parseTask(JSON.parse(row.json)));
 }
 
 /** One content version of a task set; `replaced_at` null: the version the set holds now. */
@@ -133,7 +133,7 @@ export function versionSha256(rows: readonly string[]): string {
 
 /** The version of a set's tasks as they would be stored: what `writeSplits` records in the manifest. */
 export function tasksVersion(tasks: readonly Task[]): string {
-  return versionSha256(tasks.map((task) => JSON.stringify(TaskSchema.parse(task))));
+  return versionSha256(tasks.map((task) => JSON.stringify(parseTask(task))));
 }
 
 function storedRows(db: Db, setId: number): string[] {
@@ -198,7 +198,7 @@ export function readTasksAt(db: Db, setName: string, sha256: string | null): Tas
   return jsonl
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => TaskSchema.parse(JSON.parse(line)));
+    .map((line) => parseTask(JSON.parse(line)));
 }
 
 /**

@@ -13,7 +13,8 @@ import {
 } from '../../src/agent/leak-guard.js';
 import type { RecordedMessage } from '../../src/agent/types.js';
 import { destinationPoint } from '../../src/core/geodesy.js';
-import { TaskSchema, truthOf } from '../../src/core/tasks.js';
+import { TaskSchema } from '../../src/core/task-schema.js';
+import { truthOf } from '../../src/core/tasks.js';
 import { makeTask } from '../helpers/fixtures.js';
 
 const task = TaskSchema.parse(

@@ -11,7 +11,7 @@ import type { RecordedMessage } from '../../src/agent/types.js';
 import { auditPrompt } from '../../src/audit/detect.js';
 import { auditTaskFromTask } from '../../src/audit/task.js';
 import type { Finding } from '../../src/audit/types.js';
-import { TaskSchema } from '../../src/core/tasks.js';
+import { TaskSchema } from '../../src/core/task-schema.js';
 import { geolab } from '../helpers/cli.js';
 import { makeTask, tempDir } from '../helpers/fixtures.js';
 import { harness, lookStep, opening, pinStep, promptOf, ZAGREB } from './corpus.js';

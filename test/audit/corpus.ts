@@ -9,7 +9,7 @@ import { assistantMessage, executedCallMessages, openingMessage, type ToolCall }
 import { auditMessages } from '../../src/audit/sources/messages.js';
 import { auditTaskFromTask } from '../../src/audit/task.js';
 import type { AuditPrompt } from '../../src/audit/types.js';
-import { TaskSchema } from '../../src/core/tasks.js';
+import { TaskSchema } from '../../src/core/task-schema.js';
 import { describePlace, lookFeedback, pinFeedback } from '../../src/env/feedback.js';
 import { locate } from '../../src/geo/index.js';
 import { makeTask } from '../helpers/fixtures.js';

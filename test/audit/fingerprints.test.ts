@@ -8,7 +8,7 @@ import type { RecordedMessage } from '../../src/agent/types.js';
 import { auditPrompt } from '../../src/audit/detect.js';
 import { auditTaskFromTask } from '../../src/audit/task.js';
 import type { AuditTask, Finding } from '../../src/audit/types.js';
-import { TaskSchema } from '../../src/core/tasks.js';
+import { TaskSchema } from '../../src/core/task-schema.js';
 import { openingPrompt, toolDescriptions } from '../../src/env/feedback.js';
 import { makeTask } from '../helpers/fixtures.js';
 import { harness, lookStep, opening, pinStep, promptOf, ZAGREB } from './corpus.js';

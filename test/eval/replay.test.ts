@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CompletedEpisode, Turn } from '../../src/core/episode.js';
-import { TaskSchema, type Task } from '../../src/core/tasks.js';
+import { TaskSchema } from '../../src/core/task-schema.js';
+import { type Task } from '../../src/core/tasks.js';
 import { lookupTask, replayEpisode, type Renderers } from '../../src/eval/replay.js';
 import { MissingPanoramaError } from '../../src/tasks/panoramas.js';
 import { makeTask } from '../helpers/fixtures.js';

@@ -12,7 +12,7 @@ import { guardRequest, type GuardKnowledge } from '../leak-guard.js';
 import { withoutEmptyKeys } from '../../core/episode.js';
 import { anthropicCompletion } from '../anthropic.js';
 import { chatCompletion, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT_MS, EndpointUnusableError, type ChatCall, type ChatReply, type Endpoint, type ServedModel, type WireMessage } from '../openai.js';
-import { pointsOfAction } from '../../env/actions.js';
+import { pointsOfAction } from '../../env/action-facts.js';
 import { toHarnessAction } from '../protocols/common.js';
 import { JSON_PROMPT_VERSION, jsonRequest, readJsonReply } from '../protocols/json.js';
 import {

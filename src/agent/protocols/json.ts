@@ -12,7 +12,8 @@
  */
 import type { Turn } from '../../core/episode.js';
 import { parseGuess } from '../../core/parse-guess.js';
-import { COST_HUNDREDTHS, COUNTRY_MAX_CHARS, LABEL_MAX_CHARS, type ParsedAction } from '../../env/actions.js';
+import { COST_HUNDREDTHS } from '../../env/action-facts.js';
+import { COUNTRY_MAX_CHARS, LABEL_MAX_CHARS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { extractActionObject } from '../../core/action-object.js';

@@ -9,7 +9,8 @@
  */
 import { z } from '../../vendor/zod.js';
 import { parseGuess } from '../../core/parse-guess.js';
-import { ACTION_SCHEMAS, COST_HUNDREDTHS, type ParsedAction } from '../../env/actions.js';
+import { COST_HUNDREDTHS } from '../../env/action-facts.js';
+import { ACTION_SCHEMAS, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { withoutEnvBudget } from '../../env/feedback.js';

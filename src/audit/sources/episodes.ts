@@ -9,7 +9,7 @@
 import { isCompleted, parseEpisodeRecord, type EpisodeRecord, type Turn } from '../../core/episode.js';
 import type { LatLon } from '../../core/geodesy.js';
 import { InputError } from '../../core/errors.js';
-import { pointsOfAction } from '../../env/actions.js';
+import { pointsOfAction } from '../../env/action-facts.js';
 import type { AuditMessage, AuditPrompt, TaskRef } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
 import { auditMessages, ImageFiles, type ImageStore } from './messages.js';

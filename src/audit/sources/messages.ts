@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { LatLon } from '../../core/geodesy.js';
 import { isRecord } from '../../core/values.js';
-import { pointsOfAction } from '../../env/actions.js';
+import { pointsOfAction } from '../../env/action-facts.js';
 import { extractActionObject } from '../../core/action-object.js';
 import { readContainedFile } from '../../files.js';
 import { imageOfDataUrl } from '../images.js';

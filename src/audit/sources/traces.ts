@@ -9,7 +9,7 @@
  */
 import type { LatLon } from '../../core/geodesy.js';
 import { isRecord } from '../../core/values.js';
-import { pointsOfAction } from '../../env/actions.js';
+import { pointsOfAction } from '../../env/action-facts.js';
 import { withoutEnvBudget } from '../../env/feedback.js';
 import type { AuditPrompt } from '../types.js';
 import { atLine, jsonLines, type OnBytes } from './jsonl.js';
