@@ -4,6 +4,7 @@
  * rules serves validation, import, the environment and splits.
  */
 import type { Frame, Task } from './task-schema.js';
+import { isRecord } from './values.js';
 
 export type { Frame, Task } from './task-schema.js';
 
@@ -62,7 +63,8 @@ type Json = Record<string, unknown>;
 
 const TASK_KEYS = new Set(['task_index', 'task_id', 'frames', 'start_frame', 'country', 'sequence_id', 'provider', 'attribution', 'meta']);
 const FRAME_KEYS = new Set(['image_id', 'lat', 'lon', 'compass_angle', 'captured_at', 'is_pano']);
-const ATTRIBUTION_KEYS = new Set(['creator_username', 'creator_id', 'licence', 'source']);
+const ATTRIBUTION_MEMBERS = ['creator_username', 'creator_id', 'licence', 'source'] as const;
+const ATTRIBUTION_KEYS = new Set<string>(ATTRIBUTION_MEMBERS);
 const NO_KEYS = new Set<string>();
 const CAPTURED_AT = /^(\d{4}-(0[1-9]|1[0-2]))?$/;
 const NOT_INTEGER = 'expected an integer';
@@ -90,10 +92,6 @@ function tooShort(value: unknown): boolean {
   return length !== undefined && !((length as number) >= 1);
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The members of `from` that are not the schema's, after the ones `to` has, in their order. */
 function withUnknown<T extends Json>(to: T, from: Json, known: ReadonlySet<string>): T {
   const out = to as Json;
@@ -110,6 +108,12 @@ function stringAt(value: unknown, path: Path, issues: Issues): string | undefine
 function numberAt(value: unknown, path: Path, issues: Issues): number | undefined {
   if (typeof value === 'number') return value;
   issues.push({ path, message: expected('number', value) });
+  return undefined;
+}
+
+function booleanAt(value: unknown, path: Path, issues: Issues): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  issues.push({ path, message: expected('boolean', value) });
   return undefined;
 }
 
@@ -158,7 +162,7 @@ function imageIdAt(value: unknown, path: Path, issues: Issues): string | undefin
 }
 
 function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     issues.push({ path, message: expected('object', value) });
     return undefined;
   }
@@ -172,22 +176,18 @@ function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined 
     issues.push({ path: [...path, 'captured_at'], message: 'expected "YYYY-MM" or ""' });
     captured_at = undefined;
   }
-  let is_pano: boolean | undefined = true;
-  if (value.is_pano !== undefined && typeof value.is_pano !== 'boolean') {
-    issues.push({ path: [...path, 'is_pano'], message: expected('boolean', value.is_pano) });
-    is_pano = undefined;
-  } else if (typeof value.is_pano === 'boolean') is_pano = value.is_pano;
+  const is_pano = value.is_pano === undefined ? true : booleanAt(value.is_pano, [...path, 'is_pano'], issues);
   if (issues.length > before) return undefined;
   return withUnknown({ image_id, lat, lon, compass_angle, captured_at, is_pano } as Frame, value, FRAME_KEYS);
 }
 
 function attributionOf(value: unknown, path: Path, issues: Issues): Task['attribution'] {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     issues.push({ path, message: expected('object', value) });
     return undefined;
   }
   const out: Json = {};
-  for (const key of ['creator_username', 'creator_id', 'licence', 'source'] as const) {
+  for (const key of ATTRIBUTION_MEMBERS) {
     const member = value[key];
     if (member === undefined) continue;
     if (key === 'creator_id' && (typeof member === 'string' || typeof member === 'number')) out[key] = String(member);
@@ -201,7 +201,7 @@ function attributionOf(value: unknown, path: Path, issues: Issues): Task['attrib
 }
 
 function taskOf(value: unknown, issues: Issues): Task | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     issues.push({ path: [], message: expected('object', value) });
     return undefined;
   }
@@ -219,7 +219,7 @@ function taskOf(value: unknown, issues: Issues): Task | undefined {
   }
   if (value.attribution !== undefined) out.attribution = attributionOf(value.attribution, ['attribution'], issues);
   if (value.meta !== undefined) {
-    if (isObject(value.meta)) out.meta = withUnknown({}, value.meta, NO_KEYS);
+    if (isRecord(value.meta)) out.meta = withUnknown({}, value.meta, NO_KEYS);
     else issues.push({ path: ['meta'], message: expected('record', value.meta) });
   }
   return withUnknown(out, value, TASK_KEYS) as Task;
