@@ -1,6 +1,6 @@
 /** `geolab audit` and its baseline: the identity-leak audit. */
-import { keepYoungGenerationSmall } from '../../heap.js';
 import { Option, type Command } from 'commander';
+import { keepYoungGenerationSmall } from '../../heap.js';
 import { number, withGlobals } from '../options.js';
 
 export function registerAuditCommands(program: Command): void {
