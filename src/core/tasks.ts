@@ -99,27 +99,22 @@ function withUnknown<T extends Json>(to: T, from: Json, known: ReadonlySet<strin
   return to;
 }
 
-function stringAt(value: unknown, path: Path, issues: Issues): string | undefined {
-  if (typeof value === 'string') return value;
-  issues.push({ path, message: expected('string', value) });
-  return undefined;
+interface Primitives {
+  string: string;
+  number: number;
+  boolean: boolean;
 }
 
-function numberAt(value: unknown, path: Path, issues: Issues): number | undefined {
-  if (typeof value === 'number') return value;
-  issues.push({ path, message: expected('number', value) });
-  return undefined;
-}
-
-function booleanAt(value: unknown, path: Path, issues: Issues): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  issues.push({ path, message: expected('boolean', value) });
+/** The value when it is of this JSON type; else an issue saying what it is instead. */
+function typed<K extends keyof Primitives>(type: K, value: unknown, path: Path, issues: Issues): Primitives[K] | undefined {
+  if (typeof value === type) return value as Primitives[K];
+  issues.push({ path, message: expected(type, value) });
   return undefined;
 }
 
 /** A whole number >= 0 within the safe integers (task_index, start_frame). */
 function countAt(value: unknown, path: Path, issues: Issues): number | undefined {
-  const n = numberAt(value, path, issues);
+  const n = typed('number', value, path, issues);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) {
     issues.push({ path, message: NOT_INTEGER });
@@ -132,7 +127,7 @@ function countAt(value: unknown, path: Path, issues: Issues): number | undefined
 }
 
 function degreesAt(value: unknown, path: Path, issues: Issues, limit: number, message: string): number | undefined {
-  const n = numberAt(value, path, issues);
+  const n = typed('number', value, path, issues);
   if (n === undefined) return undefined;
   if (n < -limit || n > limit) {
     issues.push({ path, message });
@@ -170,13 +165,13 @@ function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined 
   const image_id = imageIdAt(value.image_id, [...path, 'image_id'], issues);
   const lat = degreesAt(value.lat, [...path, 'lat'], issues, 90, 'expected a latitude in [-90, 90]');
   const lon = degreesAt(value.lon, [...path, 'lon'], issues, 180, 'expected a longitude in [-180, 180]');
-  const compass_angle = value.compass_angle === undefined ? 0 : numberAt(value.compass_angle, [...path, 'compass_angle'], issues);
-  let captured_at = value.captured_at === undefined ? '' : stringAt(value.captured_at, [...path, 'captured_at'], issues);
+  const compass_angle = value.compass_angle === undefined ? 0 : typed('number', value.compass_angle, [...path, 'compass_angle'], issues);
+  let captured_at = value.captured_at === undefined ? '' : typed('string', value.captured_at, [...path, 'captured_at'], issues);
   if (captured_at !== undefined && !CAPTURED_AT.test(captured_at)) {
     issues.push({ path: [...path, 'captured_at'], message: 'expected "YYYY-MM" or ""' });
     captured_at = undefined;
   }
-  const is_pano = value.is_pano === undefined ? true : booleanAt(value.is_pano, [...path, 'is_pano'], issues);
+  const is_pano = value.is_pano === undefined ? true : typed('boolean', value.is_pano, [...path, 'is_pano'], issues);
   if (issues.length > before) return undefined;
   return withUnknown({ image_id, lat, lon, compass_angle, captured_at, is_pano } as Frame, value, FRAME_KEYS);
 }
@@ -193,7 +188,7 @@ function attributionOf(value: unknown, path: Path, issues: Issues): Task['attrib
     if (key === 'creator_id' && (typeof member === 'string' || typeof member === 'number')) out[key] = String(member);
     else if (key === 'creator_id') issues.push({ path: [...path, key], message: 'Invalid input' });
     else {
-      const text = stringAt(member, [...path, key], issues);
+      const text = typed('string', member, [...path, key], issues);
       if (text !== undefined) out[key] = text;
     }
   }
@@ -206,7 +201,7 @@ function taskOf(value: unknown, issues: Issues): Task | undefined {
     return undefined;
   }
   const task_index = countAt(value.task_index, ['task_index'], issues);
-  const task_id = stringAt(value.task_id, ['task_id'], issues);
+  const task_id = typed('string', value.task_id, ['task_id'], issues);
   if (tooShort(value.task_id)) issues.push({ path: ['task_id'], message: 'expected a non-empty string' });
   let frames: Frame[] | undefined;
   if (!Array.isArray(value.frames)) issues.push({ path: ['frames'], message: expected('array', value.frames) });
@@ -215,7 +210,7 @@ function taskOf(value: unknown, issues: Issues): Task | undefined {
   const start_frame = value.start_frame === undefined ? 0 : countAt(value.start_frame, ['start_frame'], issues);
   const out: Json = { task_index, task_id, frames, start_frame };
   for (const key of ['country', 'sequence_id', 'provider'] as const) {
-    if (value[key] !== undefined) out[key] = stringAt(value[key], [key], issues);
+    if (value[key] !== undefined) out[key] = typed('string', value[key], [key], issues);
   }
   if (value.attribution !== undefined) out.attribution = attributionOf(value.attribution, ['attribution'], issues);
   if (value.meta !== undefined) {
