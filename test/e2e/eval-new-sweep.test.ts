@@ -6,11 +6,12 @@
  * against a scripted OpenAI-compatible endpoint. It plays on while the board is left, reaches done
  * on the board, and its records are in the output folder and the workspace.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, geolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { sweepRecords } from '../helpers/sweep-tree.js';
 import { startScriptedOpenAI, toolCall, toolSteps, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 import { TmuxPane } from '../helpers/tmux.js';
 
@@ -24,13 +25,6 @@ afterEach(async () => {
 });
 
 type Row = { model_name: string; task: { index: number; sample: number }; outcome?: unknown };
-
-/** The complete lines of the sweep's episode files. */
-function rows(out: string): Row[] {
-  return (readdirSync(out, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('episodes.jsonl'))
-    .flatMap((f) => readFileSync(join(out, f), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Row));
-}
 
 describe('the Eval board starts a new sweep', () => {
   it('n opens the form; a wrong k starts nothing; Enter plays the sweep to done, on the board and on disk', async () => {
@@ -84,7 +78,7 @@ describe('the Eval board starts a new sweep', () => {
     // In the output folder: every (task, sample) once, and the options the board's `u` would resume it with.
     const status = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { status: string; run_id: string };
     expect(status).toMatchObject({ status: 'done', run_id: runId });
-    const all = rows(out);
+    const all = sweepRecords<Row>(out);
     expect(all.every((r) => r.outcome !== undefined && r.model_name === 'qwen-vl')).toBe(true);
     expect(all.map((r) => `${r.task.index}#${r.task.sample}`).sort()).toEqual(['0#0', '0#1', '1#0', '1#1']);
     const kept = JSON.parse(readFileSync(join(out, 'sweep-options.json'), 'utf8')) as Record<string, unknown>;

@@ -4,11 +4,12 @@
  * opens in a real terminal (tmux, a private server), `u` on the board runs the sweep again in the
  * app, and it reaches done with each (task, sample) recorded once.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { sweepRecords } from '../helpers/sweep-tree.js';
 import { startScriptedOpenAI, toolCall, toolSteps, type ScriptedOpenAI } from '../helpers/scripted-openai.js';
 import { TmuxPane } from '../helpers/tmux.js';
 
@@ -23,16 +24,6 @@ afterEach(async () => {
 
 type Row = { model_name: string; task: { index: number; sample: number }; outcome?: unknown; failure?: string };
 
-/** The complete lines of the sweep's episode files. */
-function rows(out: string): Row[] {
-  return (readdirSync(out, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('episodes.jsonl'))
-    .flatMap((f) => {
-      const text = readFileSync(join(out, f), 'utf8');
-      return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Row);
-    });
-}
-
 describe('the Eval board resumes an interrupted sweep', () => {
   it('u runs it again in the app, to done, with no episode twice', async () => {
     const home = tempDir('geolab-resume-home-');
@@ -45,14 +36,14 @@ describe('the Eval board resumes an interrupted sweep', () => {
 
     const args = ['eval', 'run', '--models', models, '--limit', String(TASKS), '--passes', String(PASSES), '--out', out, '--run-id', 'resume-1', '--concurrency', '1'];
     const first = spawnGeolab(args, { home, timeoutMs: 200_000 });
-    while (!(existsSync(out) && rows(out).length >= 2)) {
+    while (!(existsSync(out) && sweepRecords<Row>(out).length >= 2)) {
       if (first.child.exitCode !== null) throw new Error('the sweep ended before it could be interrupted');
       await new Promise((r) => setTimeout(r, 10));
     }
     first.child.kill('SIGINT');
     const interrupted = await first.done;
     expect(interrupted.code, interrupted.stderr).toBe(130);
-    const before = rows(out).filter((r) => r.outcome !== undefined).length;
+    const before = sweepRecords<Row>(out).filter((r) => r.outcome !== undefined).length;
     expect(before).toBeLessThan(TASKS * PASSES);
 
     const pane = new TmuxPane([process.execPath, BIN], { GEOLAB_HOME: home, TERM: 'xterm-256color' }, { columns: 200, rows: 40 });
@@ -69,7 +60,7 @@ describe('the Eval board resumes an interrupted sweep', () => {
     expect(status.status).toBe('done');
     expect(status.pid).not.toBe(first.child.pid);
 
-    const all = rows(out);
+    const all = sweepRecords<Row>(out);
     expect(all.filter((r) => r.outcome === undefined)).toEqual([]);
     const keys = all.map((r) => `${r.task.index}#${r.task.sample}`).sort();
     expect(keys).toEqual(Array.from({ length: TASKS }, (_, i) => Array.from({ length: PASSES }, (_, p) => `${i}#${p}`)).flat().sort());

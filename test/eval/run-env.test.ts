@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { sweepRecords } from '../helpers/sweep-tree.js';
 import { startScriptedOpenAI, toolCall, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
 
 const HOME = tempDir('geolab-eval-run-env-');
@@ -41,12 +42,6 @@ function serve(): Promise<{ child: ChildProcess; url: string }> {
 
 type Row = { model_name: string; task: { index: number; sample: number }; outcome?: unknown; config: { base_url: string } };
 
-function rows(out: string): Row[] {
-  return (readdirSync(out, { recursive: true }) as string[])
-    .filter((f) => f.endsWith('episodes.jsonl'))
-    .flatMap((f) => readFileSync(join(out, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row));
-}
-
 function modelsFile(dir: string, baseUrl: string): string {
   const file = join(dir, 'models.json');
   writeFileSync(file, JSON.stringify([{ name: 'qwen', model: 'scripted', base_url: baseUrl, concurrency: 2 }]));
@@ -64,7 +59,7 @@ describe('environment servers', () => {
     for (;;) {
       const served = (() => {
         try {
-          return rows(out).filter((r) => r.config.base_url === two.url).length;
+          return sweepRecords<Row>(out).filter((r) => r.config.base_url === two.url).length;
         } catch {
           return 0;
         }
@@ -75,7 +70,7 @@ describe('environment servers', () => {
     two.child.kill('SIGKILL');
     const result = await sweep.done;
     expect(result.code, result.stderr).toBe(0);
-    const all = rows(out);
+    const all = sweepRecords<Row>(out);
     expect(all.filter((r) => r.outcome === undefined)).toEqual([]);
     expect(all.map((r) => `${r.task.index}#${r.task.sample}`).sort()).toEqual(['0#0', '0#1', '1#0', '1#1', '2#0', '2#1', '3#0', '3#1']);
     expect(result.stderr).toContain(`${two.url} taken out for a while:`);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
+import { episodeFiles, sweepRecords } from '../helpers/sweep-tree.js';
 import { harnessRead } from '../helpers/harness.js';
 import { startScriptedAnthropic, type MessagesRequestBody, type ScriptedAnthropic } from '../helpers/scripted-anthropic.js';
 import { startScriptedOpenAI, toolCall, toolSteps, type ChatRequestBody, type ScriptedOpenAI, type ScriptedReply } from '../helpers/scripted-openai.js';
@@ -60,26 +61,10 @@ const sweepArgs = (models: string, out: string, extra: string[] = []) => [
 
 type Row = { episode_id: string; model_name: string; task: { index: number; sample: number }; outcome?: unknown; error?: string; failure?: string };
 
-function episodeFiles(out: string): string[] {
-  return (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('episodes.jsonl')).map((f) => join(out, f));
-}
-
-/** The complete lines of the tree's episode files (a line still being appended is left out). */
-function rows(out: string): Row[] {
-  return episodeFiles(out).flatMap((file) => {
-    const text = readFileSync(file, 'utf8');
-    return text
-      .slice(0, text.lastIndexOf('\n') + 1)
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as Row);
-  });
-}
-
 /** Resolves once the tree holds at least n records (the sweep is then part-way). */
 async function recordsAtLeast(out: string, n: number, child: { exitCode: number | null }): Promise<void> {
   for (;;) {
-    if (existsSync(out) && rows(out).length >= n) return;
+    if (existsSync(out) && sweepRecords<Row>(out).length >= n) return;
     if (child.exitCode !== null) throw new Error('the sweep ended before it could be stopped half-way');
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -87,7 +72,7 @@ async function recordsAtLeast(out: string, n: number, child: { exitCode: number 
 
 /** Exactly passes x tasks completed episodes per model, each (task, sample) once. */
 function expectComplete(out: string, models: string[]): Row[] {
-  const all = rows(out);
+  const all = sweepRecords<Row>(out);
   for (const model of models) {
     const mine = all.filter((r) => r.model_name === model);
     expect(mine.filter((r) => r.outcome === undefined), `${model}: failed records in the tree`).toEqual([]);
@@ -124,7 +109,7 @@ describe('a sweep killed half-way and run again', () => {
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.code, killed.stderr).not.toBe(0);
-    const partial = rows(out).length;
+    const partial = sweepRecords<Row>(out).length;
     expect(partial).toBeGreaterThanOrEqual(5);
     expect(partial).toBeLessThan(2 * TASKS * PASSES);
     // The killed process still holds the lock, by a PID that is gone.
@@ -194,7 +179,7 @@ describe('interrupting and failing sweeps', () => {
     const stopped = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as { status: string; models: { failed: number; aborted: number }[] };
     expect(stopped).toMatchObject({ status: 'interrupted', models: [{ failed: 0 }] });
     // Episodes cut short by the interrupt are aborted, not failed.
-    const aborted = rows(out).filter((r) => r.failure === 'aborted').length;
+    const aborted = sweepRecords<Row>(out).filter((r) => r.failure === 'aborted').length;
     expect(stopped.models[0]!.aborted).toBe(aborted);
     expect(interrupted.stdout).toMatch(new RegExp(`^qwen: \\d+/6 recorded, 0 failed, ${aborted} aborted, 0 retries, 0 provider-error turns$`, 'm'));
 
@@ -214,7 +199,7 @@ describe('interrupting and failing sweeps', () => {
     expect(failed.code, failed.stderr).toBe(3);
     expect(failed.stderr).toContain(`the model endpoint at ${dying.baseUrl} is gone`);
     expect(failed.stderr).not.toMatch(/\n\s+at /);
-    const gone = rows(out).filter((r) => r.outcome === undefined);
+    const gone = sweepRecords<Row>(out).filter((r) => r.outcome === undefined);
     expect(gone.length).toBeGreaterThan(0);
     for (const r of gone) expect(r).toMatchObject({ failure: 'unreachable', error: expect.stringContaining(dying.baseUrl) });
     expect(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'))).toMatchObject({ status: 'failed' });
