@@ -21,3 +21,19 @@ export function editedValue(field: EditableField, value: string, edit: FieldEdit
       return choices ? (choices[(choices.indexOf(value) + edit.delta + choices.length) % choices.length] as string) : value;
   }
 }
+
+/**
+ * The form with its focused field edited (none focused, e.g. the start row: unchanged). A change
+ * clears the form's error, which was about the old text; no change gives back the same state.
+ */
+export function withFocusedEdited<S extends { values: object; error: unknown }>(
+  state: S,
+  field: (EditableField & { name: keyof S['values'] & string }) | undefined,
+  edit: FieldEdit,
+): S {
+  if (!field) return state;
+  const values = state.values as Readonly<Record<string, string>>;
+  const value = editedValue(field, values[field.name] as string, edit);
+  if (value === values[field.name]) return state;
+  return { ...state, values: { ...values, [field.name]: value }, error: null };
+}

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_PASSES, SWEEP_RANGES, type SweepFlags } from '../../eval/run/options.js';
 import { endpointFieldsError } from './watch-form.js';
-import { editedValue, type FieldEdit } from './form-fields.js';
+import { withFocusedEdited, type FieldEdit } from './form-fields.js';
 
 /** Where the models come from: one endpoint typed in, or the harness's models file. */
 export const MODEL_SOURCES = ['endpoint', 'models file'] as const;
@@ -145,17 +145,8 @@ export function sweepFormReducer(state: SweepFormState, action: SweepFormAction)
     case 'type':
     case 'erase':
     case 'choose':
-      return edit(state, (field, value) => editedValue(field, value, action));
+      return withFocusedEdited(state, focusedSweepField(state), action);
   }
-}
-
-/** Changes the focused field; a change clears the error, which was about the old text. */
-function edit(state: SweepFormState, change: (field: SweepFieldSpec, value: string) => string): SweepFormState {
-  const field = focusedSweepField(state);
-  if (!field) return state;
-  const value = change(field, state.values[field.name]);
-  if (value === state.values[field.name]) return state;
-  return { ...state, values: { ...state.values, [field.name]: value }, error: null };
 }
 
 type Checked = { ok: true; flags: SweepFlags } | ({ ok: false } & SweepFormError & { field: SweepField });

@@ -5,7 +5,7 @@
  */
 import { apiKeyEnvProblem, baseUrlProblem, PROTOCOLS } from '../../agent/agent-settings.js';
 import type { Protocol } from '../../agent/policies/model.js';
-import { editedValue, type FieldEdit } from './form-fields.js';
+import { withFocusedEdited, type FieldEdit } from './form-fields.js';
 
 /** What the form remembers between runs: no secret, only the NAME of the key's variable. */
 export interface WatchSettings {
@@ -97,17 +97,8 @@ export function watchFormReducer(state: WatchFormState, action: WatchFormAction)
     case 'type':
     case 'erase':
     case 'choose':
-      return edit(state, (field, value) => editedValue(field, value, action));
+      return withFocusedEdited(state, focusedField(state), action);
   }
-}
-
-/** Changes the focused field; a change clears the error, which was about the old text. */
-function edit(state: WatchFormState, change: (field: FieldSpec, value: string) => string): WatchFormState {
-  const field = focusedField(state);
-  if (!field) return state;
-  const value = change(field, state.values[field.name]);
-  if (value === state.values[field.name]) return state;
-  return { ...state, values: { ...state.values, [field.name]: value }, error: null };
 }
 
 function positionOf(field: WatchField | null | undefined): number | undefined {
