@@ -3,9 +3,10 @@
  * text being typed (a block cursor while editing, a muted placeholder while blank) or as a choice
  * cycled with ‹ ›, and whatever the form shows after it.
  */
-import { Text } from 'ink';
+import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { useTheme } from '../contexts/ThemeContext.js';
+import { Spinner } from './Spinner.js';
 
 export interface FormFieldProps {
   label: string;
@@ -54,4 +55,22 @@ export function KeyStatus({ set }: { set: boolean | null }) {
   const theme = useTheme();
   if (set === null) return null;
   return set ? <Text color={theme.status.ok}>{' (set)'}</Text> : <Text color={theme.status.warn}>{' (not set: no key is sent)'}</Text>;
+}
+
+/** A form's start row, then what the start is doing (a spinner) or the error about the form as a whole. */
+export function FormStart({ label, focused, busy, error }: { label: string; focused: boolean; busy: string | null; error: string | null }) {
+  const theme = useTheme();
+  return (
+    <>
+      <Box marginTop={1}>
+        <Text color={focused ? theme.accent : undefined} bold={focused} inverse={focused}>
+          {`${focused ? '›' : ' '} [ ${label} ]`}
+        </Text>
+      </Box>
+      <Box marginTop={1} flexDirection="column">
+        {busy !== null ? <Spinner label={busy} /> : null}
+        {error !== null ? <Text color={theme.status.error}>{error}</Text> : null}
+      </Box>
+    </>
+  );
 }

@@ -4,7 +4,7 @@
  * (screens/EvalScreen.tsx hands them to `sweepFormKey`).
  */
 import { Box, Text, type Key } from 'ink';
-import { FormField, KeyStatus } from '../components/FormField.js';
+import { FormField, FormStart, KeyStatus } from '../components/FormField.js';
 import { Spinner } from '../components/Spinner.js';
 import { useTheme } from '../contexts/ThemeContext.js';
 import { matches } from '../keys.js';
@@ -46,7 +46,6 @@ export function SweepForm({ form }: { form: SweepFormView }) {
     return form.error ? <Text color={theme.status.error}>{form.error.message}</Text> : <Spinner label="reading the last settings" />;
   }
   const error = form.error;
-  const startFocused = form.focus === sweepStartPosition(form);
   return (
     <Box flexDirection="column">
       <Text color={theme.muted}>A sweep as `geolab eval run` plays it: every task × k samples, recorded in the workspace and the output folder.</Text>
@@ -58,15 +57,12 @@ export function SweepForm({ form }: { form: SweepFormView }) {
           </Box>
         ))}
       </Box>
-      <Box marginTop={1}>
-        <Text color={startFocused ? theme.accent : undefined} bold={startFocused} inverse={startFocused}>
-          {startFocused ? '› [ Start sweep ]' : '  [ Start sweep ]'}
-        </Text>
-      </Box>
-      <Box marginTop={1} flexDirection="column">
-        {form.phase === 'starting' ? <Spinner label="checking the models and planning the sweep" /> : null}
-        {error && error.field === null ? <Text color={theme.status.error}>{error.message}</Text> : null}
-      </Box>
+      <FormStart
+        label="Start sweep"
+        focused={form.focus === sweepStartPosition(form)}
+        busy={form.phase === 'starting' ? 'checking the models and planning the sweep' : null}
+        error={error && error.field === null ? error.message : null}
+      />
     </Box>
   );
 }

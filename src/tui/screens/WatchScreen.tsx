@@ -1,6 +1,6 @@
 import { Box, Text, type Key } from 'ink';
 import { Footer } from '../components/Footer.js';
-import { FormField, KeyStatus } from '../components/FormField.js';
+import { FormField, FormStart, KeyStatus } from '../components/FormField.js';
 import { Header } from '../components/Header.js';
 import { HelpOverlay } from '../components/HelpOverlay.js';
 import { Spinner } from '../components/Spinner.js';
@@ -75,7 +75,6 @@ function onKey(form: WatchFormActions, navigation: NavigationActions, input: str
 function Fields({ form }: { form: WatchFormView }) {
   const theme = useTheme();
   const error = form.error;
-  const startFocused = form.focus === START_POSITION;
   return (
     <Box flexDirection="column">
       {WATCH_FIELDS.map((field, i) => (
@@ -84,15 +83,12 @@ function Fields({ form }: { form: WatchFormView }) {
           {error?.field === field.name ? <Text color={theme.status.error}>{`    ${error.message}`}</Text> : null}
         </Box>
       ))}
-      <Box marginTop={1}>
-        <Text color={startFocused ? theme.accent : undefined} bold={startFocused} inverse={startFocused}>
-          {startFocused ? '› [ Start ]' : '  [ Start ]'}
-        </Text>
-      </Box>
-      <Box marginTop={1} flexDirection="column">
-        {form.phase === 'checking' ? <Spinner label={`asking ${form.values.baseUrl.trim()} whether it serves "${form.values.model.trim()}"`} /> : null}
-        {error && error.field === null ? <Text color={theme.status.error}>{error.message}</Text> : null}
-      </Box>
+      <FormStart
+        label="Start"
+        focused={form.focus === START_POSITION}
+        busy={form.phase === 'checking' ? `asking ${form.values.baseUrl.trim()} whether it serves "${form.values.model.trim()}"` : null}
+        error={error && error.field === null ? error.message : null}
+      />
     </Box>
   );
 }
