@@ -48,6 +48,13 @@ describe('leak guard: identity', () => {
     expect(await scan([user('Facing 0° with 1234 m to go')], [], short)).toEqual([]);
   });
 
+  it('gives one knowledge object per task object, so the k episodes of a task share its compiled dictionaries', () => {
+    expect(knowledgeFromTask(task)).toBe(knowledge);
+    const copy = TaskSchema.parse(structuredClone(task));
+    expect(knowledgeFromTask(copy)).not.toBe(knowledge);
+    expect(knowledgeFromTask(copy)).toEqual(knowledge);
+  });
+
   it("does not count the model's own messages", async () => {
     expect(await scan([{ role: 'assistant', content: 'Is this eval-00003?' }])).toEqual([]);
   });
