@@ -5,6 +5,7 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { EXIT, GeolabError, InputError, formatWhere } from '../core/errors.js';
+import { jsonErrorOffset, lineAtOffset } from '../core/json-text.js';
 import { readRegularFile, writeFileAtomic } from '../files.js';
 import { TrainConfigSchema, parseTrainConfig, type ConfigProblem, type TrainConfig } from './config.js';
 
@@ -40,7 +41,7 @@ export async function readTrainConfigFile(path: string): Promise<ConfigRead> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, file, problems: [{ field: '(root)', message: `not valid JSON: ${(err as Error).message}`, line: syntaxErrorLine(text, err as Error) }] };
+    return { ok: false, file, problems: [{ field: '(root)', message: `not valid JSON: ${(err as Error).message}`, line: lineAtOffset(text, jsonErrorOffset(text)) }] };
   }
   const lines = keyLines(text);
   const placed = (p: ConfigProblem): LocatedProblem => ({ ...p, line: lineOfField(lines, p.field) });
@@ -121,20 +122,6 @@ function lineOfField(lines: ReadonlyMap<string, number>, field: string): number 
     if (line !== undefined) return line;
   }
   return undefined;
-}
-
-/** Node's JSON.parse names the offset it stopped at ("... at position 42"): its line. */
-function syntaxErrorLine(text: string, err: Error): number | undefined {
-  const position = /position (\d+)/.exec(err.message)?.[1];
-  if (position !== undefined) return lineAt(text, Number(position));
-  // "Unexpected end of JSON input" and the like: the end of the file.
-  return /end of JSON/i.test(err.message) ? lineAt(text, text.length) : undefined;
-}
-
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { Endpoint } from '../../agent/openai.js';
 import { rebuildRequest, retryTurn, withEditedMessages, type RebuiltRequest, type RetryResult, type RetrySample } from '../../agent/retry.js';
 import { formatAction } from '../../agent/protocols/common.js';
 import { EXIT, GeolabError, UsageError } from '../../core/errors.js';
+import { jsonErrorOffset, lineAtOffset } from '../../core/json-text.js';
 import { oneEpisode, type NamedEpisode } from '../../store/episode-refs.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
@@ -103,72 +104,11 @@ function editMessages(messages: RebuiltRequest['messages']): unknown {
       // Node's own message can run over several lines, quoting them: one line, pointing at the place, instead.
       const at = jsonErrorOffset(text);
       const near = text.slice(at, at + 24).split('\n')[0]!;
-      const line = text.slice(0, at).split('\n').length;
+      const line = lineAtOffset(text, at);
       throw new UsageError(`the edited messages are not JSON: line ${line}${near ? `, at ${JSON.stringify(near)}` : ' (the text ends too soon)'}; expected a JSON array of messages, nothing was sent`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Where a JSON text first goes wrong: a small recursive-descent reader that only finds the place. */
-function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const space = () => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
-  };
-  const fail = (): never => {
-    throw i;
-  };
-  const literal = (word: string) => (text.startsWith(word, i) ? (i += word.length) : fail());
-  const string = () => {
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') i++;
-      else if (text.charCodeAt(i) < 0x20) fail();
-      i++;
-    }
-    if (i >= text.length) fail();
-    i++;
-  };
-  const value = (): void => {
-    space();
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      i++;
-      space();
-      if (text[i] === close) return void i++;
-      for (;;) {
-        if (c === '{') {
-          space();
-          if (text[i] !== '"') fail();
-          string();
-          space();
-          if (text[i] !== ':') fail();
-          i++;
-        }
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === close) return void i++;
-        else fail();
-      }
-    }
-    if (c === '"') return string();
-    if (c === 't') return void literal('true');
-    if (c === 'f') return void literal('false');
-    if (c === 'n') return void literal('null');
-    const number = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!number) fail();
-    i += number![0].length;
-  };
-  try {
-    value();
-    space();
-    return i < text.length ? i : text.length;
-  } catch (at) {
-    return typeof at === 'number' ? at : 0;
   }
 }
 
