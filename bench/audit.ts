@@ -94,9 +94,14 @@ function writeStream(corpus: CorpusFile, count: number): string {
 /**
  * Printed by the audited process as it exits: its peak resident memory and the CPU time it used
  * (user + system, all its threads), read back by `auditRun`. CPU time is the steadier figure on a
- * shared machine: it does not count the time the process waited for a core.
+ * shared machine: it does not count the time the process waited for a core. The peak is the
+ * process's own (VmHWM in /proc/self/status): getrusage's maxRSS keeps the high-water mark of the
+ * memory the child was forked with, so after the bench itself had grown (the sweeps before) it
+ * gave the bench's size, 318 MiB for an audit that peaks at 96.
  */
-const RSS_PROBE = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\ngeolab-bench-maxrss-kib ' + u.maxRSS + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); })")}`;
+const RSS_PROBE = `data:text/javascript,${encodeURIComponent(
+  "import { readFileSync } from 'node:fs'; process.on('exit', () => { const u = process.resourceUsage(); let kib = u.maxRSS; try { kib = Number(/VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]); } catch {} process.stderr.write('\\ngeolab-bench-maxrss-kib ' + kib + ' cpu-us ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); })",
+)}`;
 
 interface AuditRun {
   ms: number;
