@@ -299,6 +299,52 @@ export async function* textLines(file: string): AsyncGenerator<{ line: number; t
   }
 }
 
+/**
+ * The lines of a stream (stdin) as text, numbered from 1, ending where byteLines ends them ("\n",
+ * "\r\n" or a lone "\r"). A run of bytes without "\n" longer than `maxLineBytes` is given as one
+ * `{ line, tooLong: true }` and dropped as it comes, never held: a stream without line ends costs at
+ * most the cap in memory, where readline would hold the whole of it.
+ */
+export async function* streamLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<{ line: number; text: string } | { line: number; tooLong: true }> {
+  let line = 0;
+  let parts: Buffer[] = [];
+  let held = 0;
+  let tooLong = false;
+  // The lines of the bytes up to a "\n" (or the end): a trailing "\r" dropped, a lone "\r" a line end.
+  function* ended(last: Buffer): Generator<{ line: number; text: string } | { line: number; tooLong: true }> {
+    if (tooLong) {
+      yield { line: ++line, tooLong: true };
+    } else {
+      const text = (parts.length ? Buffer.concat([...parts, last]) : last).toString('utf8');
+      for (const piece of (text.endsWith('\r') ? text.slice(0, -1) : text).split('\r')) yield { line: ++line, text: piece };
+    }
+    parts = [];
+    held = 0;
+    tooLong = false;
+  }
+  for await (const chunk of input) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let from = 0;
+    for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, from)) {
+      const piece = bytes.subarray(from, nl);
+      if (held + piece.length > maxLineBytes) tooLong = true;
+      yield* ended(piece);
+      from = nl + 1;
+    }
+    const rest = bytes.subarray(from);
+    if (tooLong || held + rest.length > maxLineBytes) {
+      tooLong = true;
+      parts = [];
+      held = 0;
+    } else if (rest.length) {
+      // A copy: the chunk may be a view of a buffer the stream reuses.
+      parts.push(Buffer.from(rest));
+      held += rest.length;
+    }
+  }
+  if (held > 0 || tooLong) yield* ended(Buffer.alloc(0));
+}
+
 export type ContainedRead = { ok: true; bytes: Buffer } | { ok: false; missing: boolean; reason: string };
 
 /**

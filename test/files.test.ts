@@ -1,8 +1,9 @@
 /** textLines and byteLines: the line splitting every JSONL reader shares. */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteLines, byteLinesSync, lineStartAtOrAfter, linkOrCopy, textLines } from '../src/files.js';
+import { byteLines, byteLinesSync, lineStartAtOrAfter, linkOrCopy, streamLines, textLines } from '../src/files.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function linesOf(content: string | Buffer): Promise<{ line: number; text: string }[]> {
@@ -113,6 +114,32 @@ function otherFilesystem(): string | null {
     return null;
   }
 }
+
+async function streamed(chunks: readonly Buffer[], cap: number): Promise<({ line: number; text: string } | { line: number; tooLong: true })[]> {
+  const out: ({ line: number; text: string } | { line: number; tooLong: true })[] = [];
+  for await (const l of streamLines((async function* () { yield* chunks; })(), cap)) out.push(l);
+  return out;
+}
+
+describe('streamLines (stdin)', () => {
+  it('gives the lines textLines gives for the same bytes, however the stream cuts them', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('a', 'é', '1', ',', ' ', '\n', '\r', '\r\n'), { maxLength: 60 }), fc.array(fc.nat(), { maxLength: 8 }), async (parts, cuts) => {
+        const bytes = Buffer.from(parts.join(''));
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...at].map((from, i, all) => bytes.subarray(from, all[i + 1] ?? bytes.length));
+        expect(await streamed(chunks, 1 << 20)).toEqual(await linesOf(bytes));
+      }),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+
+  it('drops a line past the cap as it comes, naming it, and goes on with the next', async () => {
+    const long = Buffer.alloc(50_000, 'x');
+    const chunks = [Buffer.from('1,2\n'), long, long, Buffer.from('x\n3,4\n'), long];
+    expect(await streamed(chunks, 4096)).toEqual([{ line: 1, text: '1,2' }, { line: 2, tooLong: true }, { line: 3, text: '3,4' }, { line: 4, tooLong: true }]);
+  });
+});
 
 describe('linkOrCopy', () => {
   it('hard-links on one filesystem, making the folders it needs, and keeps a file already there', () => {

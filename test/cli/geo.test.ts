@@ -56,6 +56,15 @@ describe('geolab geo locate', () => {
     expect(out[3]).toEqual({ line: 5, error: 'latitude 95 is out of range [-90, 90]' });
   });
 
+  it('refuses a line of stdin past 4 KiB without holding it, and goes on (docs/reliability.md, "Standard input")', () => {
+    const r = geolab(['geo', 'locate', '-', '--json'], { input: `50.8503,4.3517\n${'9'.repeat(3 << 20)}\n-1.2921,36.8219` });
+    expect(r.code).toBe(2);
+    const out = jsonLines(r.stdout) as Record<string, unknown>[];
+    expect(out).toHaveLength(3);
+    expect(out[1]).toEqual({ line: 2, error: 'line longer than 4096 bytes; expected "lat,lon"' });
+    expect(out[2]).toMatchObject({ country: 'Kenya' });
+  });
+
   it('a clean stream exits 0', () => {
     const r = geolab(['geo', 'locate', '-', '--json'], { input: '35.6762,139.6503\n' });
     expect(r.code).toBe(0);

@@ -74,7 +74,7 @@ const cases: Record<string, Case[]> = {
     { command: ['splits', 'check', '--train', f('garbage.jsonl'), '--eval', f('tasks.jsonl')], cause: /garbage\.jsonl:\d+/ },
     { command: ['eval', 'report', f('garbage.jsonl')], cause: /garbage\.jsonl:\d+: not valid JSON/ },
     // Pre-flight reports a config that does not parse as its failed check (exit 1 on any failed check).
-    { command: ['train', 'preflight', f('garbage.jsonl')], cause: /fail\s+config\.valid\s+.*garbage\.jsonl: not valid JSON/, codes: [1] },
+    { command: ['train', 'preflight', f('garbage.jsonl')], cause: /fail\s+config\.valid\s+.*garbage\.jsonl:1: not valid JSON/, codes: [1] },
   ],
   'a FIFO': [
     { command: ['audit', '--prompts', f('fifo.jsonl'), '--tasks', f('tasks.jsonl')], cause: /fifo\.jsonl: .*not a regular file/ },

@@ -78,6 +78,10 @@ describe('training config files', () => {
     if (read.ok) throw new Error('expected problems');
     expect(read.problems[0]).toMatchObject({ field: '(root)', line: 4 });
     expect(read.problems[0]!.message).toMatch(/^not valid JSON/);
+    // Node names no position for a misspelt word ("Unexpected token ... is not valid JSON"): the line still comes.
+    const typo = await readTrainConfigFile(configFile('{\n  "version": 1,\n  "resume": tru\n}\n'));
+    if (typo.ok) throw new Error('expected problems');
+    expect(typo.problems[0]).toMatchObject({ field: '(root)', line: 3 });
     await expect(readTrainConfigFile(join(tempDir(), 'nope.json'))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('ENOENT') });
     await expect(loadTrainConfig(configFile('{"version": 2}'))).rejects.toMatchObject({ exitCode: 2 });
   });

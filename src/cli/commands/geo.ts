@@ -1,9 +1,12 @@
 /** `geolab geo locate LAT LON` and `geolab geo locate -` (lat,lon lines on stdin, one result per line). */
-import { createInterface } from 'node:readline';
 import { EXIT, UsageError } from '../../core/errors.js';
+import { streamLines } from '../../files.js';
 import { locate } from '../../geo/index.js';
 import type { GlobalOptions } from '../options.js';
 import { printJson, printLine, warn } from '../output.js';
+
+/** A "lat,lon" line is a few dozen bytes: a longer one is refused unread, so stdin without line ends costs no memory. */
+const MAX_POINT_LINE_BYTES = 4096;
 
 export interface LocatedPoint {
   lat: number;
@@ -72,11 +75,16 @@ export async function locateCommand(latArg: string, lonArg: string | undefined, 
 async function locateStream(json: boolean): Promise<void> {
   let lineNo = 0;
   let bad = 0;
-  for await (const text of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    lineNo++;
-    if (text.trim() === '') continue;
-    const parts = text.split(',');
-    const point = parts.length === 2 ? parsePoint(parts[0] as string, parts[1] as string) : { error: 'expected "lat,lon"' };
+  for await (const read of streamLines(process.stdin, MAX_POINT_LINE_BYTES)) {
+    lineNo = read.line;
+    if ('text' in read && read.text.trim() === '') continue;
+    const parts = 'text' in read ? read.text.split(',') : [];
+    const point =
+      'tooLong' in read
+        ? { error: `line longer than ${MAX_POINT_LINE_BYTES} bytes; expected "lat,lon"` }
+        : parts.length === 2
+          ? parsePoint(parts[0] as string, parts[1] as string)
+          : { error: 'expected "lat,lon"' };
     if ('error' in point) {
       bad++;
       if (json) printJson({ line: lineNo, error: point.error });
