@@ -299,19 +299,22 @@ export async function* textLines(file: string): AsyncGenerator<{ line: number; t
   }
 }
 
+/** A line of a stream: its text, or that it ran past the cap. */
+export type StreamLine = { line: number; text: string } | { line: number; tooLong: true };
+
 /**
  * The lines of a stream (stdin) as text, numbered from 1, ending where byteLines ends them ("\n",
  * "\r\n" or a lone "\r"). A run of bytes without "\n" longer than `maxLineBytes` is given as one
  * `{ line, tooLong: true }` and dropped as it comes, never held: a stream without line ends costs at
  * most the cap in memory, where readline would hold the whole of it.
  */
-export async function* streamLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<{ line: number; text: string } | { line: number; tooLong: true }> {
+export async function* streamLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<StreamLine> {
   let line = 0;
   let parts: Buffer[] = [];
   let held = 0;
   let tooLong = false;
   // The lines of the bytes up to a "\n" (or the end): a trailing "\r" dropped, a lone "\r" a line end.
-  function* ended(last: Buffer): Generator<{ line: number; text: string } | { line: number; tooLong: true }> {
+  function* ended(last: Buffer): Generator<StreamLine> {
     if (tooLong) {
       yield { line: ++line, tooLong: true };
     } else {

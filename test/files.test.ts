@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, w
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteLines, byteLinesSync, lineStartAtOrAfter, linkOrCopy, streamLines, textLines } from '../src/files.js';
+import { byteLines, byteLinesSync, lineStartAtOrAfter, linkOrCopy, streamLines, textLines, type StreamLine } from '../src/files.js';
 import { tempDir } from './helpers/fixtures.js';
 
 async function linesOf(content: string | Buffer): Promise<{ line: number; text: string }[]> {
@@ -115,8 +115,8 @@ function otherFilesystem(): string | null {
   }
 }
 
-async function streamed(chunks: readonly Buffer[], cap: number): Promise<({ line: number; text: string } | { line: number; tooLong: true })[]> {
-  const out: ({ line: number; text: string } | { line: number; tooLong: true })[] = [];
+async function streamed(chunks: readonly Buffer[], cap: number): Promise<StreamLine[]> {
+  const out: StreamLine[] = [];
   for await (const l of streamLines((async function* () { yield* chunks; })(), cap)) out.push(l);
   return out;
 }
