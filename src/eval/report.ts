@@ -60,11 +60,13 @@ export function kmLabel(km: number): string {
 
 /**
  * pass@k's column title and cells: "pass@2<=25km" when every arm has the same k, else
- * "pass@k<=25km" with each cell naming its k ("0.5000 (k=3)").
+ * "pass@k<=25km" with each cell naming its k ("0.5000 (k=3)"); null when every arm's k is 1, where
+ * the column would repeat pass@1's.
  */
-export function passAtKColumn(arms: readonly ArmRow[], successKm: number): { title: string; cell: (a: ArmRow) => string } {
+export function passAtKColumn(arms: readonly ArmRow[], successKm: number): { title: string; cell: (a: ArmRow) => string } | null {
   const ks = new Set(arms.map((a) => a.pass_k).filter((k) => Number.isFinite(k)));
   const only = ks.size === 1 ? ([...ks][0] as number) : null;
+  if (only === 1 && arms.every((a) => a.pass_k === 1)) return null;
   return {
     title: `pass@${only ?? 'k'}<=${kmLabel(successKm)}`,
     cell: (a) => (only !== null || !Number.isFinite(a.pass_k) ? fixed(a.pass_at_k, 4) : `${fixed(a.pass_at_k, 4)} (k=${a.pass_k})`),

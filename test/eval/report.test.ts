@@ -445,6 +445,14 @@ describe('failed episodes are counted and in no statistic', () => {
     expect(geolab(['eval', 'report', dir, '--success-km', '-1']).code).toBe(2);
   });
 
+  it('gives pass@1 one column when every arm has one attempt a task (pass@k would repeat it)', () => {
+    const dir = tempDir();
+    writeRun(dir, ALPHA_V1.filter((spec) => spec.sample === 0));
+    const text = geolab(['eval', 'report', dir]);
+    expect(text.stdout).toMatch(/best@k +pass@1<=25km +median km/);
+    expect(geolab(['eval', 'report', dir, '--markdown']).stdout).toContain('| best@k | pass@1<=25km | median km |');
+  });
+
   it('shows two identical arms as tied, not better on some tasks', () => {
     const dir = tempDir();
     // A nanometre farther: rewards that differ in the 13th digit, noise and nothing else.

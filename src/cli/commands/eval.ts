@@ -73,7 +73,7 @@ function armsSection(report: Report): Section {
   return {
     title: `Arms (reference curve, recomputed from distance and cost; failed episodes counted apart, in no statistic; SE and 95% CI of mean@k over tasks; pass@k: an attempt within ${kmLabel(report.success_km)} succeeds)`,
     rows: [
-      ['arm', 'scored', 'failed', 'tasks', 'k', 'mean@k', 'SE', '95% CI', 'best@k', `pass@1<=${kmLabel(report.success_km)}`, passK.title, 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
+      ['arm', 'scored', 'failed', 'tasks', 'k', 'mean@k', 'SE', '95% CI', 'best@k', `pass@1<=${kmLabel(report.success_km)}`, ...(passK ? [passK.title] : []), 'median km', '<=25km%', '<=200km%', '<=750km%', 'country%', 'turns', 'looks', 'moves', 'pins', 'cost', 'env_floor%', 'no_guess%', 'forced%', 'tokens out', 'flags'],
       ...report.arms.map((a) => [
         a.arm,
         String(a.episodes),
@@ -85,7 +85,7 @@ function armsSection(report: Report): Section {
         interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high),
         fixed(a.best_of_k, 4),
         fixed(a.pass_at_1, 4),
-        passK.cell(a),
+        ...(passK ? [passK.cell(a)] : []),
         fixed(a.median_km, 1),
         fixed(a.within_25km, 1),
         fixed(a.within_200km, 1),

@@ -19,7 +19,6 @@ export interface Column<T> {
 export function armColumns(arms: readonly ArmRow[]): Column<ArmRow>[] {
   const successKm = arms[0]?.success_km ?? DEFAULT_SUCCESS_KM;
   const passK = passAtKColumn(arms, successKm);
-  const passWidth = Math.max(13, passK.title.length + 2, ...arms.map((a) => passK.cell(a).length + 2));
   return [
     { title: 'tasks', width: 7, keep: 0, cell: (a) => String(a.tasks) },
     { title: 'failed', width: 8, keep: 0, cell: (a) => String(a.failed) },
@@ -30,7 +29,7 @@ export function armColumns(arms: readonly ArmRow[]): Column<ArmRow>[] {
     { title: '95% CI', width: 19, keep: 2, cell: (a) => interval(a.mean_of_k_ci_low, a.mean_of_k_ci_high) },
     { title: 'best@k', width: 9, keep: 2, cell: (a) => fixed(a.best_of_k, 4) },
     { title: `pass@1<=${kmLabel(successKm)}`, width: Math.max(13, kmLabel(successKm).length + 10), keep: 2, cell: (a) => fixed(a.pass_at_1, 4) },
-    { title: passK.title, width: passWidth, keep: 2, cell: passK.cell },
+    ...(passK ? [{ title: passK.title, width: Math.max(13, passK.title.length + 2, ...arms.map((a) => passK.cell(a).length + 2)), keep: 2, cell: passK.cell }] : []),
     { title: 'median km', width: 11, keep: 1, cell: (a) => fixed(a.median_km, 1) },
     { title: '<=25km%', width: 9, keep: 5, cell: (a) => fixed(a.within_25km, 1) },
     { title: '<=200km%', width: 10, keep: 5, cell: (a) => fixed(a.within_200km, 1) },
