@@ -373,7 +373,7 @@ function fileSources(sources: AuditSources, onSkipped?: (entry: SkippedEntry) =>
   return found;
 }
 
-/** The episode reader, loaded (with the record's schema, and so zod) only when an episode file is audited. */
+/** The episode reader, loaded only when an episode file is audited. */
 async function* readEpisodes(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
   const { readEpisodeFile } = await import('./sources/episodes.js');
   yield* readEpisodeFile(file, source, onBytes);

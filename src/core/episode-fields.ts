@@ -1,4 +1,4 @@
-/** The parts of the episode record (src/core/episode.ts) that need no schema library. */
+/** The parts of the episode record (src/core/episode.ts) that need no validation. */
 import type { CompletedEpisode, EpisodeRecord, FailedEpisode } from './episode.js';
 import { isRecord } from './values.js';
 

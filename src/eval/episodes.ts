@@ -84,7 +84,7 @@ const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 const isString = (v: unknown) => typeof v === 'string';
 
 /**
- * Checks the fields the report reads, by hand rather than with the record's zod schema: a full
+ * Checks the fields the report reads, rather than the whole record (parseEpisodeRecord): a full
  * parse of 20,000 harness records copies every turn and costs the report its one-second budget
  * (docs/budgets.md). Keys the report ignores are not checked here; `episodes import` checks them all.
  */

@@ -168,7 +168,7 @@ async function* records(
       reject(parsed.issues.map((issue) => ({ line, field: issue.path, message: issue.message })));
       continue;
     }
-    // The line as written, not zod's copy of it: same content, the file's own key order.
+    // The line as written, not the check's copy of it: same content, the file's own key order.
     yield { line, record: value as EpisodeRecord };
   }
 }
