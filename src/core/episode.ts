@@ -7,7 +7,7 @@
  */
 import type { CompletedEpisode, FailedEpisode } from './episode-schema.js';
 import { EPISODE_SCHEMA_VERSION } from './episode-fields.js';
-import { isRecord } from './values.js';
+import { expectedType, isRecord } from './values.js';
 
 // The helpers that need no validation live apart, so readers that only read records (the eval report) load just those.
 export { EPISODE_SCHEMA_VERSION, isCompleted, isFailed, tokenCounts } from './episode-fields.js';
@@ -94,26 +94,14 @@ function fail(issues: Issues, path: Path, message: string, bound = false): void 
   issues.push({ path: [...path], message, bound });
 }
 
-/** What a value is, as the messages name it. */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  // NaN, Infinity, -Infinity
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  return typeof value;
-}
-
-function expected(what: string, value: unknown): string {
-  return `Invalid input: expected ${what}, received ${kindOf(value)}`;
-}
 
 const string: Check = (value, path, issues) => {
-  if (typeof value !== 'string') fail(issues, path, expected('string', value));
+  if (typeof value !== 'string') fail(issues, path, expectedType('string', value));
   return value;
 };
 
 const boolean: Check = (value, path, issues) => {
-  if (typeof value !== 'boolean') fail(issues, path, expected('boolean', value));
+  if (typeof value !== 'boolean') fail(issues, path, expectedType('boolean', value));
   return value;
 };
 
@@ -122,7 +110,7 @@ const unknown: Check = (value) => value;
 /** A number: finite, NaN and the infinities refused. */
 function isNumberAt(value: unknown, path: Path, issues: Issues): value is number {
   if (typeof value === 'number' && Number.isFinite(value)) return true;
-  fail(issues, path, expected('number', value));
+  fail(issues, path, expectedType('number', value));
   return false;
 }
 
@@ -149,7 +137,7 @@ const longitude = between(-180, 180);
 const count: Check = (value, path, issues) => {
   if (!isNumberAt(value, path, issues)) return value;
   if (!Number.isInteger(value)) {
-    fail(issues, path, expected('int', value));
+    fail(issues, path, expectedType('int', value));
     return value;
   }
   if (value > Number.MAX_SAFE_INTEGER) fail(issues, path, `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`, true);
@@ -161,7 +149,7 @@ const count: Check = (value, path, issues) => {
 /** [lat, lon]: exactly two items, each in range; too many items are reported before the items. */
 const latLon: Check = (value, path, issues) => {
   if (!Array.isArray(value)) {
-    fail(issues, path, expected('tuple', value));
+    fail(issues, path, expectedType('tuple', value));
     return value;
   }
   if (value.length < 2) {
@@ -202,7 +190,7 @@ function maybe(check: Check): Check {
 function arrayOf(check: Check): Check {
   return (value, path, issues) => {
     if (!Array.isArray(value)) {
-      fail(issues, path, expected('array', value));
+      fail(issues, path, expectedType('array', value));
       return value;
     }
     return Array.from(value, (item: unknown, i) => at(check, item, path, i, issues));
@@ -219,7 +207,7 @@ function looseObject(shape: Record<string, Check>): Check {
   const members = Object.entries(shape);
   return (value, path, issues) => {
     if (!isRecord(value)) {
-      fail(issues, path, expected('object', value));
+      fail(issues, path, expectedType('object', value));
       return value;
     }
     const out: Record<string, unknown> = {};

@@ -4,7 +4,7 @@
  * rules serves validation, import, the environment and splits.
  */
 import type { Frame, Task } from './task-schema.js';
-import { isRecord } from './values.js';
+import { expectedType, isRecord } from './values.js';
 
 export type { Frame, Task } from './task-schema.js';
 
@@ -71,16 +71,6 @@ const NOT_INTEGER = 'expected an integer';
 const NEGATIVE = 'expected an integer >= 0';
 const BAD_IMAGE_ID = 'expected a file-safe id (letters, digits, "_", "-", ".")';
 
-/** What a value is, as the messages name it. */
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-function expected(what: string, value: unknown): string {
-  return `Invalid input: expected ${what}, received ${kindOf(value)}`;
-}
 
 /**
  * Whether a value is shorter than 1, by its `length`: checked of anything that has a length, even a
@@ -108,7 +98,7 @@ interface Primitives {
 /** The value when it is of this JSON type; else an issue saying what it is instead. */
 function typed<K extends keyof Primitives>(type: K, value: unknown, path: Path, issues: Issues): Primitives[K] | undefined {
   if (typeof value === type) return value as Primitives[K];
-  issues.push({ path, message: expected(type, value) });
+  issues.push({ path, message: expectedType(type, value) });
   return undefined;
 }
 
@@ -158,7 +148,7 @@ function imageIdAt(value: unknown, path: Path, issues: Issues): string | undefin
 
 function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined {
   if (!isRecord(value)) {
-    issues.push({ path, message: expected('object', value) });
+    issues.push({ path, message: expectedType('object', value) });
     return undefined;
   }
   const before = issues.length;
@@ -178,7 +168,7 @@ function frameOf(value: unknown, path: Path, issues: Issues): Frame | undefined 
 
 function attributionOf(value: unknown, path: Path, issues: Issues): Task['attribution'] {
   if (!isRecord(value)) {
-    issues.push({ path, message: expected('object', value) });
+    issues.push({ path, message: expectedType('object', value) });
     return undefined;
   }
   const out: Json = {};
@@ -197,14 +187,14 @@ function attributionOf(value: unknown, path: Path, issues: Issues): Task['attrib
 
 function taskOf(value: unknown, issues: Issues): Task | undefined {
   if (!isRecord(value)) {
-    issues.push({ path: [], message: expected('object', value) });
+    issues.push({ path: [], message: expectedType('object', value) });
     return undefined;
   }
   const task_index = countAt(value.task_index, ['task_index'], issues);
   const task_id = typed('string', value.task_id, ['task_id'], issues);
   if (tooShort(value.task_id)) issues.push({ path: ['task_id'], message: 'expected a non-empty string' });
   let frames: Frame[] | undefined;
-  if (!Array.isArray(value.frames)) issues.push({ path: ['frames'], message: expected('array', value.frames) });
+  if (!Array.isArray(value.frames)) issues.push({ path: ['frames'], message: expectedType('array', value.frames) });
   else frames = (value.frames as unknown[]).map((frame, i) => frameOf(frame, ['frames', i], issues) as Frame);
   if (tooShort(value.frames)) issues.push({ path: ['frames'], message: 'expected a non-empty list of frames' });
   const start_frame = value.start_frame === undefined ? 0 : countAt(value.start_frame, ['start_frame'], issues);
@@ -215,7 +205,7 @@ function taskOf(value: unknown, issues: Issues): Task | undefined {
   if (value.attribution !== undefined) out.attribution = attributionOf(value.attribution, ['attribution'], issues);
   if (value.meta !== undefined) {
     if (isRecord(value.meta)) out.meta = withUnknown({}, value.meta, NO_KEYS);
-    else issues.push({ path: ['meta'], message: expected('record', value.meta) });
+    else issues.push({ path: ['meta'], message: expectedType('record', value.meta) });
   }
   return withUnknown(out, value, TASK_KEYS) as Task;
 }

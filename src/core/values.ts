@@ -21,3 +21,19 @@ export function integerIn(flag: string, value: number, min: number, max: number)
   if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
+
+/**
+ * "Invalid input: expected string, received number": a wrong type worded as zod words it, for the
+ * checks written out by hand in its place (core/tasks.ts, core/episode.ts).
+ */
+export function expectedType(what: string, value: unknown): string {
+  return `Invalid input: expected ${what}, received ${kindOf(value)}`;
+}
+
+/** What a value is, as zod's messages name it: null, array, NaN and the infinities by name, else its typeof. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
