@@ -35,7 +35,7 @@ interface Issue {
   aborts: boolean;
 }
 
-/** Checks a field's value (never undefined), adding what is wrong with it to `issues`. */
+/** Checks a field's value (undefined only when a required field is missing), adding what is wrong with it to `issues`. */
 type Check = (value: unknown, field: string, issues: Issue[]) => void;
 
 /** A field: its check, and what its absence means (an issue, nothing, or a value filled in). */
