@@ -1,9 +1,9 @@
 /**
  * What geolab knows of an action without validating it: what each op costs, and the points an
  * action names (pin, guess, view_map, measure's two ends), read from its arguments as they are: the
- * audit and the leak guard take them as the agent's own. Kept apart from the action schemas
- * (actions.ts) so that what reads prompts and feedback (the audit, `geolab audit`'s whole path)
- * loads no zod.
+ * audit and the leak guard take them as the agent's own. Kept apart from the action checks
+ * (actions.ts): what reads prompts and feedback (the audit, `geolab audit`'s whole path) needs
+ * none of them.
  */
 import type { LatLon } from '../core/geodesy.js';
 import { toNumber } from '../core/values.js';

@@ -8,8 +8,8 @@
  * a renderer failure) and a call after the end are tool results with `isError: true`, as MCP wants
  * execution errors reported to the model rather than as protocol errors.
  */
-import { z } from '../vendor/zod.js';
-import { ACTION_SCHEMAS, MCP_TOOL_NAMES, MCP_TOOL_OPS, type McpToolName } from './actions.js';
+import { OP_JSON_SCHEMAS } from './action-json-schemas.js';
+import { MCP_TOOL_NAMES, MCP_TOOL_OPS, type McpToolName } from './actions.js';
 import type { Episode } from './engine.js';
 import { toolDescriptions } from './feedback.js';
 import { EnvError, type StepResult } from './types.js';
@@ -104,9 +104,11 @@ function toolResult(step: StepResult): McpToolResult {
 
 /** The op's schema without `op` (the tool name says it); the guess needs lat+lon or a response. */
 function inputSchemaOf(name: McpToolName): Record<string, unknown> {
-  const { $schema: _dialect, properties = {}, required = [], ...rest } = z.toJSONSchema(ACTION_SCHEMAS[MCP_TOOL_OPS[name]], {
-    io: 'input',
-  }) as { $schema?: string; properties?: Record<string, unknown>; required?: string[] };
+  const { $schema: _dialect, properties = {}, required = [], ...rest } = OP_JSON_SCHEMAS[MCP_TOOL_OPS[name]] as {
+    $schema?: string;
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
   const { op: _op, ...fields } = properties;
   const stillRequired = required.filter((key) => key !== 'op');
   return {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ActionSchema, actionJsonSchema, OPS, parseAction, parseResetRequest } from '../../src/env/actions.js';
+import { ActionSchema } from '../../src/env/action-schemas.js';
+import { actionJsonSchema, OPS, parseAction, parseResetRequest } from '../../src/env/actions.js';
 import { EnvError, type Action } from '../../src/env/types.js';
 import { makeEpisode } from './helpers/episodes.js';
 

@@ -7,10 +7,10 @@
  * Pure: message building and reply reading over plain data. The model policy (policies/model.ts)
  * owns the conversation, the images and the requests.
  */
-import { z } from '../../vendor/zod.js';
 import { parseGuess } from '../../core/parse-guess.js';
 import { COST_HUNDREDTHS } from '../../env/action-facts.js';
-import { ACTION_SCHEMAS, type ParsedAction } from '../../env/actions.js';
+import { OP_JSON_SCHEMAS } from '../../env/action-json-schemas.js';
+import type { ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { withoutEnvBudget } from '../../env/feedback.js';
@@ -77,7 +77,7 @@ export function toolSpecs(set: ToolSet): ToolSpec[] {
   return TOOL_SETS[set].map((op) => toolSpec(op, set));
 }
 
-/** Specs by set and op: built once (zod's JSON Schema costs milliseconds, and every request sends them). */
+/** Specs by set and op: built once, as every request sends them. */
 const specs = new Map<string, ToolSpec>();
 
 export function toolSpec(op: Op, set: ToolSet): ToolSpec {
@@ -88,10 +88,7 @@ export function toolSpec(op: Op, set: ToolSet): ToolSpec {
 }
 
 function buildToolSpec(op: Op, set: ToolSet): ToolSpec {
-  const schema = z.toJSONSchema(ACTION_SCHEMAS[op], { io: 'input' }) as {
-    properties?: Record<string, unknown>;
-    required?: string[];
-  };
+  const schema = OP_JSON_SCHEMAS[op] as { properties?: Record<string, unknown>; required?: string[] };
   const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'op'));
   const pick = (set === 'trained' ? TRAINED_ARGUMENTS : ALL_ARGUMENTS)[op];
   const parameters = {
