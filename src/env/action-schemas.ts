@@ -183,7 +183,7 @@ export function actionJsonSchemas(): { ops: Record<Op, Record<string, unknown>>;
 
 /** src/env/action-json-schemas.ts as `npm run schemas:actions` writes it. */
 export function actionJsonSchemasModule(): string {
-  const { ops, action } = actionJsonSchemas();
+  const { ops } = actionJsonSchemas();
   return [
     '// Written by `npm run schemas:actions` (scripts/action-json-schemas.ts) from src/env/action-schemas.ts: do not edit.',
     '/**',
@@ -194,9 +194,6 @@ export function actionJsonSchemasModule(): string {
     '',
     '/** Per op, in the order tools are listed. */',
     `export const OP_JSON_SCHEMAS: Readonly<Record<Op, Record<string, unknown>>> = ${JSON.stringify(ops, null, 2)};`,
-    '',
-    '/** The whole action, one branch per op (served at /schema). */',
-    `export const ACTION_JSON_SCHEMA: Readonly<Record<string, unknown>> = ${JSON.stringify(action, null, 2)};`,
     '',
   ].join('\n');
 }

@@ -12,7 +12,7 @@
  * "Memory touched"). The JSON Schemas come generated from those schemas (action-json-schemas.ts).
  */
 import type { ParsedAction } from './action-schemas.js';
-import { ACTION_JSON_SCHEMA } from './action-json-schemas.js';
+import { OP_JSON_SCHEMAS } from './action-json-schemas.js';
 import { EnvError, type Op, type ResetRequest } from './types.js';
 import { isRecord } from '../core/values.js';
 
@@ -133,11 +133,20 @@ const FLAT_FIELDS = new Set(['metadata', 'op', ...OPS.flatMap(opFields)]);
 
 /**
  * The JSON Schema of the action (served at /schema). Input form, so fields with a default are not
- * listed as required.
+ * listed as required. One branch per op, each op's schema without its dialect line, as zod writes a
+ * union of them (test/env/action-json-schemas.test.ts compares it with zod's).
  */
 export function actionJsonSchema(): Record<string, unknown> {
-  return ACTION_JSON_SCHEMA;
+  wholeSchema ??= {
+    $schema: OP_JSON_SCHEMAS.look.$schema,
+    oneOf: OPS.map((op) => {
+      const { $schema: _dialect, ...branch } = OP_JSON_SCHEMAS[op];
+      return branch;
+    }),
+  };
+  return wholeSchema;
 }
+let wholeSchema: Record<string, unknown> | undefined;
 
 /** Validates a wire action; throws EnvError('VALIDATION_ERROR') naming the field and what it accepts. */
 export function parseAction(raw: unknown): ParsedAction {

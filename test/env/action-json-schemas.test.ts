@@ -15,8 +15,8 @@ const MODULE = '../../src/env/action-json-schemas.js';
 async function served(fromZod: boolean): Promise<string[]> {
   vi.resetModules();
   if (fromZod) {
-    const { ops, action } = actionJsonSchemas();
-    vi.doMock(MODULE, () => ({ OP_JSON_SCHEMAS: ops, ACTION_JSON_SCHEMA: action }));
+    const { ops } = actionJsonSchemas();
+    vi.doMock(MODULE, () => ({ OP_JSON_SCHEMAS: ops }));
   }
   const { actionJsonSchema } = await import('../../src/env/actions.js');
   const { toolSpecs } = await import('../../src/agent/protocols/tools.js');
@@ -39,6 +39,8 @@ describe('src/env/action-json-schemas.ts', () => {
     const ours = await served(false);
     const zod = await served(true);
     expect(ours).toEqual(zod);
+    // /schema is put together from the ops' schemas: the whole union as zod writes it.
+    expect(ours[0]).toBe(JSON.stringify(actionJsonSchemas().action));
     expect(ours.every((json) => json.includes('"minimum"') || json.includes('"maximum"'))).toBe(true);
   });
 });
