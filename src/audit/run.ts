@@ -14,6 +14,7 @@ import { Examiner, type Examined, type PlacedLine } from './examine.js';
 import { examineInParallel, parallelPlan, type BadLine, type ParallelPlan } from './parallel.js';
 import { emptyCounts, emptyExplained, EXPLAINED_NOTES_MAX, type AuditCounts, type ExplainedSummary } from './report.js';
 import { readCompletionsFile } from './sources/completions.js';
+import { readEpisodeFile } from './sources/episodes.js';
 import type { OnBytes, OnInvalid } from './sources/jsonl.js';
 import { readPromptFile } from './sources/prompt-file.js';
 import { tasksFromFiles, tasksFromWorkspace, type TaskLookup } from './sources/tasks.js';
@@ -366,17 +367,11 @@ function promptKey(source: string, promptId: string): string {
 function fileSources(sources: AuditSources, onSkipped?: (entry: SkippedEntry) => void): FileSource[] {
   const found: FileSource[] = [];
   const add = (file: string, read: Reader) => found.push({ file, source: sourceName(file), read, bytes: sizeOf(file) });
-  for (const path of sources.episodes ?? []) for (const file of runTreeFiles(path, onSkipped)) add(file, readEpisodes);
+  for (const path of sources.episodes ?? []) for (const file of runTreeFiles(path, onSkipped)) add(file, readEpisodeFile);
   for (const file of sources.prompts ?? []) add(file, readPromptFile);
   for (const file of sources.traces ?? []) add(file, readTraceFile);
   for (const file of sources.completions ?? []) add(file, readCompletionsFile);
   return found;
-}
-
-/** The episode reader, loaded only when an episode file is audited. */
-async function* readEpisodes(file: string, source: string, onBytes?: OnBytes): AsyncGenerator<AuditPrompt> {
-  const { readEpisodeFile } = await import('./sources/episodes.js');
-  yield* readEpisodeFile(file, source, onBytes);
 }
 
 function sourceName(file: string): string {
