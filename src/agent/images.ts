@@ -5,13 +5,12 @@
  */
 import { metadataSegments } from '../audit/images.js';
 import { sha256Hex } from '../store/images.js';
+import { modelJpeg } from '../env/render/model-jpeg.js';
 import { sharpModule } from '../vendor/commonjs.js';
 import type { WireMessage } from './openai.js';
 import type { RecordedMessage } from './types.js';
 
 const sharp = sharpModule();
-
-const JPEG_QUALITY = 85;
 
 export interface PreparedImage {
   sha256: string;
@@ -26,12 +25,7 @@ export interface PreparedImage {
  */
 export async function prepareImage(bytes: Buffer, sizePx: number): Promise<PreparedImage> {
   if (plainJpegWithin(bytes, sizePx)) return { sha256: sha256Hex(bytes), bytes, mime: 'image/jpeg' };
-  const jpeg = await sharp(bytes)
-    .resize({ width: sizePx, height: sizePx, fit: 'inside', withoutEnlargement: true })
-    // Maps are PNG with transparency on some renderers: JPEG has none, so flatten onto white.
-    .flatten({ background: '#ffffff' })
-    .jpeg({ quality: JPEG_QUALITY })
-    .toBuffer();
+  const jpeg = await modelJpeg(sharp(bytes), sizePx);
   return { sha256: sha256Hex(jpeg), bytes: jpeg, mime: 'image/jpeg' };
 }
 

@@ -37,6 +37,8 @@ export const episodeConfigSchema = z.looseObject({
   base_url: maybe(z.string()),
   /** The side of the views the environment drew (geolab's embedded environment; replay's default). */
   view_size: maybe(count),
+  /** The longer side of the maps, when the environment drew them as the model gets them (a sweep's; replay draws them so again). */
+  map_size: maybe(count),
 });
 
 /** The model adapter's identity. */

@@ -241,6 +241,7 @@ const episodeConfig = looseObject({
   retries: maybe(count),
   base_url: maybe(string),
   view_size: maybe(count),
+  map_size: maybe(count),
 });
 
 const modelIdentity = looseObject({

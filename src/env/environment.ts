@@ -30,6 +30,11 @@ export interface EnvironmentOptions {
   workers?: number;
   cacheBytes?: number;
   config?: Partial<EngineConfig>;
+  /**
+   * Maps as the model gets them (a JPEG at most this many pixels a side) rather than full-size PNG:
+   * for an environment only the agent in this process reads (a sweep's, src/eval/run/environments.ts).
+   */
+  modelImagePx?: number;
 }
 
 export interface Environment extends ServedEnvironment<Episode> {
@@ -89,7 +94,7 @@ export function createEnvironment(options: EnvironmentOptions): Environment {
     workers: options.workers ?? 2,
     cacheBytes: options.cacheBytes,
   });
-  const maps = new MapPainter();
+  const maps = new MapPainter({ modelImagePx: options.modelImagePx });
   const { splits } = options;
   return {
     splits,

@@ -4,9 +4,12 @@
  * workspace's task sets. A stored episode is replayed on its task set at the version it was played
  * on (docs/splits.md, Versions). No printing here: the CLI prints the result, the TUI can call it too.
  */
+import type { EpisodeRecord } from '../core/episode.js';
 import type { Task } from '../core/tasks.js';
 import { DEFAULT_ENGINE_CONFIG } from '../env/engine-config.js';
 import { createEnvironment } from '../env/environment.js';
+import { MapPainter } from '../env/render/map.js';
+import type { MapRenderer } from '../env/types.js';
 import { workspaceSplits, type ServedSplits } from '../env/task-splits.js';
 import { namedEpisodes, type NamedEpisode } from '../store/episode-refs.js';
 import { episodeSplitTasks, episodeTaskVersion } from '../store/episodes.js';
@@ -47,13 +50,22 @@ export async function replayEpisodes(ws: Workspace, ref: string, options: Replay
   const { played, splits, panoramas, demo } = playedVersions(ws, episodes, served);
   // One episode's images at a time on this thread: no worker threads to start for a check.
   const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
+  // Maps as each record says they were drawn: full-size PNG, or at the model's size (config.map_size).
+  const painters = new Map<number, MapPainter>();
+  const mapsOf = (record: EpisodeRecord): MapRenderer => {
+    const size = record.config?.map_size;
+    if (typeof size !== 'number') return env.maps;
+    const painter = painters.get(size) ?? new MapPainter({ modelImagePx: size });
+    painters.set(size, painter);
+    return painter;
+  };
   const replays: ReplayRun['replays'] = [];
   const progress = options.progress?.(episodes.length);
   try {
     for (const episode of episodes) {
       const version = played.get(episode);
       const lookup = lookupTask(episode.record, version ? new Map([[episode.record.task.split, version.tasks]]) : served.splits, `the workspace ${ws.dir}`);
-      replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: env.maps, viewSizePx }) });
+      replays.push({ episode, turns: await replayEpisode(episode.record, lookup, { views: env.views, maps: mapsOf(episode.record), viewSizePx }) });
       progress?.replayed(replays.length);
     }
   } finally {

@@ -112,7 +112,7 @@ const task = loose(
   },
   ['split', 'index'],
 );
-const config = loose({ mode: maybe(text), prompt_version: maybe(text), max_turns: maybe(count), retries: maybe(count), base_url: maybe(text), view_size: maybe(count) });
+const config = loose({ mode: maybe(text), prompt_version: maybe(text), max_turns: maybe(count), retries: maybe(count), base_url: maybe(text), view_size: maybe(count), map_size: maybe(count) });
 const forkedFrom = maybe(loose({ episode_id: text, turn: count }, ['episode_id', 'turn']));
 const common = { schema_version: fc.constant(2), episode_id: text, model_name: maybe(text), task, config: maybe(config), forked_from: forkedFrom };
 const completed = loose(

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { prepareImage } from '../../src/agent/images.js';
 import { greatCirclePoints } from '../../src/core/geodesy.js';
 import {
   detailForSpan,
@@ -211,6 +212,34 @@ describe('renderMap', () => {
         for (const [i, r] of requests.entries()) expect(drawn[i]!.equals(await draw(new MapPainter(), r))).toBe(true);
       }),
       { numRuns: 8 },
+    );
+  });
+
+  it("draws maps at the model's size as the very JPEG the agent would make of the full-size PNG", async () => {
+    // A sweep's environment (modelImagePx) skips the PNG; what the model gets must not change.
+    const point = fc.record({ lat: fc.double({ min: -80, max: 80, noNaN: true }), lon: fc.double({ min: -180, max: 180, noNaN: true }) });
+    const request = fc.record({
+      centerLat: fc.double({ min: -80, max: 80, noNaN: true }),
+      centerLon: fc.double({ min: -180, max: 180, noNaN: true }),
+      spanDeg: fc.constantFrom(0.5, 3, 40),
+      pins: fc.array(point, { maxLength: 2 }),
+      guess: fc.option(point, { nil: null }),
+      truth: point,
+      sizePx: fc.constantFrom(448, 300, 1024),
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async ({ guess, truth, sizePx, ...map }) => {
+        const pins = map.pins.map((p, i) => ({ index: i + 1, ...p }));
+        const atModelSize = new MapPainter({ modelImagePx: sizePx });
+        for (const draw of [(on: MapPainter) => on.renderMap({ ...map, pins }), (on: MapPainter) => on.renderReveal({ guess, truth, pins })]) {
+          const jpeg = await draw(atModelSize);
+          expect(jpeg.equals((await prepareImage(await draw(painter), sizePx)).bytes)).toBe(true);
+          const { format, width, height } = await sharp(jpeg).metadata();
+          expect(format).toBe('jpeg');
+          expect(Math.max(width!, height!)).toBe(Math.min(sizePx, MAP_WIDTH));
+        }
+      }),
+      { numRuns: 6 },
     );
   });
 

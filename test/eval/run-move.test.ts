@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geolab, spawnGeolab } from '../helpers/cli.js';
 import { tempDir } from '../helpers/fixtures.js';
@@ -22,8 +23,8 @@ afterEach(async () => {
 /** Look, pin, then guess: a view and a map image per episode. */
 const turn = toolSteps(toolCall('look', { heading_deg: 90 }), toolCall('pin', { lat: 44, lon: 12 }), toolCall('guess', { lat: 45.5, lon: 9.2 }));
 
-type Turn = { image_sha256?: string; image_path?: string };
-type Row = { episode_id: string; turns?: Turn[] };
+type Turn = { image_sha256?: string; image_path?: string; image_kind?: string };
+type Row = { episode_id: string; config?: { view_size?: number; map_size?: number }; turns?: Turn[] };
 
 function episodeFiles(out: string): string[] {
   return (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('episodes.jsonl')).map((f) => join(out, f));
@@ -58,9 +59,20 @@ describe('a sweep folder moved elsewhere', () => {
     expect(files).toEqual([join(out, 'board-1', 'episodes.jsonl')]);
     const images = imagesOf(files[0]!);
     expect(images.length).toBeGreaterThanOrEqual(4 * 2);
+    let maps = 0;
     for (const row of records(files[0]!)) {
-      for (const t of row.turns ?? []) if (t.image_sha256) expect(t.image_path, row.episode_id).toMatch(/^images\/[0-9a-f]{64}\.(jpg|png)$/);
+      // The embedded environment drew views and maps at the model's size (448), maps as JPEG too, and says so.
+      expect(row.config).toMatchObject({ view_size: 448, map_size: 448 });
+      for (const t of row.turns ?? []) {
+        if (!t.image_sha256) continue;
+        expect(t.image_path, row.episode_id).toMatch(/^images\/[0-9a-f]{64}\.jpg$/);
+        if (t.image_kind !== 'map') continue;
+        maps++;
+        const { format, width, height } = await sharp(join(dirname(files[0]!), t.image_path!)).metadata();
+        expect({ format, width, height }).toEqual({ format: 'jpeg', width: 448, height: 224 });
+      }
     }
+    expect(maps).toBeGreaterThanOrEqual(4);
     // Hard links into the workspace's store (same filesystem here): no second copy of the bytes.
     for (const [file] of images) expect(statSync(file).nlink, file).toBeGreaterThanOrEqual(2);
 

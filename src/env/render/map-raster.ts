@@ -1,3 +1,4 @@
+import type { Sharp } from 'sharp';
 import { sharpModule } from '../../vendor/commonjs.js';
 
 const sharp = sharpModule();
@@ -154,9 +155,12 @@ export class Canvas {
   }
 
   png(): Promise<Buffer> {
-    return sharp(this.data, { raw: { width: this.width, height: this.height, channels: 3 } })
-      .png({ compressionLevel: PNG_COMPRESSION, adaptiveFiltering: false })
-      .toBuffer();
+    return this.image().png({ compressionLevel: PNG_COMPRESSION, adaptiveFiltering: false }).toBuffer();
+  }
+
+  /** The pixels as a sharp image, to encode otherwise (model-jpeg.ts). */
+  image(): Sharp {
+    return sharp(this.data, { raw: { width: this.width, height: this.height, channels: 3 } });
   }
 
   /** Pixels [x0, x1) of row y, clipped. */

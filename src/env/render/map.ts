@@ -43,6 +43,7 @@ import { drawOutlines } from './map-outlines.js';
 import { Canvas, type Rect } from './map-raster.js';
 import { GRATICULE_ALPHA, MAP_THEME } from './map-theme.js';
 import { imagePoint, mercatorLat, mercatorY, worldView, zoomView, type MapView } from './map-view.js';
+import { modelJpeg } from './model-jpeg.js';
 
 export type MapDetail = OutlineScale;
 
@@ -137,10 +138,21 @@ function drawZoomGround(canvas: Canvas, view: MapView, spanDeg: number, pins: re
  */
 const SPARE_CANVASES = 4;
 
+export interface MapPainterOptions {
+  /**
+   * Encode maps as a model gets them (model-jpeg.ts: JPEG, longer side at most this) instead of
+   * as PNG at full size: for an environment whose only reader is the agent in the same process (a
+   * sweep's), where a PNG would be decoded and re-encoded to exactly these bytes every map.
+   */
+  modelImagePx?: number;
+}
+
 export class MapPainter implements MapRenderer {
   /** The frame with the world panel drawn: the same under every map, so drawn once. */
   private base: Canvas | undefined;
   private readonly spare: Canvas[] = [];
+
+  constructor(private readonly options: MapPainterOptions = {}) {}
 
   async renderMap({ centerLat, centerLon, spanDeg, pins }: MapRequest): Promise<Buffer> {
     const view = mapView({ centerLat, centerLon, spanDeg });
@@ -211,10 +223,11 @@ export class MapPainter implements MapRenderer {
     return spare;
   }
 
-  /** The canvas as PNG; then it is spare (sharp has finished reading its pixels). */
+  /** The canvas as PNG, or as the model's JPEG; then it is spare (sharp has finished reading its pixels). */
   private async encode(canvas: Canvas): Promise<Buffer> {
+    const { modelImagePx } = this.options;
     try {
-      return await canvas.png();
+      return await (modelImagePx === undefined ? canvas.png() : modelJpeg(canvas.image(), modelImagePx));
     } finally {
       if (this.spare.length < SPARE_CANVASES) this.spare.push(canvas);
     }

@@ -22,8 +22,8 @@ export interface PreparedEnvironment extends SweepEnvironment {
 
 /**
  * The embedded environment over the workspace's splits; a split it does not serve is a UsageError.
- * It draws views at `viewSizePx`, the size the model gets, rather than drawing larger and
- * shrinking them again (docs/sweeps.md).
+ * It draws views and maps at `viewSizePx`, the size the model gets, rather than drawing larger
+ * and shrinking them again (docs/sweeps.md).
  */
 export async function embeddedEnvironment(ws: Workspace, split: string, panos: string | undefined, viewSizePx: number): Promise<PreparedEnvironment> {
   const [{ workspaceSplits, taskProblem, EMBEDDED }, { createEnvironment }, { EmbeddedEnvClient }] = await Promise.all([
@@ -39,11 +39,13 @@ export async function embeddedEnvironment(ws: Workspace, split: string, panos: s
   // Views are drawn on this thread, as `geolab agent run` draws them: a view at the model's size
   // takes a few milliseconds, less than what render workers cost a sweep (starting them, copying
   // each panorama into shared memory, their collections), docs/budgets.md "CPU per eval episode".
-  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx } });
+  // Maps too come at the model's size, as the JPEG the agent would make of a full-size PNG.
+  const env = createEnvironment({ splits, panoramasDir: ws.paths.panoramas, splitPanoramas: panoramas, demo, workers: 0, config: { viewSizePx }, modelImagePx: viewSizePx });
   const restoreVips = oneVipsThreadPerImage();
   return {
     pool: null,
     viewSizePx,
+    mapSizePx: viewSizePx,
     size: tasks.length,
     unreachable: [],
     async open(_url, _split, index): Promise<OpenedTask> {

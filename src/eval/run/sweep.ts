@@ -49,6 +49,8 @@ export interface SweepEnvironment {
   pool: EndpointPool | null;
   /** The side of the views the embedded environment draws, kept in each record's config as `view_size` (replay draws them again at it). */
   viewSizePx?: number;
+  /** The longer side of the maps it draws as the model gets them, kept as `map_size` (replay draws them so again). */
+  mapSizePx?: number;
   open(url: string | null, split: string, index: number): Promise<OpenedTask>;
 }
 
@@ -194,7 +196,7 @@ async function attemptItem(input: SweepInput, arm: SweepArm, item: WorkItem, mod
       sample: item.sample,
       task: opened.task,
       maxTurns: input.maxTurns,
-      config: { ...harnessConfig(settings, opened.client.location), ...(input.environment.viewSizePx ? { view_size: input.environment.viewSizePx } : {}) },
+      config: { ...harnessConfig(settings, opened.client.location), ...drawnSizes(input.environment) },
       signal: input.signal,
       sink: { write: async (_record, kept) => void (images = kept) },
     });
@@ -289,4 +291,9 @@ function watchedClient(client: EnvClient, onGone: (message: string) => void): En
     splits: () => client.splits(),
     close: () => client.close(),
   };
+}
+
+/** The sizes the embedded environment drew its images at, for the record's config (replay draws them again so). */
+function drawnSizes({ viewSizePx, mapSizePx }: SweepEnvironment): { view_size?: number; map_size?: number } {
+  return { ...(viewSizePx ? { view_size: viewSizePx } : {}), ...(mapSizePx ? { map_size: mapSizePx } : {}) };
 }
