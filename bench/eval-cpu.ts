@@ -17,9 +17,10 @@
  *
  * Three rounds, a fresh output folder for geolab and a fresh server each, so nothing is resumed or
  * cached across rounds; the figures are medians. The budget is on the cold figure, start-up and all;
- * besides it, geolab's cost is split into what a one-episode sweep costs (fixed) and what each
- * further episode adds (marginal), to tell a slow start from slow episodes. Needs `npm run build`
- * and Linux (/proc).
+ * besides it, each side's cost is split into what one episode costs cold (fixed: geolab's one-episode
+ * sweep; the client's one episode on a fresh server of its own) and what each further episode adds
+ * (marginal), to tell a slow start from slow episodes: `marginal_ratio` compares the two sides'
+ * per-episode work. Needs `npm run build` and Linux (/proc).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -125,6 +126,8 @@ interface Round {
   geolabWallS: number;
   clientS: number;
   serverS: number;
+  /** The baseline over one episode, on a fresh server of its own: its fixed cost, as geolabOneS is geolab's. */
+  baselineOneS: number;
 }
 
 async function round_(ws: string, modelUrl: string, scratch: string, n: number): Promise<Round> {
@@ -142,20 +145,30 @@ async function round_(ws: string, modelUrl: string, scratch: string, n: number):
     'geolab eval run (one episode)',
   );
 
-  // The baseline: a fresh server (its start-up left out), the client's CPU plus the server's over the client's run.
+  const baseline = await baselineRun(ws, modelUrl, scratch, `${n}`, TASKS, PASSES);
+  const baselineOne = await baselineRun(ws, modelUrl, scratch, `one-${n}`, 1, 1);
+  return { geolabS: geolab.cpuS, geolabOneS: one.cpuS, geolabWallS: geolab.wallS, clientS: baseline.clientS, serverS: baseline.serverS, baselineOneS: baselineOne.clientS + baselineOne.serverS };
+}
+
+/**
+ * The baseline over `tasks` x `passes` episodes: a fresh server (its start-up left out), the
+ * client's CPU plus the server's over the client's run.
+ */
+async function baselineRun(ws: string, modelUrl: string, scratch: string, name: string, tasks: number, passes: number): Promise<{ clientS: number; serverS: number }> {
   const server = spawn(process.execPath, [BIN, '--workspace', ws, 'env', 'serve', '--host', '127.0.0.1', '--port', '0', '--json', '--view-size', String(IMAGE_SIZE)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
     const envUrl = String((JSON.parse(await firstLine(server, 'geolab env serve')) as { url: string }).url);
     const before = processCpuS(server.pid!);
-    const file = join(scratch, `client-${n}.jsonl`);
-    const client = underRusage(['python3', CLIENT, envUrl, modelUrl, SPLIT, String(TASKS), String(PASSES), file], 'the Python client');
+    const file = join(scratch, `client-${name}.jsonl`);
+    const client = underRusage(['python3', CLIENT, envUrl, modelUrl, SPLIT, String(tasks), String(passes), file], 'the Python client');
     const serverS = processCpuS(server.pid!) - before;
     const summary = JSON.parse(client.stdout.trim().split('\n').at(-1) ?? '{}') as { episodes?: number };
     const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
-    if (summary.episodes !== EPISODES || lines !== EPISODES) throw new Error(`eval.cpu_per_episode: the Python client played ${summary.episodes} episodes (${lines} records) of ${EPISODES}`);
-    return { geolabS: geolab.cpuS, geolabOneS: one.cpuS, geolabWallS: geolab.wallS, clientS: client.cpuS, serverS };
+    const episodes = tasks * passes;
+    if (summary.episodes !== episodes || lines !== episodes) throw new Error(`eval.cpu_per_episode: the Python client played ${summary.episodes} episodes (${lines} records) of ${episodes}`);
+    return { clientS: client.cpuS, serverS };
   } finally {
     await stop(server);
   }
@@ -189,6 +202,9 @@ export const evalCpuBenches: Bench[] = [
         // geolab's figure split: the cost of a sweep however short, and of each episode past the first.
         const fixedMs = median(rounds.map((r) => r.geolabOneS * 1000));
         const marginalMs = median(rounds.map((r) => ((r.geolabS - r.geolabOneS) * 1000) / (EPISODES - 1)));
+        // The baseline split the same way: its per-episode work is what geolab's marginal compares with.
+        const baselineFixedMs = median(rounds.map((r) => r.baselineOneS * 1000));
+        const baselineMarginalMs = median(rounds.map((r) => ((r.clientS + r.serverS - r.baselineOneS) * 1000) / (EPISODES - 1)));
         return {
           median_ms: round(geolabMs, 2),
           per_s: round(1000 / geolabMs, 2),
@@ -199,7 +215,9 @@ export const evalCpuBenches: Bench[] = [
           within_budget: geolabMs <= baselineMs ? 1 : 0,
           geolab_fixed_ms: round(fixedMs, 1),
           geolab_marginal_ms: round(marginalMs, 2),
-          marginal_ratio: round(marginalMs / baselineMs, 3),
+          baseline_fixed_ms: round(baselineFixedMs, 1),
+          baseline_marginal_ms: round(baselineMarginalMs, 2),
+          marginal_ratio: round(marginalMs / baselineMarginalMs, 3),
           geolab_wall_s: round(median(rounds.map((r) => r.geolabWallS)), 2),
           episodes: EPISODES,
         };
