@@ -4,8 +4,8 @@
  * messages refer to them by sha256; the bytes go to the recorder once.
  */
 import { metadataSegments } from '../audit/images.js';
-import { sha256Hex } from '../store/images.js';
 import { modelJpeg } from '../env/render/model-jpeg.js';
+import { sha256Hex } from '../store/images.js';
 import { sharpModule } from '../vendor/commonjs.js';
 import type { WireMessage } from './openai.js';
 import type { RecordedMessage } from './types.js';

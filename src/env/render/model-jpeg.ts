@@ -1,7 +1,7 @@
 /**
- * The image as a model gets it (docs/sweeps.md, "Images"): a JPEG at quality 85 whose longer side is
- * at most the model's image size (never enlarged), flattened onto white (JPEG has no transparency)
- * and carrying no metadata (sharp writes none unless asked).
+ * The image as a model gets it (docs/sweeps.md, the end of "How many episodes at once"): a JPEG at
+ * quality 85 whose longer side is at most the model's image size (never enlarged), flattened onto
+ * white (JPEG has no transparency) and carrying no metadata (sharp writes none unless asked).
  *
  * One pipeline for the two places that make such images: the agent preparing whatever the
  * environment returned (agent/images.ts), and the embedded environment of a sweep drawing its maps
