@@ -80,21 +80,25 @@ const zodWithoutLocales = {
 };
 
 /**
- * axios imports form-data for multipart bodies, which geolab never sends (src/http.ts sends JSON or
- * bytes): with it come mime-types, mime-db's 186 KB table and some 60 small modules, a third of the
- * HTTP chunk that every process making a request compiles at start-up (~10 ms of a sweep's). Bundled
- * as a class that refuses to be made, so a multipart body would fail loudly rather than go out wrong.
+ * Two of axios's dependencies that geolab's requests never use, bundled as stubs that fail loudly if
+ * something ever did. Each one was code every process that makes a request compiled at start-up:
+ * - form-data, for multipart bodies (src/http.ts sends JSON or bytes): with it came mime-types,
+ *   mime-db's 186 KB table and some 60 small modules, a third of the HTTP chunk (~10 ms).
+ * - follow-redirects (with debug, ms and supports-color): src/http.ts follows redirects itself and
+ *   sets `maxRedirects: 0`, with which axios uses Node's own http and https.
  */
-const axiosWithoutFormData = {
-  name: 'axios-without-form-data',
+const AXIOS_STUBS = {
+  'form-data': "export default class FormData { constructor() { throw new Error('geolab bundles axios without form-data: it sends no multipart bodies'); } }",
+  'follow-redirects':
+    "const refuse = { request() { throw new Error('geolab bundles axios without follow-redirects: src/http.ts follows redirects itself (maxRedirects: 0)'); } }; export default { http: refuse, https: refuse };",
+};
+const axiosStubs = {
+  name: 'axios-stubs',
   setup(b) {
-    b.onResolve({ filter: /^form-data$/ }, (args) =>
-      args.importer.includes('node_modules/axios/') ? { path: 'form-data', namespace: 'no-form-data' } : undefined,
+    b.onResolve({ filter: /^(form-data|follow-redirects)$/ }, (args) =>
+      args.importer.includes('node_modules/axios/') ? { path: args.path, namespace: 'axios-stub' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'no-form-data' }, () => ({
-      contents: "export default class FormData { constructor() { throw new Error('geolab bundles axios without form-data: it sends no multipart bodies'); } }",
-      loader: 'js',
-    }));
+    b.onLoad({ filter: /.*/, namespace: 'axios-stub' }, (args) => ({ contents: AXIOS_STUBS[args.path], loader: 'js' }));
   },
 };
 
@@ -111,7 +115,7 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
-  plugins: [zodWithoutLocales, axiosWithoutFormData, externalPackages],
+  plugins: [zodWithoutLocales, axiosStubs, externalPackages],
   banner: { js: "import { createRequire as __geolabCreateRequire } from 'node:module'; const require = __geolabCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });

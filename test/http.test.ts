@@ -7,6 +7,9 @@ import { HttpError, httpRequest, isTransient, type HttpFailure } from '../src/ht
 
 let server: Server;
 let base: string;
+/** A second origin (another port), for redirects that leave the first. */
+let other: Server;
+let otherBase: string;
 /** Requests per path, so a test can count attempts. */
 const hits = new Map<string, number>();
 /** When each request to a path arrived (ms), for the waits between attempts. */
@@ -56,6 +59,18 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"VALIDATION_ERROR"}');
     case '/reset': // the connection dropped without an answer
       return void req.socket.destroy();
+    case '/see-other': // the answer is elsewhere: fetched with GET, whatever the method was
+      return void res.writeHead(303, { location: '/echo' }).end();
+    case '/found':
+      return void res.writeHead(302, { location: `${base}/echo` }).end();
+    case '/temporary': // the same request again, body and all, at the new place
+      return void res.writeHead(307, { location: '/echo' }).end();
+    case '/elsewhere': // another origin: credentials stay behind
+      return void res.writeHead(307, { location: `${otherBase}/headers` }).end();
+    case '/headers':
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
+    case '/loop':
+      return void res.writeHead(302, { location: '/loop' }).end();
     default:
       res.writeHead(404).end();
   }
@@ -69,10 +84,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  other = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null })));
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  for (const s of [server, other]) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
 });
 
 /** The HttpError a request ends with (fails the test if it resolves). */
@@ -187,6 +207,27 @@ describe('httpRequest', () => {
     const err = await failureOf(httpRequest({ ...quick, url: `${base}/reset`, retry: { attempts: 3, baseDelayMs: 1, retryable: onlyStatuses } }));
     expect(err.failure).toMatchObject({ kind: 'no-answer', cause: 'reset', code: 'ECONNRESET' });
     expect(hits.get('/reset')).toBe(1);
+  });
+
+  it('follows redirects as browsers do: 303 and a POST answered 302 become GET, 307 sends the same request again', async () => {
+    const posted = { ...quick, method: 'POST' as const, json: { n: 1 } };
+    for (const path of ['/see-other', '/found']) {
+      const res = await httpRequest({ ...posted, url: `${base}${path}` });
+      expect(res.json(), path).toEqual({ method: 'GET', type: null, body: '' });
+    }
+    const again = await httpRequest({ ...posted, url: `${base}/temporary` });
+    expect(again.json()).toEqual({ method: 'POST', type: 'application/json', body: '{"n":1}' });
+    expect(again).toMatchObject({ status: 200, attempts: 1, failures: [] });
+  });
+
+  it('keeps credentials on its own origin only, and gives up on a redirect loop without retrying it', async () => {
+    const auth = { ...quick, headers: { authorization: 'Bearer sk-test' } };
+    expect((await httpRequest({ ...auth, url: `${base}/headers` })).json()).toEqual({ authorization: 'Bearer sk-test' });
+    expect((await httpRequest({ ...auth, url: `${base}/elsewhere` })).json()).toEqual({ authorization: null });
+    hits.delete('/loop');
+    const err = await failureOf(httpRequest({ ...quick, url: `${base}/loop`, retry: { attempts: 3, baseDelayMs: 1 } }));
+    expect(err.attempts).toBe(1);
+    expect(hits.get('/loop')).toBeLessThanOrEqual(6);
   });
 
   it('an abort ends the request and the wait between attempts with an AbortError', async () => {

@@ -4,8 +4,8 @@
  * 45 ms: docs/budgets.md, "Memory touched"): the real binary, every module it resolves logged
  * (test/helpers/module-log.mjs) and mapped back to its sources. Task and episode records and actions
  * are checked by hand-written code (src/core/tasks.ts, src/core/episode.ts, src/env/actions.ts), the
- * zod schemas kept as references. The sweep also loads none of form-data's modules (axios is bundled
- * without it, scripts/build.mjs).
+ * zod schemas kept as references. The sweep also loads neither form-data nor follow-redirects (axios
+ * is bundled without them, scripts/build.mjs).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,9 +89,10 @@ describe('what the commands that take actions load', () => {
       const sources = logged(run.log);
       expect(loads(sources, '/src/env/actions.ts') && loads(sources, '/src/agent/protocols/tools.ts') && loads(sources, '/src/env/engine.ts')).toBe(true);
       expect(zod(sources)).toEqual([]);
-      // axios is bundled without form-data (scripts/build.mjs): no multipart machinery, no mime table.
+      // axios is bundled without form-data and follow-redirects (scripts/build.mjs): no multipart
+      // machinery, no mime table, no redirect wrapper around every request.
       expect(loads(sources, '/node_modules/axios/lib/adapters/http.js')).toBe(true);
-      expect(sources.filter((file) => /\/node_modules\/(form-data|mime-db|mime-types|combined-stream)\//.test(file))).toEqual([]);
+      expect(sources.filter((file) => /\/node_modules\/(form-data|mime-db|mime-types|combined-stream|follow-redirects)\//.test(file))).toEqual([]);
     } finally {
       await model.close();
     }
