@@ -156,8 +156,11 @@ async function attemptOnce(request: HttpRequest): Promise<Answer | HttpFailure> 
   for (let hop = 0; ; hop++) {
     const outcome = await exchange(current);
     if (!('location' in outcome)) return outcome;
-    if (hop === MAX_REDIRECTS) return { kind: 'status', status: outcome.status, text: `more than ${MAX_REDIRECTS} redirects (the last to ${redact(outcome.location)})` };
-    current = followRedirect(current, outcome.status, outcome.location);
+    const to = redact(outcome.location);
+    if (hop === MAX_REDIRECTS) return { kind: 'status', status: outcome.status, text: `more than ${MAX_REDIRECTS} redirects (the last to ${to})` };
+    const next = followRedirect(current, outcome.status, outcome.location);
+    if (!next) return { kind: 'status', status: outcome.status, text: `a redirect to ${to}, which is no http or https address` };
+    current = next;
   }
 }
 
@@ -165,10 +168,12 @@ async function attemptOnce(request: HttpRequest): Promise<Answer | HttpFailure> 
  * The request a redirect asks for, as browsers make it: 303, and 301 or 302 after a POST, fetch the
  * new place with GET and no body; 307 and 308 send the same request again. Credentials (the
  * Authorization, Cookie and Proxy-Authorization headers) go only to the origin they were meant for.
+ * Null when the Location is no http or https address.
  */
-function followRedirect(request: HttpRequest, status: number, location: string): HttpRequest {
+function followRedirect(request: HttpRequest, status: number, location: string): HttpRequest | null {
   const from = new URL(request.url);
-  const to = new URL(location, from);
+  const to = URL.canParse(location, from.href) ? new URL(location, from) : null;
+  if (to?.protocol !== 'http:' && to?.protocol !== 'https:') return null;
   const method = request.method ?? 'GET';
   const toGet = status === 303 ? method !== 'GET' : (status === 301 || status === 302) && method === 'POST';
   let headers = request.headers;

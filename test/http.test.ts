@@ -71,6 +71,8 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ authorization: req.headers.authorization ?? null }));
     case '/loop':
       return void res.writeHead(302, { location: '/loop' }).end();
+    case '/to-file':
+      return void res.writeHead(302, { location: 'file:///etc/passwd' }).end();
     default:
       res.writeHead(404).end();
   }
@@ -228,6 +230,11 @@ describe('httpRequest', () => {
     const err = await failureOf(httpRequest({ ...quick, url: `${base}/loop`, retry: { attempts: 3, baseDelayMs: 1 } }));
     expect(err.attempts).toBe(1);
     expect(hits.get('/loop')).toBeLessThanOrEqual(6);
+    expect(err.failure).toMatchObject({ kind: 'status', status: 302, text: expect.stringMatching(/^more than 5 redirects/) });
+    // Only to http and https: a Location elsewhere ends the attempt as its status.
+    const file = await failureOf(httpRequest({ ...quick, url: `${base}/to-file`, retry: { attempts: 3, baseDelayMs: 1 } }));
+    expect(file.failure).toMatchObject({ kind: 'status', status: 302, text: 'a redirect to file:///etc/passwd, which is no http or https address' });
+    expect(file.attempts).toBe(1);
   });
 
   it('an abort ends the request and the wait between attempts with an AbortError', async () => {
