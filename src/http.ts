@@ -176,11 +176,9 @@ function followRedirect(request: HttpRequest, status: number, location: string):
   if (to?.protocol !== 'http:' && to?.protocol !== 'https:') return null;
   const method = request.method ?? 'GET';
   const toGet = status === 303 ? method !== 'GET' : (status === 301 || status === 302) && method === 'POST';
-  let headers = request.headers;
-  if (to.origin !== from.origin && headers) {
-    headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIALS.has(name.toLowerCase())));
-  }
-  if (toGet && headers) headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type'));
+  const crossOrigin = to.origin !== from.origin;
+  const dropped = (name: string) => (crossOrigin && CREDENTIALS.has(name)) || (toGet && name === 'content-type');
+  const headers = request.headers && Object.fromEntries(Object.entries(request.headers).filter(([name]) => !dropped(name.toLowerCase())));
   return { ...request, url: to.href, headers, ...(toGet ? { method: 'GET' as const, json: undefined, body: undefined } : {}) };
 }
 

@@ -424,7 +424,8 @@ function load(): Tables {
   const byName = new Map<string, Country>();
   for (const c of countries) {
     for (const code of [c.iso2, c.iso3, ...c.codes]) if (code) byCode.set(code, c);
-    for (const name of [c.admin, ...c.names]) byName.set(nameKey(name), c);
+    byName.set(keys.get(c) as string, c);
+    for (const name of c.names) byName.set(nameKey(name), c);
   }
   return { countries, byAdmin, byCode, byName };
 }
