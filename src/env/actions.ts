@@ -128,6 +128,16 @@ export function opFields(op: Op): string[] {
   return Object.keys(ACTION_FIELDS[op]);
 }
 
+/**
+ * An op's arguments as a tool takes them (the model's tools, MCP's): its JSON Schema's properties
+ * and required fields without `op`, which the tool's name says.
+ */
+export function toolArguments(op: Op): { properties: Record<string, unknown>; required: string[] } {
+  const { properties = {}, required = [] } = OP_JSON_SCHEMAS[op] as { properties?: Record<string, unknown>; required?: string[] };
+  const { op: _op, ...fields } = properties;
+  return { properties: fields, required: required.filter((key) => key !== 'op') };
+}
+
 /** OpenEnv's base Action carries a free-form `metadata` dict; it is accepted and ignored. */
 const FLAT_FIELDS = new Set(['metadata', 'op', ...OPS.flatMap(opFields)]);
 

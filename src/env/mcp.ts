@@ -9,7 +9,7 @@
  * execution errors reported to the model rather than as protocol errors.
  */
 import { OP_JSON_SCHEMAS } from './action-json-schemas.js';
-import { MCP_TOOL_NAMES, MCP_TOOL_OPS, type McpToolName } from './actions.js';
+import { MCP_TOOL_NAMES, MCP_TOOL_OPS, toolArguments, type McpToolName } from './actions.js';
 import type { Episode } from './engine.js';
 import { toolDescriptions } from './feedback.js';
 import { EnvError, type StepResult } from './types.js';
@@ -104,17 +104,13 @@ function toolResult(step: StepResult): McpToolResult {
 
 /** The op's schema without `op` (the tool name says it); the guess needs lat+lon or a response. */
 function inputSchemaOf(name: McpToolName): Record<string, unknown> {
-  const { $schema: _dialect, properties = {}, required = [], ...rest } = OP_JSON_SCHEMAS[MCP_TOOL_OPS[name]] as {
-    $schema?: string;
-    properties?: Record<string, unknown>;
-    required?: string[];
-  };
-  const { op: _op, ...fields } = properties;
-  const stillRequired = required.filter((key) => key !== 'op');
+  const op = MCP_TOOL_OPS[name];
+  const { $schema: _dialect, properties: _all, required: _allRequired, ...rest } = OP_JSON_SCHEMAS[op];
+  const { properties, required } = toolArguments(op);
   return {
     ...rest,
-    properties: fields,
-    ...(stillRequired.length > 0 ? { required: stillRequired } : {}),
+    properties,
+    ...(required.length > 0 ? { required } : {}),
     ...(name === 'submit_guess' ? { anyOf: [{ required: ['lat', 'lon'] }, { required: ['response'] }] } : {}),
   };
 }

@@ -9,8 +9,7 @@
  */
 import { parseGuess } from '../../core/parse-guess.js';
 import { COST_HUNDREDTHS } from '../../env/action-facts.js';
-import { OP_JSON_SCHEMAS } from '../../env/action-json-schemas.js';
-import type { ParsedAction } from '../../env/actions.js';
+import { toolArguments, type ParsedAction } from '../../env/actions.js';
 import type { ImageKind, Op } from '../../env/types.js';
 import type { HarnessAction, RecordedMessage, RecordedPart } from '../types.js';
 import { withoutEnvBudget } from '../../env/feedback.js';
@@ -88,13 +87,12 @@ export function toolSpec(op: Op, set: ToolSet): ToolSpec {
 }
 
 function buildToolSpec(op: Op, set: ToolSet): ToolSpec {
-  const schema = OP_JSON_SCHEMAS[op] as { properties?: Record<string, unknown>; required?: string[] };
-  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([key]) => key !== 'op'));
+  const { properties, required } = toolArguments(op);
   const pick = (set === 'trained' ? TRAINED_ARGUMENTS : ALL_ARGUMENTS)[op];
   const parameters = {
     type: 'object',
     properties: pick ? Object.fromEntries(pick.keep.map((key) => [key, properties[key]])) : properties,
-    required: pick ? pick.required : (schema.required ?? []).filter((key) => key !== 'op'),
+    required: pick ? pick.required : required,
   };
   return { type: 'function', function: { name: op, description: DESCRIPTIONS[op], parameters } };
 }
